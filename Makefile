@@ -1,0 +1,63 @@
+# newsdedup: each target is one step of the analysis DAG
+#   corpus -> measure -> calibrate -> crosshost -> figures -> notebooks
+# `make help` lists them. Everything runs in a local virtual environment (.venv)
+# that the targets create and install themselves.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+CORPUS ?=
+NAME   ?=
+RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
+
+.DEFAULT_GOAL := help
+.PHONY: help install reproduce measure calibrate crosshost figures notebooks test lint bench fetch clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+	@echo "  (CORPUS=path/to/file NAME=name run measure/calibrate/crosshost on another corpus)"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install newsdedup with its dependencies
+
+reproduce: $(STAMP)  ## the main job: all published tables and figures for the pinned corpus
+	$(BIN)/newsdedup run $(RUN_ARGS)
+	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
+
+measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1)
+	$(BIN)/newsdedup measure $(RUN_ARGS)
+
+calibrate: $(STAMP)  ## sensitivity simulation, sweeps and calibration.json (block 2)
+	$(BIN)/newsdedup calibrate $(RUN_ARGS)
+
+crosshost: $(STAMP)  ## cross-host pairs and date window (block 3)
+	$(BIN)/newsdedup crosshost $(RUN_ARGS)
+
+figures: $(STAMP)  ## PNG figures from the results tables
+	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
+
+notebooks: $(STAMP)  ## execute the notebooks in place (they read results/)
+	$(BIN)/python -m newsdedup.notebooks notebooks
+
+test: $(STAMP)  ## lint and run the test suite
+	$(BIN)/ruff check src tests bench measure calibrate notebooks
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)  ## ruff only
+	$(BIN)/ruff check src tests bench measure calibrate notebooks
+
+bench: $(STAMP)  ## benchmark against plain-Python implementations (writes bench/results/)
+	$(BIN)/python bench/bench_pipeline.py
+
+fetch: $(STAMP)  ## download the pinned corpus into data/external (needs network)
+	$(BIN)/newsdedup fetch
+
+clean:  ## remove the venv and caches (results stay)
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,254 @@
+"""Command line: ``newsdedup measure | calibrate | crosshost | run | fetch``.
+
+Every command reads one corpus (the pinned archive when no path is given),
+computes, prints the tables and writes them under ``results/<corpus-name>/``.
+The scripts in ``measure/`` and ``calibrate/`` are thin wrappers around this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from newsdedup import config
+from newsdedup.corpus import CorpusError, LoadResult, load_corpus
+from newsdedup.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
+from newsdedup.minhash import MinHashParams
+from newsdedup.pipeline import (
+    CalibrateOptions,
+    CrossHostOptions,
+    run_calibrate,
+    run_crosshost,
+    run_measure_step,
+)
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        msg = f"expected comma-separated numbers, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        msg = f"expected comma-separated integers, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def _mapping(text: str) -> dict[str, str]:
+    out = {}
+    for part in text.split(","):
+        if "=" not in part:
+            raise argparse.ArgumentTypeError(f"expected canonical=field pairs, got {part!r}")
+        key, value = part.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _progress(msg: str) -> None:
+    print(f"[newsdedup] {msg}", file=sys.stderr, flush=True)
+
+
+def _add_corpus_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("corpus")
+    g.add_argument("corpus", nargs="?", type=Path,
+                   help="corpus file (.ts, .jsonl, .csv, .tsv, .parquet); default: the pinned "
+                        f"{config.PALDYN.name} archive, read with the seed dialect")
+    g.add_argument("--format", dest="fmt", choices=["ts", "jsonl", "csv", "parquet"],
+                   help="file format (default: from the extension)")
+    g.add_argument("--dialect", choices=["standard", "seed"],
+                   help="TypeScript string reading: 'standard' JS decoding, or 'seed' to "
+                        "reproduce the published parser (default: seed for the pinned corpus, "
+                        "standard otherwise)")
+    g.add_argument("--columns", type=_mapping, default=None,
+                   help="field names for canonical columns, e.g. id=ID,title=TITLE,url=URL,"
+                        "source=PUBLISHER,published_at=TIMESTAMP")
+    g.add_argument("--name", help="results folder name (default: corpus folder or file stem)")
+    g.add_argument("--strict", action="store_true",
+                   help="fail on the first unusable record instead of reporting and skipping it")
+    g.add_argument("--out", type=Path, default=config.RESULTS_DIR,
+                   help="results root (default: %(default)s)")
+
+
+def _load(args) -> tuple[LoadResult, str]:
+    if args.corpus is None:
+        path = config.locate_pinned()
+        dialect = args.dialect or "seed"
+        name = args.name or config.PALDYN.name
+    else:
+        path = args.corpus
+        dialect = args.dialect or "standard"
+        name = args.name or (path.parent.name if path.parent.name not in ("", ".") else path.stem)
+    _progress(f"loading {path} ({dialect} dialect)")
+    corpus = load_corpus(path, args.fmt, columns=args.columns, strict=args.strict,
+                         dialect=dialect)
+    for rej in corpus.rejected:
+        where = f"line {rej.line}" if rej.line is not None else f"record {rej.record}"
+        _progress(f"rejected {path.name} {where}: {rej.reason}")
+    return corpus, name
+
+
+def _add_measure_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("measure")
+    g.add_argument("--ngrams", type=_ints, default=(3, 4, 5), help="n-gram sizes (default 3,4,5)")
+    g.add_argument("--thresholds", type=_floats, default=PUBLISHED_THRESHOLDS,
+                   help="thresholds of the table (default 0.7,0.5,0.4,0.3,0.2)")
+    g.add_argument("--top-k", type=int, default=12, help="top exact pairs listed (default 12)")
+    g.add_argument("--top-ngram", type=int, default=4, help="n of the top-pairs list (default 4)")
+    g.add_argument("--num-perm", type=int, default=128, help="MinHash permutations (default 128)")
+    g.add_argument("--minhash-seed", type=int, default=42,
+                   help="seed of the published hash family's permutations (default 42)")
+    g.add_argument("--error-perms", type=_ints, default=ERROR_PERMS,
+                   help="permutation counts of the error study (default 16,...,1024)")
+    g.add_argument("--no-lsh", action="store_true", help="skip the LSH banding table")
+    g.add_argument("--scheme", default="hangul-alnum", help="normalization scheme")
+
+
+def _measure_config(args) -> MeasureConfig:
+    return MeasureConfig(
+        ngrams=args.ngrams,
+        thresholds=args.thresholds,
+        top_k=args.top_k,
+        top_ngram=args.top_ngram,
+        scheme=args.scheme,
+        minhash=MinHashParams(num_perm=args.num_perm, seed=args.minhash_seed),
+        error_perms=args.error_perms,
+        lsh=not args.no_lsh,
+    )
+
+
+def _add_calibrate_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("calibrate")
+    g.add_argument("--n", type=int, default=4, help="n-gram size of the simulation (default 4)")
+    g.add_argument("--fractions", type=_floats, default=(0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3),
+                   help="word-retention levels f (default 0.9,...,0.3)")
+    g.add_argument("--trials", type=int, default=20, help="trials per item (default 20)")
+    g.add_argument("--sim-seed", type=int, default=7, help="simulation seed (default 7)")
+    g.add_argument("--min-words", type=int, default=8, help="skip items with fewer words")
+    g.add_argument("--method", choices=["exact", "fast", "reference"], default="exact",
+                   help="exact: the published draw order, vectorized (default); fast: own "
+                        "generator; reference: plain Python, slow")
+
+
+def _add_crosshost_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("cross-host")
+    g.add_argument("--hosts", type=lambda s: tuple(x.strip() for x in s.split(",") if x.strip()),
+                   default=("deepmind.google", "blog.google"),
+                   help="host set whose cross pairs are studied (default deepmind.google,"
+                        "blog.google)")
+    g.add_argument("--window-days", type=int, default=3, help="date window, days (default 3)")
+    g.add_argument("--cross-n", type=int, default=4, help="n-gram size (default 4)")
+
+
+def _cmd_measure(args) -> None:
+    corpus, name = _load(args)
+    run_measure_step(corpus, name, args.out, _measure_config(args), _progress)
+
+
+def _calibrate_options(args) -> CalibrateOptions:
+    return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
+                            seed=args.sim_seed, min_words=args.min_words, method=args.method)
+
+
+def _crosshost_options(args) -> CrossHostOptions:
+    return CrossHostOptions(hosts=args.hosts, window_days=args.window_days, n=args.cross_n)
+
+
+def _cmd_calibrate(args) -> None:
+    corpus, name = _load(args)
+    run_calibrate(corpus, name, args.out, _calibrate_options(args), _progress)
+
+
+def _cmd_crosshost(args) -> None:
+    corpus, name = _load(args)
+    run_crosshost(corpus, name, args.out, _crosshost_options(args), _progress)
+
+
+def _cmd_run(args) -> None:
+    corpus, name = _load(args)
+    run_measure_step(corpus, name, args.out, _measure_config(args), _progress)
+    run_calibrate(corpus, name, args.out, _calibrate_options(args), _progress)
+    run_crosshost(corpus, name, args.out, _crosshost_options(args), _progress)
+    _progress(f"all results under {args.out / name}")
+
+
+def _cmd_fetch(args) -> None:
+    pinned = config.PALDYN
+    target = config.EXTERNAL_DIR / pinned.name / pinned.filename
+    if target.is_file() and config.sha256_file(target) == pinned.sha256:
+        _progress(f"{target} already present and verified")
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _progress(f"downloading {pinned.url}")
+    with urllib.request.urlopen(pinned.url, timeout=60) as resp:  # noqa: S310 (pinned https URL)
+        data = resp.read()
+    import hashlib
+
+    got = hashlib.sha256(data).hexdigest()
+    if got != pinned.sha256:
+        raise SystemExit(f"download of {pinned.url} has sha256 {got}, expected {pinned.sha256}; "
+                         "nothing written")
+    target.write_bytes(data)
+    _progress(f"wrote {target} ({len(data):,} bytes, sha256 verified)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="newsdedup",
+        description="Measure and calibrate near-duplicate detection of news items. Without a "
+                    "corpus path every command works on the pinned archive behind the "
+                    "published tables.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("measure", help="exact Jaccard vs MinHash tables (published block 1)",
+                       description="Exact all-pairs Jaccard against MinHash for n = 3, 4, 5: "
+                                   "errors, threshold table, LSH, top pairs, error vs k.")
+    _add_corpus_args(p)
+    _add_measure_args(p)
+    p.set_defaults(func=_cmd_measure)
+    p = sub.add_parser("calibrate", help="sensitivity simulation, sweeps, calibration.json "
+                                         "(published block 2)",
+                       description="Word-retention sensitivity simulation, threshold sweep and "
+                                   "calibrated threshold band with its evidence.")
+    _add_corpus_args(p)
+    _add_calibrate_args(p)
+    p.set_defaults(func=_cmd_calibrate)
+    p = sub.add_parser("crosshost", help="cross-host pairs (published block 3)",
+                       description="Hosts from URLs, cross pairs of a host set, date window.")
+    _add_corpus_args(p)
+    _add_crosshost_args(p)
+    p.set_defaults(func=_cmd_crosshost)
+    p = sub.add_parser("run", help="measure + calibrate + crosshost on one corpus",
+                       description="Everything for one corpus, written to results/<name>/.")
+    _add_corpus_args(p)
+    _add_measure_args(p)
+    _add_calibrate_args(p)
+    _add_crosshost_args(p)
+    p.set_defaults(func=_cmd_run)
+    p = sub.add_parser("fetch", help="download the pinned corpus into data/external (network)",
+                       description="Download the pinned archive by commit and verify its sha256.")
+    p.set_defaults(func=_cmd_fetch)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    start = time.perf_counter()
+    try:
+        args.func(args)
+    except (CorpusError, config.CorpusNotFound, ValueError) as exc:
+        print(f"newsdedup: error: {exc}", file=sys.stderr)
+        return 2
+    _progress(f"done in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

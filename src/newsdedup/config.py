@@ -1,0 +1,115 @@
+"""Paths and pinned inputs: the one place that knows where things live.
+
+Every script, notebook and test resolves files through this module, so a
+checkout can be moved (or ``NEWSDEDUP_SHARED`` / ``NEWSDEDUP_RESULTS`` set)
+without editing code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT: Path = Path(__file__).resolve().parents[2]
+"""The checkout's top folder (``src/newsdedup`` is two levels below)."""
+
+SHARED_DIR: Path = Path(os.environ.get("NEWSDEDUP_SHARED", PROJECT_ROOT.parent / "shared"))
+"""The read-only ``shared/`` folder laid beside the checkout (seeds, corpora)."""
+
+CORPORA_DIR: Path = SHARED_DIR / "corpora"
+DATA_DIR: Path = PROJECT_ROOT / "data"
+EXTERNAL_DIR: Path = DATA_DIR / "external"
+RESULTS_DIR: Path = Path(os.environ.get("NEWSDEDUP_RESULTS", PROJECT_ROOT / "results"))
+
+
+@dataclass(frozen=True)
+class PinnedCorpus:
+    """A corpus fixed by repository, commit and checksum.
+
+    Attributes:
+        name: Short name; also the folder under ``results/``.
+        repo: ``owner/name`` of the public GitHub repository.
+        commit: Full commit hash the file is taken from.
+        repo_path: Path of the file inside the repository.
+        filename: File name used in ``shared/corpora/<name>/`` and ``data/external/``.
+        sha256: Hex digest the file must have.
+        size: Size in bytes.
+    """
+
+    name: str
+    repo: str
+    commit: str
+    repo_path: str
+    filename: str
+    sha256: str
+    size: int
+
+    @property
+    def url(self) -> str:
+        """Raw download address of the pinned file."""
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.repo_path}"
+
+    def candidates(self) -> list[Path]:
+        """Places searched for the file, in order: shared corpora, then ``data/external``."""
+        return [CORPORA_DIR / self.name / self.filename, EXTERNAL_DIR / self.name / self.filename]
+
+
+PALDYN = PinnedCorpus(
+    name="paldyn-ai-lab-news",
+    repo="paldyn/ai-lab",
+    commit="f4221ef404254eaced9f279b57d8a3531a5c0caa",
+    repo_path="src/data/news.ts",
+    filename="news-2026-08-05-f4221ef.ts",
+    sha256="6f43a84a2f073bb26582c11033720e7d28a780742b2d1f53fe18cb241b48b162",
+    size=260_088,
+)
+"""The 387-item archive behind the published tables of seed 004."""
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class CorpusNotFound(FileNotFoundError):
+    """The pinned corpus is in none of the searched places."""
+
+
+def locate_pinned(corpus: PinnedCorpus = PALDYN, verify: bool = True) -> Path:
+    """Find a pinned corpus file on disk.
+
+    Args:
+        corpus: Which pinned corpus.
+        verify: Check the sha256; a mismatch raises ``ValueError`` naming the file.
+
+    Returns:
+        Path of the first candidate that exists.
+
+    Raises:
+        CorpusNotFound: No candidate exists; the message says how to fetch it.
+    """
+    for path in corpus.candidates():
+        if path.is_file():
+            if verify:
+                got = sha256_file(path)
+                if got != corpus.sha256:
+                    raise ValueError(
+                        f"{path}: sha256 {got} does not match the pinned {corpus.sha256}"
+                    )
+            return path
+    searched = "\n  ".join(str(p) for p in corpus.candidates())
+    raise CorpusNotFound(
+        f"pinned corpus {corpus.name!r} not found; searched:\n  {searched}\n"
+        "Run `make fetch` (needs network access) to download it, pinned by commit and sha256."
+    )
+
+
+def results_dir(corpus_name: str) -> Path:
+    """Folder for one corpus's outputs: ``results/<corpus_name>/``."""
+    return RESULTS_DIR / corpus_name

@@ -1,0 +1,101 @@
+"""Text normalization before shingling.
+
+The published measurement (seed 004) joins title and summary with one space,
+lower-cases with :meth:`str.lower` and keeps only ASCII digits, ASCII
+lower-case letters and precomposed Hangul syllables (U+AC00..U+D7A3); every
+other character, spaces included, is removed. Removing spaces is what makes
+``스마트 돌봄`` and ``스마트돌봄`` shingle alike (seed 000's reason for character
+n-grams). That scheme is ``"hangul-alnum"`` and is the default everywhere.
+
+Other schemes are selectable by name for experiments; each is a pure
+``str -> str`` function registered in :data:`SCHEMES`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+_DROP_HANGUL_ALNUM = re.compile(r"[^0-9a-z가-힣]")
+_DROP_KEEP_SPACES = re.compile(r"[^0-9a-z가-힣 ]")
+_SPACES = re.compile(r"\s+")
+
+
+def hangul_alnum(text: str) -> str:
+    """Published scheme: lower-case, keep ``[0-9a-z가-힣]`` only.
+
+    Examples:
+        >>> hangul_alnum("GPT-5.5 Instant 시스템 카드 공개")
+        'gpt55instant시스템카드공개'
+    """
+    return _DROP_HANGUL_ALNUM.sub("", text.lower())
+
+
+def nfkc_hangul_alnum(text: str) -> str:
+    """NFKC first (full-width letters, compatibility jamo), then :func:`hangul_alnum`.
+
+    Examples:
+        >>> nfkc_hangul_alnum("ＡＩ 기반")
+        'ai기반'
+    """
+    return hangul_alnum(unicodedata.normalize("NFKC", text))
+
+
+def hangul_alnum_spaces(text: str) -> str:
+    """Like :func:`hangul_alnum` but keeps single spaces between words.
+
+    Word boundaries then take part in the n-grams (seed 000's
+    ``" 돌봄"`` shingle), which makes the score sensitive to spacing.
+
+    Examples:
+        >>> hangul_alnum_spaces("스마트  돌봄, 구축")
+        '스마트 돌봄 구축'
+    """
+    return _SPACES.sub(" ", _DROP_KEEP_SPACES.sub("", _SPACES.sub(" ", text.lower()))).strip()
+
+
+def identity(text: str) -> str:
+    """No change at all; useful to measure what normalization buys."""
+    return text
+
+
+SCHEMES: dict[str, Callable[[str], str]] = {
+    "hangul-alnum": hangul_alnum,
+    "nfkc-hangul-alnum": nfkc_hangul_alnum,
+    "hangul-alnum-spaces": hangul_alnum_spaces,
+    "identity": identity,
+}
+"""Normalization schemes by name; ``"hangul-alnum"`` is the published one."""
+
+DEFAULT_SCHEME = "hangul-alnum"
+
+
+def get_scheme(name: str) -> Callable[[str], str]:
+    """Look a scheme up by name, with an error that lists the valid names."""
+    try:
+        return SCHEMES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown normalization scheme {name!r}; choose one of {sorted(SCHEMES)}"
+        ) from None
+
+
+def item_text(title: str, summary: str) -> str:
+    """The text an item is compared on: title, one space, summary (seed 004).
+
+    Examples:
+        >>> item_text("제목", "요약")
+        '제목 요약'
+    """
+    return f"{title} {summary}"
+
+
+def normalize(text: str, scheme: str = DEFAULT_SCHEME) -> str:
+    """Normalize one text with a named scheme.
+
+    Examples:
+        >>> normalize("Claude Opus 4.7 정식 출시")
+        'claudeopus47정식출시'
+    """
+    return get_scheme(scheme)(text)

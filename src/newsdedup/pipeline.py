@@ -1,0 +1,247 @@
+"""The three runs (measure, calibrate, cross-host): compute, print, write.
+
+Each ``run_*`` function takes a loaded corpus and writes its files under
+``<out>/<name>/``; the command line and the notebooks call these, nothing
+else holds logic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from newsdedup.calibration import Calibration, calibrate, default_grid, sweep
+from newsdedup.cluster import greedy_clusters
+from newsdedup.crosshost import CrossHostReport, cross_host
+from newsdedup.measure import MeasureConfig, MeasureReport, normalized_texts, run_measure
+from newsdedup.minhash import MinHashParams, estimate_matrix, signatures
+from newsdedup.normalize import DEFAULT_SCHEME, item_text
+from newsdedup.report import (
+    corpus_meta,
+    crosshost_console,
+    environment,
+    markdown_table,
+    measure_console,
+    write_crosshost,
+    write_csv,
+    write_json,
+    write_markdown,
+    write_measure,
+)
+from newsdedup.sensitivity import SensitivityParams, SensitivityResult, simulate
+from newsdedup.shingle import shingle_matrix
+from newsdedup.similarity import PairScores, jaccard_matrix, upper_pairs, weighted_jaccard_matrix
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_msg: str) -> None:
+    return None
+
+
+def exact_scores(items: pd.DataFrame, n: int, scheme: str = DEFAULT_SCHEME) -> PairScores:
+    """Exact Jaccard of all pairs of a corpus at n-gram size ``n``."""
+    return upper_pairs(jaccard_matrix(shingle_matrix(normalized_texts(items, scheme), n)))
+
+
+def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None = None,
+                     progress: Progress = _quiet, echo: bool = True) -> MeasureReport:
+    """Measure a corpus, print the published-layout tables, write ``<out>/<name>/measure/``."""
+    report = run_measure(corpus.items, config, progress)
+    if echo:
+        print(measure_console(report, corpus), flush=True)
+    files = write_measure(report, corpus, name, out / name / "measure")
+    progress(f"measure: wrote {len(files)} files to {out / name / 'measure'}")
+    return report
+
+
+@dataclass(frozen=True)
+class CalibrateOptions:
+    """Options of the calibrate run (see :class:`newsdedup.sensitivity.SensitivityParams`).
+
+    Attributes:
+        n: n-gram size of the simulation, the bound and the sweep.
+        fractions: Word-retention levels ``f`` in ``(0, 1]``.
+        trials: Simulated pairs per item and level.
+        seed: Simulation seed (7 published).
+        min_words: Items with fewer words are skipped (and counted).
+        method: ``"exact"``, ``"fast"`` or ``"reference"``.
+        sweep_lo: First threshold of the sweep.
+        sweep_hi: Last threshold of the sweep.
+        scheme: Normalization scheme.
+    """
+
+    n: int = 4
+    fractions: tuple[float, ...] = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3)
+    trials: int = 20
+    seed: int = 7
+    min_words: int = 8
+    method: str = "exact"
+    sweep_lo: float = 0.05
+    sweep_hi: float = 0.60
+    scheme: str = DEFAULT_SCHEME
+
+    def sensitivity(self) -> SensitivityParams:
+        return SensitivityParams(fractions=tuple(self.fractions), n=self.n, trials=self.trials,
+                                 seed=self.seed, min_words=self.min_words, scheme=self.scheme,
+                                 method=self.method)
+
+
+def scorer_matrices(items: pd.DataFrame, n: int, scheme: str = DEFAULT_SCHEME,
+                    minhash: MinHashParams | None = None) -> dict[str, np.ndarray]:
+    """All-pairs score matrices of the three scorers: plain Jaccard, IDF-weighted, MinHash."""
+    shingled = shingle_matrix(normalized_texts(items, scheme), n)
+    params = minhash or MinHashParams.published()
+    return {
+        "jaccard": jaccard_matrix(shingled),
+        "idf-jaccard": weighted_jaccard_matrix(shingled),
+        "minhash": estimate_matrix(signatures(shingled, params), shingled.sizes == 0),
+    }
+
+
+def sweep_scorers(matrices: dict[str, np.ndarray], thresholds: np.ndarray) -> pd.DataFrame:
+    """Threshold sweep of every scorer: pairs at or above, and items left after greedy clustering.
+
+    Clustering is :func:`newsdedup.cluster.greedy_clusters` against group
+    representatives (no chain merges) with no gate, so the count is what the
+    score alone would leave.
+    """
+    frames = []
+    for scorer, m in matrices.items():
+        table = sweep(upper_pairs(m), thresholds,
+                      items_left=lambda t, m=m: greedy_clusters(m, t).n_groups)
+        frames.append(table.assign(scorer=scorer))
+    out = pd.concat(frames, ignore_index=True)
+    return out[["scorer", "threshold", "pairs", "items_left"]]
+
+
+def sensitivity_console(sens: SensitivityResult, bound: float) -> str:
+    """The two sensitivity tables and the bound, in the published layout."""
+    p = sens.params
+    lines = [
+        "Simulation of one announcement written up twice",
+        f"Jaccard of two texts that each keep every word with probability f "
+        f"(n-gram={p.n}, {sens.n_items_used} items x {p.trials} trials; "
+        f"{sens.n_items_skipped} items with < {p.min_words} words skipped)",
+        f"{'f':>5} {'mean':>7} {'std':>8} {'p5':>8} {'min':>7}",
+    ]
+    for r in sens.both_table().itertuples(index=False):
+        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.p5:8.3f} {r.min:7.3f}")
+    lines += ["", "One side reduced (original vs a text keeping each word with probability f)",
+              f"{'f':>5} {'mean':>7} {'std':>8} {'min':>7}"]
+    for r in sens.one_table().itertuples(index=False):
+        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.min:7.3f}")
+    lines += ["", f"unrelated-pair upper bound (max exact Jaccard over all pairs) = {bound:.3f}"]
+    return "\n".join(lines)
+
+
+def calibration_console(cal: Calibration) -> str:
+    band = f"({cal.band[0]:.3f}, {cal.band[1]:.3f}]" if cal.band else "none"
+    rec = f"{cal.recommended:.2f}" if cal.recommended is not None else "none"
+    return "\n".join(["", f"threshold band {band}; recommended {rec}", cal.rationale])
+
+
+def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None = None,
+                  progress: Progress = _quiet, echo: bool = True) -> Calibration:
+    """Sensitivity simulation, sweeps and the calibrated threshold of a corpus.
+
+    Writes ``<out>/<name>/calibrate/`` (tables, Markdown, params) and
+    ``<out>/<name>/calibration.json`` (threshold, rationale and evidence).
+    """
+    options = options or CalibrateOptions()
+    items = corpus.items
+    texts = [item_text(t, s) for t, s in zip(items["title"], items["summary"], strict=True)]
+    progress(f"calibrate: word-retention simulation ({options.method}), "
+             f"{len(options.fractions)} levels x {options.trials} trials")
+    sens = simulate(texts, options.sensitivity())
+    progress(f"calibrate: score matrices (n={options.n}) and threshold sweep")
+    matrices = scorer_matrices(items, options.n, options.scheme)
+    exact = upper_pairs(matrices["jaccard"])
+    grid = default_grid(options.sweep_lo, options.sweep_hi)
+    sweeps = sweep_scorers(matrices, grid)
+    cal = calibrate(exact, items, sens,
+                    sweeps[sweeps["scorer"] == "jaccard"].drop(columns="scorer")
+                    .reset_index(drop=True))
+    if echo:
+        print(sensitivity_console(sens, cal.upper_bound) + "\n" + calibration_console(cal),
+              flush=True)
+
+    out_dir = out / name / "calibrate"
+    both, one = sens.both_table(), sens.one_table()
+    params = {
+        "corpus": corpus_meta(corpus, name),
+        "sensitivity": asdict(options.sensitivity()) | {
+            "items_used": sens.n_items_used, "items_skipped": sens.n_items_skipped},
+        "sweep": {"scorers": list(matrices), "thresholds": [float(x) for x in grid],
+                  "clustering": "greedy against representatives, no gate",
+                  "minhash": MinHashParams.published().as_dict() | {"lsh": None}},
+        "environment": environment(),
+    }
+    write_csv(both, out_dir / "both_sided.csv")
+    write_csv(one, out_dir / "one_sided.csv")
+    write_csv(cal.retention, out_dir / "retention.csv")
+    write_csv(sweeps, out_dir / "sweep.csv")
+    write_json(params, out_dir / "params.json")
+    sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
+    sweep_wide.columns = [f"{a}:{b}" for a, b in sweep_wide.columns]
+    write_markdown(
+        [
+            ("Corpus", corpus.summary_line()),
+            ("Both sides reduced", markdown_table(both, ".3f", {"f": ".1f"})),
+            ("One side reduced", markdown_table(one, ".3f", {"f": ".1f"})),
+            ("Unrelated-pair upper bound", f"{cal.upper_bound:.3f}"),
+            ("Retention levels against the bound", markdown_table(cal.retention, ".3f",
+                                                                  {"f": ".1f"})),
+            ("Threshold sweep (every 0.05)", markdown_table(
+                sweep_wide.reset_index().iloc[::5], ".0f", {"threshold": ".2f"})),
+            ("Recommendation", calibration_console(cal).strip()),
+        ],
+        out_dir / "calibrate.md",
+        f"Calibration: {name}",
+    )
+    write_json(
+        cal.as_dict() | {
+            "corpus": corpus_meta(corpus, name),
+            "parameters": {"n": options.n, "normalization": options.scheme,
+                           "text": "title + ' ' + summary", "scorer": "jaccard",
+                           "sensitivity": asdict(options.sensitivity())},
+        },
+        out / name / "calibration.json",
+    )
+    progress(f"calibrate: wrote {out_dir} and {out / name / 'calibration.json'}")
+    return cal
+
+
+@dataclass(frozen=True)
+class CrossHostOptions:
+    """Options of the cross-host run.
+
+    Attributes:
+        hosts: Host set whose cross pairs are studied.
+        window_days: Publication-date window, days.
+        n: n-gram size of the scores and of the upper bound.
+        scheme: Normalization scheme.
+    """
+
+    hosts: tuple[str, ...] = ("deepmind.google", "blog.google")
+    window_days: int = 3
+    n: int = 4
+    scheme: str = DEFAULT_SCHEME
+
+
+def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None = None,
+                  progress: Progress = _quiet, echo: bool = True) -> CrossHostReport:
+    """Cross-host analysis of a corpus; writes ``<out>/<name>/crosshost/``."""
+    options = options or CrossHostOptions()
+    progress(f"crosshost: exact Jaccard (n={options.n}) for hosts {', '.join(options.hosts)}")
+    scores = exact_scores(corpus.items, options.n, options.scheme)
+    rep = cross_host(corpus.items, scores, options.hosts, options.window_days)
+    if echo:
+        print(crosshost_console(rep), flush=True)
+    files = write_crosshost(rep, corpus, name, out / name / "crosshost", asdict(options))
+    progress(f"crosshost: wrote {len(files)} files to {out / name / 'crosshost'}")
+    return rep
