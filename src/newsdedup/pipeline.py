@@ -14,7 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from newsdedup.calibration import Calibration, calibrate, default_grid, sweep
+from newsdedup.calibration import (
+    Calibration,
+    calibrate,
+    default_grid,
+    sensitivity_quantiles,
+    sweep,
+)
 from newsdedup.cluster import greedy_clusters
 from newsdedup.crosshost import CrossHostReport, cross_host
 from newsdedup.measure import MeasureConfig, MeasureReport, normalized_texts, run_measure
@@ -185,6 +191,7 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     write_csv(one, out_dir / "one_sided.csv")
     write_csv(cal.retention, out_dir / "retention.csv")
     write_csv(sweeps, out_dir / "sweep.csv")
+    write_csv(sensitivity_quantiles(sens), out_dir / "quantiles.csv")
     write_json(params, out_dir / "params.json")
     sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
     sweep_wide.columns = [f"{a}:{b}" for a, b in sweep_wide.columns]

@@ -1,0 +1,218 @@
+"""Grouping items from a precomputed score matrix: greedy against representatives.
+
+Similarity is not transitive. If A resembles B and B resembles C, A and C can
+be different stories; merging transitively (connected components of the
+``score >= threshold`` graph) lets one group grow along such chains until it
+swallows unrelated items, the "giant cluster" pitfall.
+:func:`connected_components` is kept for contrast only.
+
+:func:`greedy_clusters` is seed 000's rule: every item is compared only with
+the *current representative* of each existing group. It joins the best one at
+or above the threshold, otherwise it founds a new group. Members are never
+compared with each other, so no chain can form.
+
+The trade-off is deliberate: greedy clustering over-splits. Seed 000 kept a
+"진천군 스마트돌봄" group and a "진천군 내년까지 어린이집 16곳" group apart
+although both report the same project, because their representatives scored
+below the threshold. A wrong merge makes the reader lose an article; a split
+only leaves one duplicate visible, so over-splitting is the preferred error.
+
+Results depend on the visiting order (as any greedy rule does); pass ``order``
+to make it explicit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components as _cc
+
+
+@dataclass(frozen=True)
+class Clustering:
+    """A partition of ``N`` items into groups, each with one representative.
+
+    Attributes:
+        labels: ``int64`` group id per item. Groups are numbered ``0..G-1`` in
+            the order they were created, which is the order of their first
+            member in the visiting order (index order by default).
+        representatives: ``int64`` item index of each group's representative,
+            indexed by group id.
+        join_scores: ``float64`` per item: the score against the representative
+            it was compared with when it joined; NaN for the item that founded
+            its group. None when the method has no such notion.
+        joined_to: ``int64`` per item: the representative at join time, ``-1``
+            for founders. None when the method has no such notion.
+
+    Examples:
+        >>> c = Clustering(np.array([0, 1, 0]), np.array([0, 1]))
+        >>> c.n_groups, c.sizes().tolist(), [g.tolist() for g in c.groups()]
+        (2, [2, 1], [[0, 2], [1]])
+    """
+
+    labels: np.ndarray
+    representatives: np.ndarray
+    join_scores: np.ndarray | None = None
+    joined_to: np.ndarray | None = None
+
+    @property
+    def n_groups(self) -> int:
+        """Number of groups."""
+        return int(self.representatives.shape[0])
+
+    @property
+    def n_items(self) -> int:
+        """Number of items."""
+        return int(self.labels.shape[0])
+
+    def sizes(self) -> np.ndarray:
+        """Members per group, ``int64`` indexed by group id."""
+        return np.bincount(self.labels, minlength=self.n_groups).astype(np.int64)
+
+    def groups(self) -> list[np.ndarray]:
+        """Member indices of each group, ascending, indexed by group id."""
+        # One stable sort instead of a scan per group.
+        order = np.argsort(self.labels, kind="stable")
+        bounds = np.cumsum(self.sizes())[:-1]
+        return np.split(order.astype(np.int64), bounds) if self.n_groups else []
+
+    def is_representative(self) -> np.ndarray:
+        """``bool`` per item: True for the representative of its group."""
+        out = np.zeros(self.n_items, dtype=bool)
+        out[self.representatives] = True
+        return out
+
+
+def _check_square(scores: np.ndarray, allowed: np.ndarray | None) -> tuple[np.ndarray, int]:
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2 or s.shape[0] != s.shape[1]:
+        raise ValueError(f"scores must be a square matrix, got shape {s.shape}")
+    if allowed is not None and np.shape(allowed) != s.shape:
+        raise ValueError(f"allowed has shape {np.shape(allowed)}, scores {s.shape}")
+    return s, s.shape[0]
+
+
+def greedy_clusters(
+    scores: np.ndarray,
+    threshold: float,
+    *,
+    allowed: np.ndarray | None = None,
+    order: Sequence[int] | None = None,
+    rank: np.ndarray | None = None,
+) -> Clustering:
+    """Greedy clustering against group representatives (no chain merges).
+
+    Items are visited in ``order``. Each is scored against the current
+    representative of every existing group that the gate allows
+    (``allowed[item, rep]``), in one vectorized lookup per item. If the best
+    score is ``>= threshold`` the item joins that group (ties go to the
+    earliest group); if moreover ``rank[item] > rank[rep]`` the newcomer
+    becomes the representative, and later items are compared with it. With
+    no group reaching the threshold the item founds a new group.
+
+    Because a replaced representative is not re-checked against earlier
+    members, a member's score with the *final* representative can be below
+    the threshold; ``join_scores`` records what it matched when it joined.
+
+    Args:
+        scores: ``N x N`` similarity matrix; only ``scores[item, rep]`` is read,
+            so it need not be symmetric. NaN never reaches a threshold.
+        threshold: Join when ``score >= threshold``.
+        allowed: ``N x N`` boolean gate, None to allow every pair.
+        order: Visiting order, a permutation of ``range(N)``; index order by default.
+        rank: Representative preference per item, higher is better. Equal
+            ranks keep the earlier representative. None: the founder stays.
+
+    Returns:
+        The :class:`Clustering`.
+
+    Examples:
+        A ~ B and B ~ C but A !~ C: B joins A, C is compared with A only.
+
+        >>> s = np.array([[1, .5, .1], [.5, 1, .5], [.1, .5, 1]])
+        >>> greedy_clusters(s, 0.4).labels.tolist()
+        [0, 0, 1]
+
+        If B ranks higher it replaces A, and C is then compared with B and joins:
+
+        >>> c = greedy_clusters(s, 0.4, rank=np.array([0, 1, 0]))
+        >>> c.labels.tolist(), c.representatives.tolist(), c.joined_to.tolist()
+        ([0, 0, 0], [1], [-1, 0, 1])
+    """
+    s, n = _check_square(scores, allowed)
+    gate = None if allowed is None else np.asarray(allowed, dtype=bool)
+    visit = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
+    if visit.shape != (n,) or not np.array_equal(np.sort(visit), np.arange(n)):
+        raise ValueError("order must be a permutation of range(N)")
+    pref = None if rank is None else np.asarray(rank)
+    if pref is not None and pref.shape != (n,):
+        raise ValueError(f"rank must have one value per item, got shape {pref.shape}")
+
+    labels = np.full(n, -1, dtype=np.int64)
+    reps = np.empty(n, dtype=np.int64)  # reps[:g] are the current representatives
+    join_scores = np.full(n, np.nan)
+    joined_to = np.full(n, -1, dtype=np.int64)
+    g = 0
+    for item in visit:
+        if g:
+            cand = s[item, reps[:g]]
+            ok = ~np.isnan(cand) & (cand >= threshold)
+            if gate is not None:
+                ok &= gate[item, reps[:g]]
+            if ok.any():
+                # argmax returns the first maximum: ties go to the earliest group.
+                best = int(np.argmax(np.where(ok, cand, -np.inf)))
+                rep = int(reps[best])
+                labels[item] = best
+                join_scores[item] = cand[best]
+                joined_to[item] = rep
+                if pref is not None and pref[item] > pref[rep]:
+                    reps[best] = item
+                continue
+        labels[item] = g
+        reps[g] = item
+        g += 1
+    return Clustering(labels=labels, representatives=reps[:g].copy(),
+                      join_scores=join_scores, joined_to=joined_to)
+
+
+def connected_components(
+    scores: np.ndarray, threshold: float, allowed: np.ndarray | None = None
+) -> Clustering:
+    """Transitive closure of ``score >= threshold`` (and the gate): for contrast only.
+
+    Every chain A ~ B ~ C ends in one group even when A and C are unrelated;
+    on a real batch this tends to produce one giant group. Groups are numbered
+    by their smallest member, which is also their representative.
+
+    Args:
+        scores: ``N x N`` similarity matrix (symmetrized: an edge in either
+            direction links the pair).
+        threshold: Link when ``score >= threshold``.
+        allowed: ``N x N`` boolean gate, None to allow every pair.
+
+    Returns:
+        The :class:`Clustering` (``join_scores`` and ``joined_to`` are None).
+
+    Examples:
+        >>> s = np.array([[1, .5, .1], [.5, 1, .5], [.1, .5, 1]])
+        >>> connected_components(s, 0.4).labels.tolist()
+        [0, 0, 0]
+    """
+    s, n = _check_square(scores, allowed)
+    if n == 0:
+        return Clustering(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    edges = s >= threshold  # NaN compares False: no edge
+    if allowed is not None:
+        edges &= np.asarray(allowed, dtype=bool)
+    _, raw = _cc(sp.csr_matrix(edges), directed=False)
+    # Renumber so group ids follow the first member, as in greedy_clusters.
+    _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    new_id = np.empty_like(by_first)
+    new_id[by_first] = np.arange(by_first.size)
+    labels = new_id[inverse.reshape(-1)].astype(np.int64)
+    return Clustering(labels=labels, representatives=np.sort(first).astype(np.int64))

@@ -1,0 +1,103 @@
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from newsdedup.gate import gate_allows, gate_matrix, lead_token, strip_outlet
+
+# Headlines quoted in seed 000, plus two rewrites of the 진천군 story.
+ADVENT = "어드밴트, 온디바이스 AI 서비스 실증·확산 사업 참여"
+MGEN = "엠젠솔루션, 온디바이스 AI 서비스 실증·확산 사업 참여"
+GYEONGBUK = "경북도, 온디바이스 AI 실증사업 공모 2년째 선정"
+JEUNGPYEONG = "증평군 온디바이스 AI 실증사업 공모 선정"
+JINCHEON = [
+    "진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수",
+    "진천군 온디바이스 AI기반 스마트돌봄 본격화",
+    "진천군, 온디바이스 AI 기반 스마트돌봄 서비스 구축 착수 - 충청일보",
+    "진천군 '온디바이스 AI 스마트 돌봄' 구축 착수 | 중부매일",
+]
+
+
+@pytest.mark.parametrize(
+    ("headline", "key"),
+    [
+        (ADVENT, "어드밴트"),
+        ("어드밴트 온디바이스 AI 서비스 실증·확산 사업 참여", "어드밴트"),
+        (GYEONGBUK, "경북도"),
+        (JEUNGPYEONG, "증평군"),
+        ("진천군: 스마트돌봄", "진천군"),
+        ("진천군：스마트돌봄", "진천군"),  # full-width colon
+        ("진천군，스마트돌봄", "진천군"),  # full-width comma
+        ("진천군·증평군 공동 사업", "진천군"),
+        ("진천군・증평군 공동 사업", "진천군"),  # katakana middle dot
+        ("진천군･증평군 공동 사업", "진천군"),  # half-width middle dot
+        ("진천군\t스마트돌봄", "진천군"),
+        ("Nota, AMD와 협력", "nota"),
+        ("“노타”, AMD와 협력", "노타"),  # quotes dropped, letters kept
+        ("… 노타 협력", "노타"),  # punctuation-only fragment skipped
+        ("", ""),
+        ("   ", ""),
+        ("!!! ?", ""),
+    ],
+)
+def test_lead_token(headline, key):
+    assert lead_token(headline) == key
+
+
+def test_lead_token_strips_outlet_suffix():
+    assert lead_token("스마트돌봄 본격화 - 연합뉴스") == "스마트돌봄"
+    # Without something before it, the separator is not an outlet suffix.
+    assert lead_token(" - 연합뉴스") == "연합뉴스"
+    assert lead_token("충북 진천군 - 연합뉴스") == "충북"
+
+
+def test_strip_outlet_cuts_only_the_last_suffix_and_needs_spaces():
+    assert strip_outlet("A - B - 연합뉴스") == "A - B"
+    assert strip_outlet("A | B - 연합뉴스") == "A | B"
+    assert strip_outlet("A - B | 뉴스1") == "A - B"
+    assert strip_outlet("AI-기반 돌봄") == "AI-기반 돌봄"  # no spaces: not a separator
+    assert strip_outlet("  진천군 돌봄  ") == "진천군 돌봄"
+
+
+def test_seed_false_positives_are_blocked():
+    assert not gate_allows(lead_token(ADVENT), lead_token(MGEN))
+    assert not gate_allows(lead_token(GYEONGBUK), lead_token(JEUNGPYEONG))
+
+
+def test_seed_true_duplicates_are_allowed():
+    leads = [lead_token(h) for h in JINCHEON]
+    assert set(leads) == {"진천군"}
+    assert gate_matrix(leads).all()
+
+
+def test_empty_key_lets_the_score_decide():
+    assert gate_allows("", "진천군") and gate_allows("진천군", "") and gate_allows("", "")
+    m = gate_matrix(["", "진천군", "경북도"])
+    assert m[0].all() and m[:, 0].all()
+    assert not m[1, 2]
+
+
+def test_gate_matrix_empty_input():
+    assert gate_matrix([]).shape == (0, 0)
+
+
+keys_st = st.lists(st.sampled_from(["", "진천군", "경북도", "a", "어드밴트"]), max_size=12)
+
+
+@given(keys_st)
+def test_gate_matrix_matches_pairwise_rule(leads):
+    m = gate_matrix(leads)
+    assert m.dtype == bool and m.shape == (len(leads), len(leads))
+    assert np.array_equal(m, m.T)
+    assert m.diagonal().all()
+    for i, j in itertools.product(range(len(leads)), repeat=2):
+        assert m[i, j] == gate_allows(leads[i], leads[j])
+
+
+@given(st.text(max_size=30))
+def test_lead_token_is_alnum_lowercase(headline):
+    key = lead_token(headline)
+    assert all(ch.isalnum() for ch in key)
+    assert key == key.lower()
