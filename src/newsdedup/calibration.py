@@ -228,7 +228,8 @@ def _rationale(bound, pair, table, caught95, caught_all, band, recommended, n_pa
     parts.append(
         f"Rewrites that keep {caught95:.0%} of the words have a 5th percentile of "
         f"{row['p5']:.3f}, so the band ({band[0]:.3f}, {band[1]:.3f}] catches at least 95% "
-        f"of them" + (f" and every rewrite at {caught_all:.0%} retention" if caught_all else "")
+        f"of them" + (f"; every rewrite at {caught_all:.0%} retention scores above the bound"
+                      if caught_all else "")
         + "."
     )
     below = table.loc[table["f"] < caught95]
@@ -240,7 +241,7 @@ def _rationale(bound, pair, table, caught95, caught_all, band, recommended, n_pa
         )
     if recommended is not None:
         at = table.set_index("f")["caught_at_recommended"]
-        shares = ", ".join(f"{at[f]:.1%} at {f:.0%}" for f in sorted(at.index, reverse=True)
+        shares = ", ".join(f"{at[f]:.2%} at {f:.0%}" for f in sorted(at.index, reverse=True)
                            if f >= caught95)
         parts.append(
             f"Recommended: {recommended:.2f}, the first 0.01 step above the bound; it catches "
