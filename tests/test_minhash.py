@@ -11,6 +11,7 @@ from newsdedup.minhash import (
     affine_mod_mersenne61,
     crc32_hashes,
     estimate_matrix,
+    estimate_pairs,
     lsh_candidates,
     lsh_params,
     mersenne_permutations,
@@ -77,9 +78,12 @@ def test_crc32_of_utf8():
 def test_estimates_and_empty_items():
     sm = shingle_matrix(["abcdefgh", "abcdefgh", "a", "b"], 3)
     for params in (MinHashParams.published(32), MinHashParams.datasketch(32)):
-        est = estimate_matrix(signatures(sm, params), sm.sizes == 0)
+        sig = signatures(sm, params)
+        est = estimate_matrix(sig, sm.sizes == 0)
         assert est[0, 1] == 1.0
         assert est[2, 3] == 0.0  # two empty sets are not duplicates
+        iu = np.triu_indices(4, k=1)
+        assert estimate_pairs(sig, sm.sizes == 0, *iu).tolist() == est[iu].tolist()
 
 
 def test_datasketch_params_record_scheme_and_version():
@@ -93,5 +97,5 @@ def test_lsh_candidates_contain_identical_and_respect_bands():
     sig = signatures(sm, MinHashParams.published(128))
     b, r = lsh_params(0.5, 128)
     assert b * r <= 128
-    cand = lsh_candidates(sig, sm.sizes == 0, b, r)
-    assert cand[0, 1] and not cand[0, 2] and not cand[1, 0]
+    i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
+    assert lsh_candidates(sig, sm.sizes == 0, b, r, i, j).tolist() == [True, False, False]

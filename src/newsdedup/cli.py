@@ -11,10 +11,11 @@ import argparse
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 from newsdedup import config
-from newsdedup.corpus import CorpusError, LoadResult, load_corpus
+from newsdedup.corpus import CorpusError, CorpusWarning, LoadResult, load_corpus
 from newsdedup.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
 from newsdedup.minhash import MinHashParams
 from newsdedup.pipeline import (
@@ -87,8 +88,11 @@ def _load(args) -> tuple[LoadResult, str]:
         dialect = args.dialect or "standard"
         name = args.name or (path.parent.name if path.parent.name not in ("", ".") else path.stem)
     _progress(f"loading {path} ({dialect} dialect)")
-    corpus = load_corpus(path, args.fmt, columns=args.columns, strict=args.strict,
-                         dialect=dialect)
+    with warnings.catch_warnings():
+        # Rejected records are printed one per line below; the summary warning would repeat them.
+        warnings.simplefilter("ignore", CorpusWarning)
+        corpus = load_corpus(path, args.fmt, columns=args.columns, strict=args.strict,
+                             dialect=dialect)
     for rej in corpus.rejected:
         where = f"line {rej.line}" if rej.line is not None else f"record {rej.record}"
         _progress(f"rejected {path.name} {where}: {rej.reason}")

@@ -24,7 +24,7 @@ import pandas as pd
 
 from newsdedup.minhash import (
     MinHashParams,
-    estimate_matrix,
+    estimate_pairs,
     lsh_candidates,
     lsh_params,
     signatures,
@@ -51,6 +51,7 @@ class MeasureConfig:
         error_perms: Permutation counts of the error-versus-k study.
         error_families: Families of that study (each with its own seed).
         lsh: Whether to report LSH banding candidates per threshold.
+        error_max_pairs: Pairs of the error study; larger corpora use a seeded sample.
     """
 
     ngrams: tuple[int, ...] = (3, 4, 5)
@@ -65,6 +66,7 @@ class MeasureConfig:
         MinHashParams.datasketch(),
     )
     lsh: bool = True
+    error_max_pairs: int = 250_000
 
     def __post_init__(self) -> None:
         if self.top_ngram not in self.ngrams:
@@ -84,6 +86,7 @@ class MeasureConfig:
             "minhash": self.minhash.as_dict(),
             "error_perms": list(self.error_perms),
             "error_families": [p.as_dict() for p in self.error_families],
+            "error_max_pairs": self.error_max_pairs,
             "lsh": "datasketch MinHashLSH optimiser, weights (0.5, 0.5)" if self.lsh else None,
         }
 
@@ -192,13 +195,12 @@ def measure_ngram(texts: Sequence[str], n: int, config: MeasureConfig) -> NgramM
     t1 = time.perf_counter()
     exact = upper_pairs(jaccard_matrix(shingled))
     t2 = time.perf_counter()
-    estimate = upper_pairs(estimate_matrix(sigs, empty))
+    estimate = PairScores(exact.i, exact.j, estimate_pairs(sigs, empty, exact.i, exact.j))
     lsh_rows = []
     if config.lsh:
-        iu = (exact.i, exact.j)
         for t in config.thresholds:
             bands, rows = lsh_params(t, config.minhash.num_perm)
-            mask = lsh_candidates(sigs, empty, bands, rows)[iu]
+            mask = lsh_candidates(sigs, empty, bands, rows, exact.i, exact.j)
             table = threshold_table(exact, mask, [t])
             lsh_rows.append(table.assign(bands=bands, rows=rows))
     lsh = (
@@ -244,38 +246,58 @@ def top_pairs(items: pd.DataFrame, scores: PairScores, k: int) -> pd.DataFrame:
     )
 
 
+def error_pair_sample(n_pairs: int, max_pairs: int, seed: int = 0) -> np.ndarray:
+    """Positions of the pairs used by the error study: all, or a seeded sample.
+
+    Examples:
+        >>> error_pair_sample(5, 10).tolist()
+        [0, 1, 2, 3, 4]
+        >>> len(error_pair_sample(1000, 10))
+        10
+    """
+    if n_pairs <= max_pairs:
+        return np.arange(n_pairs)
+    return np.sort(np.random.default_rng(seed).choice(n_pairs, size=max_pairs, replace=False))
+
+
 def error_vs_num_perm(
     shingled: ShingleMatrix,
     exact: PairScores,
     families: Sequence[MinHashParams],
     perms: Sequence[int] = ERROR_PERMS,
+    max_pairs: int = 250_000,
 ) -> pd.DataFrame:
     """MinHash estimation error against the number of permutations.
 
     For each family and ``k`` it reports the measured mean, max and RMS of
-    ``|estimate - exact|`` over all pairs, the theoretical RMS
+    ``|estimate - exact|`` over the pairs, the theoretical RMS
     ``sqrt(mean(J(1-J))/k)`` (the root of the mean binomial variance), and
-    the worst-case standard error ``sqrt(0.25/k)`` at ``J = 0.5``.
+    the worst-case standard error ``sqrt(0.25/k)`` at ``J = 0.5``. Up to
+    ``max_pairs`` pairs are all used (the published corpus has 74,691); a
+    larger corpus uses a seeded sample of that size, and the ``pairs`` column
+    says how many.
 
     Returns:
-        DataFrame with columns family, scheme, seed, num_perm, err_mean,
+        DataFrame with columns family, scheme, seed, num_perm, pairs, err_mean,
         err_max, rmse, theory_rmse, theory_se_max.
     """
     empty = shingled.sizes == 0
-    j = exact.score
-    var = math.fsum(j * (1.0 - j)) / len(j) if len(j) else float("nan")
+    pick = error_pair_sample(len(exact), max_pairs)
+    i, j, score = exact.i[pick], exact.j[pick], exact.score[pick]
+    var = math.fsum(score * (1.0 - score)) / len(score) if len(score) else float("nan")
     rows = []
     for base in families:
         for k in perms:
             params = MinHashParams(**(base.as_dict() | {"num_perm": int(k)}))
-            est = upper_pairs(estimate_matrix(signatures(shingled, params), empty)).score
-            err = np.abs(est - j)
+            est = estimate_pairs(signatures(shingled, params), empty, i, j)
+            err = np.abs(est - score)
             rows.append(
                 {
                     "family": params.family,
                     "scheme": params.scheme,
                     "seed": params.seed,
                     "num_perm": int(k),
+                    "pairs": len(score),
                     "err_mean": math.fsum(err) / len(err),
                     "err_max": float(err.max()),
                     "rmse": math.sqrt(math.fsum(err * err) / len(err)),
@@ -368,7 +390,7 @@ def run_measure(
     top_m = next(m for m in per_ngram if m.n == config.top_ngram)
     say(f"measure: error versus permutations {list(config.error_perms)}")
     errors = error_vs_num_perm(top_m.shingled, top_m.exact, config.error_families,
-                               config.error_perms)
+                               config.error_perms, config.error_max_pairs)
     return MeasureReport(
         config=config,
         per_ngram=per_ngram,

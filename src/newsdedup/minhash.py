@@ -34,7 +34,6 @@ import datasketch
 import numpy as np
 
 from newsdedup.shingle import ShingleMatrix
-from newsdedup.similarity import PairScores
 
 MERSENNE61 = (1 << 61) - 1
 """The modulus of the published family, ``2**61 - 1``."""
@@ -213,9 +212,10 @@ def _datasketch_signatures(shingled: ShingleMatrix, params: MinHashParams) -> np
 
 
 def estimate_matrix(sigs: np.ndarray, empty: np.ndarray) -> np.ndarray:
-    """Estimated Jaccard of every pair: the share of equal signature positions.
+    """Estimated Jaccard of every pair as a dense matrix: the share of equal positions.
 
-    Loops over permutations (``k`` vectorized ``N x N`` comparisons), never over pairs.
+    Loops over permutations (``k`` vectorized ``N x N`` comparisons), never over
+    pairs. Use :func:`estimate_pairs` for long lists of pairs of a large corpus.
 
     Args:
         sigs: Signatures ``(N, k)``.
@@ -235,11 +235,37 @@ def estimate_matrix(sigs: np.ndarray, empty: np.ndarray) -> np.ndarray:
     return est
 
 
-def estimate_pairs(sigs: np.ndarray, empty: np.ndarray) -> PairScores:
-    """Estimated Jaccard of every pair ``i < j`` (see :func:`estimate_matrix`)."""
-    from newsdedup.similarity import upper_pairs
+def estimate_pairs(
+    sigs: np.ndarray, empty: np.ndarray, i: np.ndarray, j: np.ndarray, chunk: int = 1 << 16
+) -> np.ndarray:
+    """Estimated Jaccard of the given pairs ``(i[p], j[p])``.
 
-    return upper_pairs(estimate_matrix(sigs, empty))
+    Memory is ``O(chunk x k)`` whatever the number of pairs, so this is the
+    path for large corpora and for pair samples.
+
+    Args:
+        sigs: Signatures ``(N, k)``.
+        empty: Boolean ``(N,)``; a pair with an empty item estimates 0.0.
+        i: First item of each pair.
+        j: Second item of each pair.
+        chunk: Pairs compared at once (memory knob only).
+
+    Returns:
+        ``float64`` estimates, one per pair.
+
+    Examples:
+        >>> s = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [9, 9, 9, 9]], dtype=np.uint64)
+        >>> estimate_pairs(s, np.zeros(3, bool), np.array([0, 0]), np.array([1, 2])).tolist()
+        [0.5, 0.0]
+    """
+    k = sigs.shape[1]
+    agree = np.empty(len(i), dtype=np.int64)
+    for lo in range(0, len(i), chunk):
+        a, b = i[lo : lo + chunk], j[lo : lo + chunk]
+        agree[lo : lo + chunk] = np.count_nonzero(sigs[a] == sigs[b], axis=1)
+    est = agree / k
+    est[empty[i] | empty[j]] = 0.0
+    return est
 
 
 def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
@@ -252,21 +278,29 @@ def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
     return int(lsh.b), int(lsh.r)
 
 
-def lsh_candidates(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """Pairs that share at least one LSH band, as a boolean ``(N, N)`` upper-triangle mask.
+def lsh_candidates(
+    sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int, i: np.ndarray, j: np.ndarray
+) -> np.ndarray:
+    """Which of the pairs ``(i[p], j[p])`` share at least one LSH band.
 
-    Each band's ``rows`` values are compared as a whole (equality of the
-    band's slice), which is what bucket hashing does without the chance of
-    bucket collisions.
+    Each band's ``rows`` values are compared as a whole (equal band slices),
+    which is what bucket hashing does, without the chance of bucket collisions.
+
+    Returns:
+        Boolean mask, one entry per pair; False for pairs with an empty item.
+
+    Examples:
+        >>> s = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [0, 2, 3, 4]], dtype=np.uint64)
+        >>> z = np.zeros(3, bool)
+        >>> lsh_candidates(s, z, 2, 2, np.array([0, 0, 1]), np.array([1, 2, 2])).tolist()
+        [True, True, False]
     """
-    n = sigs.shape[0]
-    hit = np.zeros((n, n), dtype=bool)
+    hit = np.zeros(len(i), dtype=bool)
     for band in range(bands):
         part = np.ascontiguousarray(sigs[:, band * rows : (band + 1) * rows])
-        # Equal rows get equal ids; comparing ids is one N x N comparison per band.
+        # Equal band slices get equal ids, so one id comparison per pair and band.
         _, ids = np.unique(part, axis=0, return_inverse=True)
         ids = ids.ravel()
-        hit |= ids[:, None] == ids[None, :]
-    hit[empty, :] = False
-    hit[:, empty] = False
-    return np.triu(hit, k=1)
+        hit |= ids[i] == ids[j]
+    hit[empty[i] | empty[j]] = False
+    return hit
