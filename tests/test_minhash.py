@@ -99,3 +99,18 @@ def test_lsh_candidates_contain_identical_and_respect_bands():
     assert b * r <= 128
     i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
     assert lsh_candidates(sig, sm.sizes == 0, b, r, i, j).tolist() == [True, False, False]
+
+
+@given(st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=2, max_size=12),
+       st.sampled_from([(1, 4), (2, 2), (4, 1)]))
+def test_lsh_buckets_equal_brute_force_band_comparison(rows, br):
+    from newsdedup.minhash import lsh_candidate_pairs
+
+    sig = np.array(rows, dtype=np.uint64)
+    n = len(rows)
+    bands, r = br
+    empty = np.zeros(n, bool)
+    empty[0] = True
+    want = [a * n + b for a in range(1, n) for b in range(a + 1, n)
+            if any(rows[a][k * r:(k + 1) * r] == rows[b][k * r:(k + 1) * r] for k in range(bands))]
+    assert lsh_candidate_pairs(sig, empty, bands, r).tolist() == want

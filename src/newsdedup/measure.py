@@ -24,6 +24,7 @@ import pandas as pd
 
 from newsdedup.minhash import (
     MinHashParams,
+    estimate_matrix,
     estimate_pairs,
     lsh_candidates,
     lsh_params,
@@ -195,7 +196,8 @@ def measure_ngram(texts: Sequence[str], n: int, config: MeasureConfig) -> NgramM
     t1 = time.perf_counter()
     exact = upper_pairs(jaccard_matrix(shingled))
     t2 = time.perf_counter()
-    estimate = PairScores(exact.i, exact.j, estimate_pairs(sigs, empty, exact.i, exact.j))
+    # All pairs: k dense N x N comparisons beat gathering N^2/2 signature rows.
+    estimate = upper_pairs(estimate_matrix(sigs, empty))
     lsh_rows = []
     if config.lsh:
         for t in config.thresholds:

@@ -278,13 +278,61 @@ def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
     return int(lsh.b), int(lsh.r)
 
 
-def lsh_candidates(
-    sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int, i: np.ndarray, j: np.ndarray
-) -> np.ndarray:
-    """Which of the pairs ``(i[p], j[p])`` share at least one LSH band.
+def _bucket_pairs(ids: np.ndarray) -> np.ndarray:
+    """Linear pair indices ``i * N + j`` (``i < j``) of items sharing an id.
+
+    Work is proportional to the number of such pairs, not to ``N**2``.
+    """
+    n = ids.shape[0]
+    order = np.argsort(ids, kind="stable")
+    srt = ids[order]
+    starts = np.flatnonzero(np.concatenate(([True], srt[1:] != srt[:-1])))
+    sizes = np.diff(np.append(starts, n))
+    big = sizes > 1
+    starts, sizes = starts[big], sizes[big]
+    if not len(starts):
+        return np.zeros(0, dtype=np.int64)
+    # For each member at offset a of a bucket, pair it with the members after it.
+    member_start = np.repeat(starts, sizes)
+    offset = np.arange(member_start.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    size_of = np.repeat(sizes, sizes)
+    later = size_of - offset - 1
+    first = np.repeat(member_start + offset, later)
+    step = np.arange(later.sum()) - np.repeat(np.cumsum(later) - later, later)
+    second = first + 1 + step
+    a, b = order[first], order[second]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    return lo.astype(np.int64) * n + hi
+
+
+def lsh_candidate_pairs(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """Pairs that share at least one LSH band, as sorted linear indices ``i * N + j``.
 
     Each band's ``rows`` values are compared as a whole (equal band slices),
     which is what bucket hashing does, without the chance of bucket collisions.
+    Items with no shingles are never candidates.
+
+    Examples:
+        >>> s = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [0, 2, 3, 4]], dtype=np.uint64)
+        >>> lsh_candidate_pairs(s, np.zeros(3, bool), 2, 2).tolist()  # (0,1) and (0,2)
+        [1, 2]
+    """
+    n = sigs.shape[0]
+    keep = np.flatnonzero(~empty)
+    found = []
+    for band in range(bands):
+        part = np.ascontiguousarray(sigs[keep, band * rows : (band + 1) * rows])
+        _, ids = np.unique(part, axis=0, return_inverse=True)
+        local = _bucket_pairs(ids.ravel())
+        m = len(keep)
+        found.append(keep[local // m].astype(np.int64) * n + keep[local % m])
+    return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
+def lsh_candidates(
+    sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int, i: np.ndarray, j: np.ndarray
+) -> np.ndarray:
+    """Which of the pairs ``(i[p], j[p])`` (``i < j``) share at least one LSH band.
 
     Returns:
         Boolean mask, one entry per pair; False for pairs with an empty item.
@@ -295,12 +343,5 @@ def lsh_candidates(
         >>> lsh_candidates(s, z, 2, 2, np.array([0, 0, 1]), np.array([1, 2, 2])).tolist()
         [True, True, False]
     """
-    hit = np.zeros(len(i), dtype=bool)
-    for band in range(bands):
-        part = np.ascontiguousarray(sigs[:, band * rows : (band + 1) * rows])
-        # Equal band slices get equal ids, so one id comparison per pair and band.
-        _, ids = np.unique(part, axis=0, return_inverse=True)
-        ids = ids.ravel()
-        hit |= ids[i] == ids[j]
-    hit[empty[i] | empty[j]] = False
-    return hit
+    linear = i.astype(np.int64) * sigs.shape[0] + j
+    return np.isin(linear, lsh_candidate_pairs(sigs, empty, bands, rows))
