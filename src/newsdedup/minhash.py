@@ -236,7 +236,7 @@ def estimate_matrix(sigs: np.ndarray, empty: np.ndarray) -> np.ndarray:
 
 
 def estimate_pairs(
-    sigs: np.ndarray, empty: np.ndarray, i: np.ndarray, j: np.ndarray, chunk: int = 1 << 16
+    sigs: np.ndarray, empty: np.ndarray, i: np.ndarray, j: np.ndarray, chunk: int | None = None
 ) -> np.ndarray:
     """Estimated Jaccard of the given pairs ``(i[p], j[p])``.
 
@@ -248,7 +248,8 @@ def estimate_pairs(
         empty: Boolean ``(N,)``; a pair with an empty item estimates 0.0.
         i: First item of each pair.
         j: Second item of each pair.
-        chunk: Pairs compared at once (memory knob only).
+        chunk: Pairs compared at once (memory knob only); by default about
+            4M signature values, so a few tens of MB whatever ``k`` is.
 
     Returns:
         ``float64`` estimates, one per pair.
@@ -259,6 +260,7 @@ def estimate_pairs(
         [0.5, 0.0]
     """
     k = sigs.shape[1]
+    chunk = chunk or max(1024, (1 << 22) // max(k, 1))
     agree = np.empty(len(i), dtype=np.int64)
     for lo in range(0, len(i), chunk):
         a, b = i[lo : lo + chunk], j[lo : lo + chunk]
