@@ -365,3 +365,19 @@ def test_dedupe_invariants(rows, scorer, gate, threshold):
     assert set(items["stage"]) <= {"exact", "near", "unique"}
     assert ((items["stage"] == "unique") == (items.groupby("group")["id"].transform("size") == 1)
             ).all()
+
+
+def test_from_calibration_adopts_the_calibrated_score(tmp_path):
+    import json
+
+    from newsdedup.dedupe import DedupeConfig
+
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps({
+        "recommended_threshold": 0.24, "rationale": "bound 0.234",
+        "parameters": {"n": 4, "scorer": "jaccard", "text": "title+summary",
+                       "normalization": "hangul-alnum"}}), encoding="utf-8")
+    cfg = DedupeConfig.from_calibration(path)
+    assert (cfg.threshold, cfg.n, cfg.scorer, cfg.text) == (0.24, 4, "jaccard", "title+summary")
+    assert cfg.rationale == "bound 0.234" and cfg.threshold_source == str(path)
+    assert DedupeConfig.from_calibration(path, n=3, gate=False).n == 3

@@ -23,6 +23,7 @@ from newsdedup.pipeline import (
     CrossHostOptions,
     run_calibrate,
     run_crosshost,
+    run_dedupe,
     run_measure_step,
 )
 
@@ -183,6 +184,22 @@ def _cmd_run(args) -> None:
     _progress(f"all results under {args.out / name}")
 
 
+def _cmd_dedupe(args) -> None:
+    from newsdedup.dedupe import DedupeConfig
+
+    corpus, name = _load(args)
+    fields = {k: v for k, v in {"n": args.dedupe_n, "scorer": args.scorer, "text": args.text,
+                                "gate": args.gate}.items() if v is not None}
+    if args.calibration is not None:
+        cfg = DedupeConfig.from_calibration(args.calibration, **fields)
+    elif args.threshold is not None:
+        cfg = DedupeConfig(threshold=args.threshold, threshold_source="command line",
+                           rationale="given on the command line", **fields)
+    else:
+        cfg = DedupeConfig(**fields)
+    run_dedupe(corpus, name, args.out, cfg, _progress)
+
+
 def _cmd_fetch(args) -> None:
     pinned = config.PALDYN
     target = config.EXTERNAL_DIR / pinned.name / pinned.filename
@@ -236,6 +253,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_calibrate_args(p)
     _add_crosshost_args(p)
     p.set_defaults(func=_cmd_run)
+    p = sub.add_parser("dedupe", help="dedupe a corpus (seed-000 pipeline) and list its groups",
+                       description="Exact pass, then near-duplicate pass (IDF or plain Jaccard, "
+                                   "subject gate, greedy clustering against representatives). "
+                                   "Default: the seed-000 settings, threshold 0.30.")
+    _add_corpus_args(p)
+    g = p.add_argument_group("dedupe")
+    src = g.add_mutually_exclusive_group()
+    src.add_argument("--calibration", type=Path,
+                     help="calibration.json to take the threshold (and its scorer, n, text) from")
+    src.add_argument("--threshold", type=float, help="near-duplicate threshold in [0, 1]")
+    g.add_argument("--scorer", choices=["idf", "jaccard"], help="score of the near pass")
+    g.add_argument("--n", dest="dedupe_n", type=int, help="character n-gram size")
+    g.add_argument("--text", choices=["title", "title+summary"], help="what is compared")
+    g.add_argument("--gate", action=argparse.BooleanOptionalAction, default=None,
+                   help="subject gate on the headline's leading token (default on)")
+    p.set_defaults(func=_cmd_dedupe)
     p = sub.add_parser("fetch", help="download the pinned corpus into data/external (network)",
                        description="Download the pinned archive by commit and verify its sha256.")
     p.set_defaults(func=_cmd_fetch)

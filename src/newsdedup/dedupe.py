@@ -130,6 +130,10 @@ class DedupeConfig:
     def from_calibration(cls, path: str | Path, **overrides) -> DedupeConfig:
         """A config whose threshold and rationale come from a calibration file.
 
+        A threshold only means something for the score it was calibrated on,
+        so the file's ``parameters`` (n-gram size, scorer, text, normalization)
+        are adopted too unless overridden here.
+
         Args:
             path: A ``calibration.json`` (see :func:`load_threshold`).
             **overrides: Other fields of the config.
@@ -138,8 +142,16 @@ class DedupeConfig:
             The config, with ``threshold_source`` set to ``str(path)``.
         """
         threshold, rationale = load_threshold(path)
+        params = json.loads(Path(path).read_text(encoding="utf-8")).get("parameters") or {}
+        adopted = {
+            "n": params.get("n"),
+            "scorer": params.get("scorer"),
+            "text": params.get("text"),
+            "scheme": params.get("normalization"),
+        }
+        adopted = {k: v for k, v in adopted.items() if v is not None}
         return cls(threshold=threshold, rationale=rationale, threshold_source=str(path),
-                   **overrides)
+                   **(adopted | overrides))
 
 
 def load_threshold(path: str | Path) -> tuple[float, str]:

@@ -231,8 +231,10 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     write_json(
         cal.as_dict() | {
             "corpus": corpus_meta(corpus, name),
+            # Named as DedupeConfig names them, so DedupeConfig.from_calibration
+            # reproduces the score the threshold was calibrated on.
             "parameters": {"n": options.n, "normalization": options.scheme,
-                           "text": "title + ' ' + summary", "scorer": "jaccard",
+                           "text": "title+summary", "scorer": "jaccard",
                            "sensitivity": asdict(options.sensitivity())},
         },
         out / name / "calibration.json",
@@ -270,3 +272,38 @@ def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None
     files = write_crosshost(rep, corpus, name, out / name / "crosshost", asdict(options))
     progress(f"crosshost: wrote {len(files)} files to {out / name / 'crosshost'}")
     return rep
+
+
+def run_dedupe(corpus, name: str, out: Path, config, progress: Progress = _quiet,
+               echo: bool = True):
+    """Dedupe a corpus with a ``DedupeConfig``; writes ``<out>/<name>/dedupe/``.
+
+    Every input row is written to ``items.csv`` with its group, whether it is
+    kept, how it matched (exact / near / unique) and its score to the
+    representative; ``groups.csv`` lists the merged groups; ``dedupe.json``
+    records the configuration, the threshold's source and rationale.
+    """
+    from newsdedup.dedupe import dedupe
+
+    gate = "on" if config.gate else "off"
+    progress(f"dedupe: threshold {config.threshold:.2f} ({config.threshold_source}), "
+             f"{config.scorer} n={config.n} on {config.text}, gate {gate}")
+    result = dedupe(corpus.items, config)
+    rows = result.items
+    groups = result.groups()
+    merged = groups[groups["size"] > 1]
+    if echo:
+        print(f"{len(rows)} items -> {len(result.kept())} kept, {len(merged)} merged groups")
+        for g in merged.itertuples(index=False):
+            print(f"  [{g.size}] {g.title}  <- {', '.join(map(str, g.members))}")
+    out_dir = out / name / "dedupe"
+    cols = ["id", "title", "group", "is_representative", "stage", "score_to_rep", "lead"]
+    write_csv(rows[[c for c in cols if c in rows.columns]], out_dir / "items.csv")
+    write_csv(merged.assign(members=[" ".join(map(str, m)) for m in merged["members"]]),
+              out_dir / "groups.csv")
+    write_json({"corpus": corpus_meta(corpus, name),
+                "config": {k: v for k, v in asdict(config).items()},
+                "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
+                "environment": environment()}, out_dir / "dedupe.json")
+    progress(f"dedupe: wrote {out_dir}")
+    return result
