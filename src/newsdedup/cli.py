@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         args.func(args)
-    except (CorpusError, config.CorpusNotFound, ValueError) as exc:
+    except (CorpusError, config.CorpusNotFound, ValueError, OSError) as exc:
         print(f"newsdedup: error: {exc}", file=sys.stderr)
         return 2
     _progress(f"done in {time.perf_counter() - start:.1f} s")
