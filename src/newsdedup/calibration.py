@@ -215,7 +215,9 @@ def _rationale(bound, pair, table, caught95, caught_all, band, recommended, n_pa
     parts = [
         f"Over all {n_pairs:,} pairs the highest exact Jaccard (n={params.n}) is {bound:.3f}"
         + (f" ({pair['id_i']} / {pair['id_j']})" if pair else "")
-        + "; a threshold above it merges no pair of this corpus.",
+        + "; a threshold above it merges no pair of this corpus. That bound treats every "
+        "pair as unrelated, which holds only if the corpus has no duplicates: read the top "
+        "pairs (measure.md) before trusting it.",
     ]
     if caught95 is None:
         parts.append(
