@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: help install reproduce measure calibrate crosshost figures notebooks test lint bench fetch clean
+.PHONY: help install reproduce measure calibrate crosshost evaluate dedupe figures notebooks test lint bench fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -39,6 +39,14 @@ calibrate: $(STAMP)  ## sensitivity simulation, sweeps and calibration.json (blo
 
 crosshost: $(STAMP)  ## cross-host pairs and date window (block 3)
 	$(BIN)/newsdedup crosshost $(RUN_ARGS)
+
+evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story ids
+	$(BIN)/newsdedup evaluate-sts
+	$(BIN)/newsdedup evaluate-stories ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv \
+	    --name uci-head --columns id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
+
+dedupe: $(STAMP)  ## dedupe (seed-000 pipeline) with the corpus's calibrated threshold
+	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json
 
 figures: $(STAMP)  ## PNG figures from the results tables
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))

@@ -74,3 +74,13 @@ def test_bad_number_list_is_rejected_by_argparse(capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["measure", "--thresholds", "0.5,abc"])
     assert "comma-separated numbers" in capsys.readouterr().err
+
+
+def test_evaluate_sts_writes_both_languages(tmp_path):
+    out = tmp_path / "results"
+    assert main(["evaluate-sts", "--out", str(out), "--ngrams", "2"]) == 0
+    ko = pd.read_csv(out / "sts-headlines-dev/evaluate/ko_cutoffs.csv")
+    en = pd.read_csv(out / "sts-headlines-dev/evaluate/en_cutoffs.csv")
+    # same rows, same grades: the label counts agree across languages
+    assert ko[["n_same", "n_different"]].equals(en[["n_same", "n_different"]])
+    assert (ko["mean_same"] > ko["mean_different"]).all()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from newsdedup.config import PALDYN, results_dir
-from newsdedup.pipeline import run_calibrate, run_crosshost, run_measure_step
+from newsdedup.pipeline import run_all
 
 COMMITTED = results_dir(PALDYN.name)
 SKIP = {"timings.json"}  # wall times: never reproducible, never committed
@@ -26,9 +26,7 @@ SKIP = {"timings.json"}  # wall times: never reproducible, never committed
 @pytest.fixture(scope="module")
 def fresh(pinned, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("results")
-    run_measure_step(pinned, PALDYN.name, out, echo=False)
-    run_calibrate(pinned, PALDYN.name, out, echo=False)
-    run_crosshost(pinned, PALDYN.name, out, echo=False)
+    run_all(pinned, PALDYN.name, out, echo=False)
     from newsdedup.figures import write_figures
 
     write_figures(PALDYN.name, out)

@@ -21,9 +21,12 @@ from newsdedup.minhash import MinHashParams
 from newsdedup.pipeline import (
     CalibrateOptions,
     CrossHostOptions,
+    run_all,
     run_calibrate,
     run_crosshost,
     run_dedupe,
+    run_evaluate_stories,
+    run_evaluate_sts,
     run_measure_step,
 )
 
@@ -178,9 +181,8 @@ def _cmd_crosshost(args) -> None:
 
 def _cmd_run(args) -> None:
     corpus, name = _load(args)
-    run_measure_step(corpus, name, args.out, _measure_config(args), _progress)
-    run_calibrate(corpus, name, args.out, _calibrate_options(args), _progress)
-    run_crosshost(corpus, name, args.out, _crosshost_options(args), _progress)
+    run_all(corpus, name, args.out, _measure_config(args), _calibrate_options(args),
+            _crosshost_options(args), _progress)
     _progress(f"all results under {args.out / name}")
 
 
@@ -198,6 +200,15 @@ def _cmd_dedupe(args) -> None:
     else:
         cfg = DedupeConfig(**fields)
     run_dedupe(corpus, name, args.out, cfg, _progress)
+
+
+def _cmd_evaluate_sts(args) -> None:
+    run_evaluate_sts(args.korsts, args.stsb, args.name, args.out, args.ngrams, _progress)
+
+
+def _cmd_evaluate_stories(args) -> None:
+    corpus, name = _load(args)
+    run_evaluate_stories(corpus, name, args.out, args.story_col, args.story_n, _progress)
 
 
 def _cmd_fetch(args) -> None:
@@ -246,8 +257,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_corpus_args(p)
     _add_crosshost_args(p)
     p.set_defaults(func=_cmd_crosshost)
-    p = sub.add_parser("run", help="measure + calibrate + crosshost on one corpus",
-                       description="Everything for one corpus, written to results/<name>/.")
+    p = sub.add_parser("run", help="measure + calibrate + crosshost (+ dedupe) on one corpus",
+                       description="Everything for one corpus, written to results/<name>/: "
+                                   "measure, calibrate, cross-host, and a dedupe with the "
+                                   "calibrated threshold when calibration recommends one.")
     _add_corpus_args(p)
     _add_measure_args(p)
     _add_calibrate_args(p)
@@ -269,6 +282,24 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--gate", action=argparse.BooleanOptionalAction, default=None,
                    help="subject gate on the headline's leading token (default on)")
     p.set_defaults(func=_cmd_dedupe)
+    p = sub.add_parser("evaluate-sts", help="labelled headline pairs: KorSTS vs STS-B",
+                       description="How well n-gram Jaccard separates same (grade >= 4) from "
+                                   "different (<= 1) news-headline pairs, Korean and English.")
+    split = config.CORPORA_DIR
+    p.add_argument("--korsts", type=Path, default=split / "korsts" / "sts-dev.tsv",
+                   help="KorSTS file (default: %(default)s)")
+    p.add_argument("--stsb", type=Path, default=split / "stsb-en" / "sts-dev.csv",
+                   help="STS-B file with the same rows (default: %(default)s)")
+    p.add_argument("--ngrams", type=_ints, default=(2, 3, 4), help="n-gram sizes (default 2,3,4)")
+    p.add_argument("--name", default="sts-headlines-dev", help="results folder name")
+    p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
+    p.set_defaults(func=_cmd_evaluate_sts)
+    p = sub.add_parser("evaluate-stories", help="precision against story ids (e.g. UCI)",
+                       description="All-pairs Jaccard against an event-cluster id column.")
+    _add_corpus_args(p)
+    p.add_argument("--story-col", default="STORY", help="story id column (default STORY)")
+    p.add_argument("--n", dest="story_n", type=int, default=4, help="n-gram size (default 4)")
+    p.set_defaults(func=_cmd_evaluate_stories)
     p = sub.add_parser("fetch", help="download the pinned corpus into data/external (network)",
                        description="Download the pinned archive by commit and verify its sha256.")
     p.set_defaults(func=_cmd_fetch)

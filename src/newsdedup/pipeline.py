@@ -307,3 +307,86 @@ def run_dedupe(corpus, name: str, out: Path, config, progress: Progress = _quiet
                 "environment": environment()}, out_dir / "dedupe.json")
     progress(f"dedupe: wrote {out_dir}")
     return result
+
+
+def _write_tables(tables: dict[str, pd.DataFrame], out_dir: Path, prefix: str = "") -> list[str]:
+    for key, table in tables.items():
+        write_csv(table, out_dir / f"{prefix}{key}.csv")
+    return [f"{prefix}{key}" for key in tables]
+
+
+def run_evaluate_sts(korsts: Path, stsb: Path, name: str, out: Path,
+                     ngrams: tuple[int, ...] = (2, 3, 4), progress: Progress = _quiet,
+                     echo: bool = True) -> dict[str, dict[str, pd.DataFrame]]:
+    """Same/different separation on the news-headline pairs of KorSTS and STS-B, side by side.
+
+    The two files hold the same pairs (Korean and English) with the same
+    grades, so the tables compare the languages on identical labels. Writes
+    ``<out>/<name>/evaluate/{ko,en}_*.csv`` and ``evaluate.md``.
+    """
+    from newsdedup.evaluate import evaluate_sts
+    from newsdedup.pairs import load_korsts, load_stsb
+
+    out_dir = out / name / "evaluate"
+    result = {}
+    sections = []
+    for lang, path, loader in (("ko", korsts, load_korsts), ("en", stsb, load_stsb)):
+        progress(f"evaluate: {path.name} ({lang}), n = {list(ngrams)}")
+        tables = evaluate_sts(loader(path), ngrams=ngrams)
+        result[lang] = tables
+        _write_tables(tables, out_dir, f"{lang}_")
+        sections.append((f"{lang}: best F1 per n (cut-offs same >= 4, different <= 1, and 3/2)",
+                         markdown_table(tables["cutoffs"], ".3f")))
+        sections.append((f"{lang}: score distribution", markdown_table(tables["distribution"],
+                                                                        ".3f")))
+    write_markdown(sections, out_dir / "evaluate.md", f"Labelled headline pairs: {name}")
+    write_json({"files": {"ko": korsts.name, "en": stsb.name}, "ngrams": list(ngrams),
+                "environment": environment()}, out_dir / "params.json")
+    if echo:
+        for heading, body in sections[::2]:
+            print(f"{heading}\n{body}\n")
+    progress(f"evaluate: wrote {out_dir}")
+    return result
+
+
+def run_evaluate_stories(corpus, name: str, out: Path, story_col: str = "STORY", n: int = 4,
+                         progress: Progress = _quiet, echo: bool = True) -> dict:
+    """Precision of n-gram Jaccard against story ids; writes ``<out>/<name>/evaluate/``."""
+    from newsdedup.evaluate import evaluate_stories
+
+    if story_col not in corpus.items.columns:
+        raise ValueError(f"{corpus.path}: no story column {story_col!r}; columns are "
+                         f"{list(corpus.items.columns)}")
+    progress(f"evaluate: all pairs against {story_col!r} (n={n})")
+    tables = evaluate_stories(corpus.items, story_col=story_col, n=n)
+    out_dir = out / name / "evaluate"
+    _write_tables(tables, out_dir, "stories_")
+    sections = [(key, markdown_table(tables[key], ".4f")) for key in tables]
+    write_markdown(sections, out_dir / "stories.md", f"Story labels: {name}")
+    write_json({"corpus": corpus_meta(corpus, name), "story_col": story_col, "n": n,
+                "environment": environment()}, out_dir / "stories_params.json")
+    if echo:
+        for heading, body in sections:
+            print(f"{heading}\n{body}\n")
+    return tables
+
+
+def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
+            calibrate_options: CalibrateOptions | None = None,
+            crosshost_options: CrossHostOptions | None = None,
+            progress: Progress = _quiet, echo: bool = True) -> None:
+    """Measure, calibrate and cross-host, then dedupe with the calibrated threshold.
+
+    The dedupe step is skipped (and says why) when calibration found no
+    threshold band: a threshold is never invented.
+    """
+    from newsdedup.dedupe import DedupeConfig
+
+    run_measure_step(corpus, name, out, measure, progress, echo)
+    cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo)
+    run_crosshost(corpus, name, out, crosshost_options, progress, echo)
+    if cal.recommended is None:
+        progress("dedupe: skipped, the calibration recommends no threshold (see calibration.json)")
+        return
+    config = DedupeConfig.from_calibration(out / name / "calibration.json")
+    run_dedupe(corpus, name, out, config, progress, echo)
