@@ -250,6 +250,84 @@ def test_exact_equals_reference_across_blocks(monkeypatch: pytest.MonkeyPatch) -
     assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
 
 
+# Very short words over a tiny alphabet: most n-grams of the packed engine
+# span several words (its tail windows and next-piece chain), repeats within
+# a text are common (set semantics), and with many trials the one-sided
+# groups have many slots. Punctuation-only words normalize to nothing.
+short_word_st = st.text(alphabet="가나다ab1-", min_size=1, max_size=3)
+
+
+@SMALL
+@given(
+    texts=st.lists(
+        st.lists(short_word_st, min_size=0, max_size=16).map(" ".join), min_size=1, max_size=5
+    ),
+    fractions=fractions_st,
+    n=st.integers(1, 6),
+    trials=st.integers(1, 7),
+    scheme=st.sampled_from(sorted(SCHEMES)),
+)
+def test_exact_equals_reference_short_words(
+    texts: list[str], fractions: tuple[float, ...], n: int, trials: int, scheme: str
+) -> None:
+    params = SensitivityParams(
+        fractions=fractions, n=n, trials=trials, min_words=0, scheme=scheme, seed=1
+    )
+    assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
+
+
+def test_published_run_takes_the_packed_path(pinned_texts: list[str]) -> None:
+    # The fast path silently falling back to the character engine would keep
+    # every value right but lose the speed: guard it.
+    params = SensitivityParams()
+    used, _ = sens._split_items(pinned_texts, params.min_words)
+    corpus = sens._Corpus(used, params.scheme)
+    packing = sens._Packing.build(corpus, params.n)
+    assert packing is not None
+    items = np.arange(len(used))
+    for side in ("both", "one"):
+        batch = sens._Batch(corpus, items, params.trials, side, params.n, packing)
+        assert batch.packing is packing
+
+
+def test_character_engine_equals_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The per-character path still serves unpackable inputs; keep it exact
+    # by forcing it where the packed path would normally run.
+    monkeypatch.setattr(sens._Packing, "build", staticmethod(lambda corpus, n: None))
+    rng = random.Random(13)
+    words = ["오픈AI", "모델", "을", "가", "API", "3.1", "—", "x", "에이전트", "Ab"]
+    for scheme in sorted(SCHEMES):
+        for n in (1, 3, 4):
+            texts = [" ".join(rng.choices(words, k=rng.randint(0, 15))) for _ in range(6)]
+            params = SensitivityParams(fractions=(0.9, 0.4), n=n, trials=5, scheme=scheme)
+            assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
+
+
+@pytest.mark.parametrize("workers", [1, 2, 5])
+def test_values_do_not_depend_on_threads_or_blocks(
+    monkeypatch: pytest.MonkeyPatch, pinned_texts: list[str], workers: int
+) -> None:
+    # Many small blocks on several threads: more jobs than the in-flight cap,
+    # finishing in any order; the values must be those of the reference.
+    texts = pinned_texts[:40]
+    params = SensitivityParams(fractions=(0.8, 0.3), trials=4)
+    expected = simulate_reference(texts, params)
+    monkeypatch.setattr(sens, "_WORKERS", workers)
+    monkeypatch.setattr(sens, "_BLOCK_CHARS", 2_000)
+    assert_same_values(simulate_exact(texts, params), expected)
+
+
+@pytest.mark.parametrize(
+    "starts, lengths",
+    [([], []), ([5], [0]), ([3, 10, 0], [2, 0, 3]), ([7, 7, 2], [1, 4, 1]), ([0], [6])],
+)
+def test_ranges(starts: list[int], lengths: list[int]) -> None:
+    got = sens._ranges(np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64))
+    expected = [i for s, n in zip(starts, lengths, strict=True) for i in range(s, s + n)]
+    assert got.dtype == np.int64
+    assert got.tolist() == expected
+
+
 @SMALL
 @given(
     texts=texts_st,

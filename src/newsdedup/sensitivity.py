@@ -37,6 +37,16 @@ Three implementations, selected by :attr:`SensitivityParams.method`:
     ``np.random.Generator(np.random.PCG64(seed))``. Statistically equivalent,
     not comparable draw for draw with the published numbers.
 
+The vectorized engine works block by block (one block of items, one side, one
+``f``). Its usual path packs each n-gram and the (pair, text) it belongs to
+into one uint64 and builds those keys per kept *word* from per-word tables
+(:class:`_Packing`), then counts set sizes and intersections after a single
+sort (:func:`_packed_jaccard`). Schemes without a per-word normalization rule
+and alphabets too large to pack fall back to a per-character path
+(:func:`_group_jaccard`). Blocks run on a few threads, but the random draws
+are taken on the calling thread in protocol order and each block's values
+depend only on its draws, so the results never depend on thread timing.
+
 Examples:
     >>> texts = ["오픈AI가 새 추론 모델을 공개하고 API 가격을 절반으로 낮췄다"] * 3
     >>> p = SensitivityParams(fractions=(1.0, 0.5), trials=4)
@@ -52,8 +62,10 @@ Examples:
 from __future__ import annotations
 
 import math
+import os
 import random
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -102,6 +114,22 @@ _WORD_JOIN: dict[str, str] = {
 _BLOCK_CHARS = 4_000_000
 
 _INT63 = 2**63
+
+
+def _usable_cpus() -> int:
+    """CPUs this process may run on (affinity-aware where the OS tells)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+# Threads that compute blocks concurrently. numpy releases the GIL in sort,
+# ufunc loops, gathers and bincount, so blocks of different fractions really
+# run in parallel. The random draws are still taken on the calling thread in
+# protocol order, and every block is a pure function of its keep flags, so the
+# values never depend on thread timing. Capped at 4 because each running block
+# holds tens of MB of temporaries.
+_WORKERS = max(1, min(4, _usable_cpus()))
 
 
 @dataclass(frozen=True)
@@ -423,11 +451,105 @@ def _dense_chars(text: str) -> tuple[np.ndarray, int]:
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenation of ``arange(s, s + l)`` for each pair, vectorized."""
-    total = int(lengths.sum())
-    if total == 0:
+    nonempty = lengths > 0
+    starts, lengths = starts[nonempty], lengths[nonempty]
+    if starts.size == 0:
         return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
+    # Steps of 1, except a jump to the next start where each range begins; the
+    # running sum is the answer. One output-sized array, no repeat/arange temporaries.
+    out = np.ones(int(lengths.sum()), dtype=np.int64)
+    out[0] = starts[0]
+    out[np.cumsum(lengths[:-1])] = starts[1:] - (starts[:-1] + lengths[:-1] - 1)
+    return np.cumsum(out, out=out)
+
+
+class _Packing:
+    """Per-word shingle tables of the packed engine (the fast path of ``"exact"``/``"fast"``).
+
+    An n-gram is packed into the top ``bits * n`` bits of a uint64: character
+    ``m`` of the window (ids from 1, so an all-zero field means "no
+    character") sits in bits ``[top + bits*m, top + bits*(m+1))`` with
+    ``top = 64 - bits*n``. The free low ``top`` bits take the (group, slot)
+    of the text, so a window's sort key for :func:`_packed_jaccard` is one OR.
+
+    Why words rather than characters: a generated text is the concatenation of
+    its kept word pieces, so a window either lies inside one piece (*inner*:
+    its code depends on the word only and is precomputed here) or starts in
+    the last ``k < n`` characters of a piece and runs into the next kept
+    pieces (*tail*: the piece's last ``k`` characters OR the code of the
+    window starting at the next kept piece, moved up ``k`` characters).
+    The per-fraction work then runs over kept words (3.6 characters each on
+    the pinned corpus) instead of characters. Moving a code up is a multiply
+    by a power of two: characters beyond ``n`` overflow out of the word for
+    free, and a factor of 0 drops the continuation altogether, so no shift
+    amounts or masks are needed. A window that runs past its text's end keeps
+    a zero top field: its key sorts below every real n-gram and is cut off
+    after the sort instead of being masked out before it.
+
+    Attributes:
+        bits, n, top: The packing.
+        length: Piece length of every corpus word (with its separator).
+        head: Code of the (possibly short) window at each piece's start.
+        head_factor: ``2**(bits * length)`` for a piece shorter than ``n``:
+            times the next piece's code, the continuation of ``head``; 0 for
+            a longer piece, whose ``head`` is already complete.
+        tail_code, tail_factor: For ``k = 1 .. n-1`` (index ``k - 1``): the
+            code at the piece's last ``k`` characters and ``2**(bits * k)``;
+            for a piece shorter than ``k`` (no such window) both are 0, so the
+            key it yields has a zero top field and is discarded.
+        inner_count, inner_bound, inner_code, inner_owner: Inner windows of
+            each word, flattened: word ``w`` owns
+            ``inner_code[inner_bound[w] : inner_bound[w + 1]]``, and
+            ``inner_owner`` maps each window back to its word.
+    """
+
+    def __init__(self, corpus: _Corpus, n: int, bits: int) -> None:
+        self.n, self.bits, self.top = n, bits, 64 - bits * n
+        start, length = corpus.piece_start, corpus.piece_len
+        ids = corpus.chars.astype(np.uint64) + np.uint64(1)
+        # Code of the window at every corpus character, truncated at its piece's end.
+        pos = np.arange(ids.size, dtype=np.int64)
+        piece_end = np.repeat(start + length, length)
+        code = np.zeros(ids.size, dtype=np.uint64)
+        for m in range(n):
+            inside = np.flatnonzero(pos + m < piece_end)
+            code[inside] |= ids[inside + m] << np.uint64(bits * m)
+        code <<= np.uint64(self.top)
+
+        self.length = length
+        nonempty = np.flatnonzero(length > 0)
+        self.head = np.zeros(length.size, dtype=np.uint64)
+        self.head[nonempty] = code[start[nonempty]]
+        self.head_factor = np.zeros(length.size, dtype=np.uint64)
+        short = length < n
+        self.head_factor[short] = np.uint64(1) << (bits * length[short]).astype(np.uint64)
+        self.tail_code, self.tail_factor = [], []
+        for k in range(1, n):
+            has = np.flatnonzero(length >= k)
+            tail = np.zeros(length.size, dtype=np.uint64)
+            tail[has] = code[start[has] + length[has] - k]
+            self.tail_code.append(tail)
+            self.tail_factor.append(np.where(length >= k, np.uint64(1 << (bits * k)), np.uint64(0)))
+        inner_count = np.maximum(length - (n - 1), 0)
+        self.inner_count = inner_count
+        self.inner_bound = np.concatenate(([0], np.cumsum(inner_count)))
+        self.inner_code = code[_ranges(start, inner_count)]
+        self.inner_owner = np.repeat(np.arange(length.size), inner_count)
+
+    @staticmethod
+    def build(corpus: _Corpus, n: int) -> _Packing | None:
+        """The tables, or None when the packed engine does not apply.
+
+        It needs per-word pieces (a ``_WORD_JOIN`` scheme) with a separator of
+        at most one character, and n-grams that leave room for the text id in
+        64 bits (checked per batch); otherwise the character engine runs.
+        """
+        if corpus.sep is None or len(corpus.sep) > 1:
+            return None
+        bits = int(corpus.alphabet).bit_length()  # ids 1..alphabet
+        if bits * n > 62:
+            return None
+        return _Packing(corpus, n, bits)
 
 
 class _Batch:
@@ -445,11 +567,30 @@ class _Batch:
         n_fixed: Leading words kept unconditionally (the one-sided full texts);
             they take no random draws.
         n_draws: Random draws this batch consumes per fraction.
-        seq_of_word, global_word: For every word of every generated text in
-            draw order, the text index and the word's index in ``_Corpus``.
+        global_word: For every word of every generated text in draw order
+            (the order of the keep flags), the word's index in ``_Corpus``.
+        packing: The :class:`_Packing` tables when the packed engine runs this
+            batch, else None (character engine).
+        nonempty: Per word: does its normalized piece have characters?
+            (word-join schemes only).
+        slot_bits, set_bits, word_text, inner_keys, inner_occ: Packed engine
+            only. Set id ``group << slot_bits | slot`` of each word's text
+            (``set_bits`` wide); every text's inner-window keys, and for each
+            the index of the word (into the keep flags) it belongs to.
+        seq_of_word, piece_start, piece_len: Character engine only: the text
+            index and piece geometry of every word.
     """
 
-    def __init__(self, corpus: _Corpus, items: np.ndarray, trials: int, side: str) -> None:
+    def __init__(
+        self,
+        corpus: _Corpus,
+        items: np.ndarray,
+        trials: int,
+        side: str,
+        n: int,
+        packing: _Packing | None,
+    ) -> None:
+        self.corpus, self.n = corpus, n
         local = np.arange(items.size, dtype=np.int64)
         if side == "both":
             # Texts in draw order: item, trial, a before b. Pair p = texts 2p
@@ -473,13 +614,41 @@ class _Batch:
         counts = corpus.n_words[seq_items]
         self.n_texts = seq_items.size
         self.n_draws = int(counts.sum()) - self.n_fixed
-        self.seq_of_word = np.repeat(np.arange(seq_items.size, dtype=np.int64), counts)
-        self.global_word = _ranges(corpus.word_off[seq_items], counts)
-        if corpus.sep is not None:
+        first_word = corpus.word_off[seq_items]
+        self.global_word = _ranges(first_word, counts)
+
+        self.slot_bits = max(self.n_slots - 1, 1).bit_length()
+        group_bits = max(self.n_groups - 1, 1).bit_length()
+        if packing is not None and group_bits + self.slot_bits > packing.top:
+            packing = None  # no room for the text id next to the n-gram
+        self.packing = packing
+        if packing is None:
+            self.seq_of_word = np.repeat(np.arange(seq_items.size, dtype=np.int64), counts)
+        if corpus.sep is None:
+            return
+        self.nonempty = (corpus.piece_len > 0)[self.global_word]
+        if packing is None:
             # Gather the piece geometry now; per fraction only a mask remains.
             self.piece_start = corpus.piece_start[self.global_word]
             self.piece_len = corpus.piece_len[self.global_word]
-            self.nonempty = self.piece_len > 0
+            return
+        # Set id (group, slot) of each word's text, the low bit field of the
+        # packed keys; and the inner windows of every text, already keyed, so
+        # that a fraction only selects those of kept words (inner_occ: the
+        # word, as an index into the keep flags, that each one belongs to).
+        self.set_bits = group_bits + self.slot_bits
+        text_id = (self.seq_group.astype(np.uint64) << np.uint64(self.slot_bits)) | (
+            self.seq_slot.astype(np.uint64)
+        )
+        self.word_text = np.repeat(text_id, counts)
+        inner_start = packing.inner_bound[first_word]
+        inner_len = packing.inner_bound[first_word + counts] - inner_start
+        inner = _ranges(inner_start, inner_len)
+        self.inner_keys = packing.inner_code[inner]
+        self.inner_keys |= np.repeat(text_id, inner_len)
+        self.inner_occ = packing.inner_owner[inner]
+        text_first_occ = np.cumsum(counts) - counts
+        self.inner_occ += np.repeat(text_first_occ - first_word, inner_len)
 
     def keep(self, draw: Callable[[int], np.ndarray], f: float) -> np.ndarray:
         """Keep flag of every word of every text; consumes ``n_draws`` draws."""
@@ -487,6 +656,144 @@ class _Batch:
         if not self.n_fixed:
             return drawn
         return np.concatenate((np.ones(self.n_fixed, dtype=bool), drawn))
+
+    def jaccard(self, keep: np.ndarray) -> np.ndarray:
+        """Jaccard values of the batch's comparisons for one set of keep flags.
+
+        Depends on nothing but ``keep`` (which it may overwrite) and only
+        reads the batch, so calls for different fractions can run on several
+        threads at once.
+        """
+        if self.packing is not None:
+            return _packed_jaccard(self, _packed_keys(self, keep))
+        chars, seq, alphabet = _sequences(self.corpus, self, keep)
+        codes, wseq = _window_codes(chars, seq, alphabet, self.n)
+        return _group_jaccard(
+            codes, wseq, self.seq_group, self.seq_slot, self.n_groups, self.n_slots
+        )
+
+
+def _packed_keys(batch: _Batch, keep: np.ndarray) -> np.ndarray:
+    """Packed, unsorted keys of all windows of a batch's kept-word texts.
+
+    Every key is ``n-gram code | (group, slot)`` (see :class:`_Packing`).
+    The result also holds keys of windows that are not n-grams (running past
+    the text's end, or tail windows of too-short pieces); those have a zero
+    top field and are dropped by :func:`_packed_jaccard` after its sort.
+
+    Args:
+        batch: A batch with ``packing`` set.
+        keep: One flag per word of each text, texts concatenated in draw order;
+            overwritten.
+    """
+    p = batch.packing
+    keep &= batch.nonempty  # empty pieces add no characters
+    inner = keep[batch.inner_occ]
+    n_inner = int(np.count_nonzero(inner))
+    kept = np.flatnonzero(keep)
+    n_kept = kept.size
+    keys = np.empty(n_inner + (p.n - 1) * n_kept, dtype=np.uint64)
+    np.compress(inner, batch.inner_keys, out=keys[:n_inner])
+    word = batch.global_word[kept]
+    text = batch.word_text[kept]
+    same = text[1:] == text[:-1]  # the next kept piece continues the same text
+    if p.n > 1 and n_kept:
+        # cur[i]: code of the window at kept piece i's start. It starts as
+        # the piece's own head; each round appends the code at the next kept
+        # piece of the same text (link = 0 at a text's end or when the head
+        # is already full). After n - 2 rounds it spans n - 1 pieces, enough
+        # for any tail window of the previous piece: each piece adds >= 1
+        # character and those beyond n overflow out of the word.
+        head = p.head[word]
+        link = p.head_factor[word]
+        link[:-1] *= same
+        cur = head
+        for _ in range(p.n - 2):
+            nxt = np.empty_like(head)
+            np.multiply(cur[1:], link[:-1], out=nxt[:-1])
+            nxt[-1] = 0
+            nxt |= head
+            cur = nxt
+        # nxt[i]: code at the next kept piece if it is in the same text, else 0.
+        nxt = link  # free now
+        np.multiply(cur[1:], same, out=nxt[:-1])
+        nxt[-1] = 0
+        for k in range(1, p.n):
+            tail = keys[n_inner + (k - 1) * n_kept : n_inner + k * n_kept]
+            np.multiply(nxt, p.tail_factor[k - 1][word], out=tail)
+            tail |= p.tail_code[k - 1][word]
+            tail |= text
+    if batch.corpus.sep:
+        # Pieces are stored as sep + piece, but a text's first kept piece has
+        # no separator: drop the window starting at it (an inner window if
+        # the piece is at least n long, else the tail window with k = length).
+        first = np.ones(n_kept, dtype=bool)
+        first[1:] = ~same
+        counts = p.inner_count[word]
+        at = np.cumsum(counts) - counts
+        keys[at[first & (counts > 0)]] = 0
+        length = p.length[word]
+        for k in range(1, p.n):
+            keys[n_inner + (k - 1) * n_kept + np.flatnonzero(first & (length == k))] = 0
+    return keys
+
+
+def _packed_jaccard(batch: _Batch, keys: np.ndarray) -> np.ndarray:
+    """Jaccard of slot 0 against every other slot, per group, from packed keys.
+
+    The counterpart of :func:`_group_jaccard` for :func:`_packed_keys`. One
+    sort puts equal (n-gram, group) cells together, slot 0 first. Each
+    sorted key then falls in one of three classes, found from its
+    predecessor alone: a repeat (ignored, set semantics), a new element that
+    slot 0 also holds, or a new element slot 0 lacks. A single bincount of
+    ``class << set_bits | (group, slot)`` yields every set size and every
+    intersection, with no compaction of the key array. Sorts ``keys`` in place.
+
+    Returns:
+        ``float64`` array of length ``n_groups * (n_slots - 1)``, index
+        ``g * (n_slots - 1) + (s - 1)``; 0.0 where both sets are empty.
+    """
+    n_groups, n_slots = batch.n_groups, batch.n_slots
+    keys.sort()
+    # Non-n-gram windows have a zero top field: they all sort first.
+    keys = keys[np.searchsorted(keys, np.uint64(1 << (64 - batch.packing.bits))) :]
+    if keys.size == 0:
+        return np.zeros(n_groups * (n_slots - 1), dtype=np.float64)
+    set_bits = np.uint64(batch.set_bits)
+    width = 1 << batch.slot_bits
+    # Class of each key after the first, from its predecessor (0: repeat).
+    cls = keys[1:] ^ keys[:-1]
+    if n_slots == 2:
+        # A new key differing from its predecessor only in the slot bit is
+        # slot 1's copy of an n-gram slot 0 has: class 1. Others: class 2.
+        np.minimum(cls, 2, out=cls)
+    else:
+        # Slot 0 sorts first in its cell and cells ascend, so the last slot-0
+        # key so far is in a key's cell iff slot 0 holds that n-gram.
+        slot_mask = np.uint64(width - 1)
+        is_base = (keys & slot_mask) == 0
+        last_base = keys * is_base
+        np.maximum.accumulate(last_base, out=last_base)
+        last_base ^= keys
+        outside = np.greater(last_base[1:], slot_mask, out=is_base[1:])
+        np.minimum(cls, 1, out=cls)  # 1 for a new key
+        cls <<= outside  # 2 for a new key outside slot 0's cells
+    cls <<= set_bits
+    keys &= np.uint64((1 << batch.set_bits) - 1)  # keys become set ids
+    cls |= keys[1:]
+    n_sets = n_groups * width
+    counts = np.bincount(cls.view(np.int64), minlength=3 << batch.set_bits)
+    shared = counts[1 << batch.set_bits :][:n_sets].reshape(n_groups, width)
+    size = shared + counts[2 << batch.set_bits :][:n_sets].reshape(n_groups, width)
+    first = int(keys[0])  # the first key is new and shares nothing
+    size[first >> batch.slot_bits, first & (width - 1)] += 1
+    inter = shared[:, 1:n_slots]
+    union = size[:, :1] + size[:, 1:n_slots] - inter
+    out = np.zeros(union.shape, dtype=np.float64)
+    # Exact integers divided in float64: the same correctly rounded quotient
+    # as Python's len(a & b) / len(a | b). Empty union -> 0.0, as published.
+    np.divide(inter, union, out=out, where=union > 0)
+    return out.ravel()
 
 
 def _sequences(
@@ -669,25 +976,37 @@ def _simulate_vectorized(
         item_chars = np.array([len(corpus.norm(" ".join(w))) for w in used], dtype=np.int64)
     blocks = _item_blocks(item_chars * (2 * params.trials))
 
-    results: dict[str, dict[float, np.ndarray]] = {}
+    packing = _Packing.build(corpus, params.n)
+
     # Both-sided first, then one-sided on the continuing stream; within a
     # phase fractions, then blocks in item order: exactly the draw order of
-    # the published loops.
-    for side in ("both", "one"):
-        batches = [_Batch(corpus, items, params.trials, side) for items in blocks]
-        values: dict[float, np.ndarray] = {}
-        for f in params.fractions:
-            parts = []
-            for batch in batches:
-                chars, seq, alphabet = _sequences(corpus, batch, batch.keep(draw, f))
-                codes, wseq = _window_codes(chars, seq, alphabet, params.n)
-                parts.append(
-                    _group_jaccard(
-                        codes, wseq, batch.seq_group, batch.seq_slot, batch.n_groups, batch.n_slots
-                    )
-                )
-            values[f] = _frozen(np.concatenate(parts) if parts else [])
-        results[side] = values
+    # the published loops. The draws are taken here, in that order, and only
+    # the pure per-block computations go to the pool.
+    jobs: dict[str, dict[float, list[Future[np.ndarray]]]] = {}
+    submitted: list[Future[np.ndarray]] = []
+    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        for side in ("both", "one"):
+            batches = [
+                _Batch(corpus, items, params.trials, side, params.n, packing) for items in blocks
+            ]
+            jobs[side] = {}
+            for f in params.fractions:
+                jobs[side][f] = []
+                for batch in batches:
+                    # Keep flags of waiting blocks take memory (a byte per
+                    # draw): stay at most a couple of blocks per thread ahead.
+                    if len(submitted) >= 2 * _WORKERS:
+                        submitted[-2 * _WORKERS].result()
+                    job = pool.submit(batch.jaccard, batch.keep(draw, f))
+                    jobs[side][f].append(job)
+                    submitted.append(job)
+        results = {
+            side: {
+                f: _frozen(np.concatenate([job.result() for job in parts]) if parts else [])
+                for f, parts in by_f.items()
+            }
+            for side, by_f in jobs.items()
+        }
 
     return SensitivityResult(
         params=replace(params, method=method),
