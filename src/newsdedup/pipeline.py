@@ -8,7 +8,7 @@ else holds logic.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -389,4 +389,7 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         progress("dedupe: skipped, the calibration recommends no threshold (see calibration.json)")
         return
     config = DedupeConfig.from_calibration(out / name / "calibration.json")
+    # Recorded relative to the results root, so the written files do not depend on
+    # where the checkout (or a test's temporary folder) lives.
+    config = replace(config, threshold_source=f"{name}/calibration.json")
     run_dedupe(corpus, name, out, config, progress, echo)
