@@ -26,20 +26,22 @@ from newsdedup.crosshost import CrossHostReport, cross_host
 from newsdedup.dedupe import DedupeConfig, sweep_items_left
 from newsdedup.measure import MeasureConfig, MeasureReport, normalized_texts, run_measure
 from newsdedup.minhash import MinHashParams, estimate_matrix, signatures
-from newsdedup.normalize import DEFAULT_SCHEME, item_text
+from newsdedup.normalize import DEFAULT_SCHEME
 from newsdedup.report import (
+    calibration_console,
     corpus_meta,
     crosshost_console,
     environment,
     markdown_table,
     measure_console,
+    sensitivity_console,
     write_crosshost,
     write_csv,
     write_json,
     write_markdown,
     write_measure,
 )
-from newsdedup.sensitivity import SensitivityParams, SensitivityResult, simulate
+from newsdedup.sensitivity import SensitivityParams, simulate, texts_from_items
 from newsdedup.shingle import shingle_matrix
 from newsdedup.similarity import PairScores, jaccard_matrix, upper_pairs, weighted_jaccard_matrix
 
@@ -141,32 +143,6 @@ def sweep_seed000(items: pd.DataFrame, thresholds: np.ndarray) -> pd.DataFrame:
                          "items_left": table["items_left"]})
 
 
-def sensitivity_console(sens: SensitivityResult, bound: float) -> str:
-    """The two sensitivity tables and the bound, in the published layout."""
-    p = sens.params
-    lines = [
-        "Simulation of one announcement written up twice",
-        f"Jaccard of two texts that each keep every word with probability f "
-        f"(n-gram={p.n}, {sens.n_items_used} items x {p.trials} trials; "
-        f"{sens.n_items_skipped} items with < {p.min_words} words skipped)",
-        f"{'f':>5} {'mean':>7} {'std':>8} {'p5':>8} {'min':>7}",
-    ]
-    for r in sens.both_table().itertuples(index=False):
-        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.p5:8.3f} {r.min:7.3f}")
-    lines += ["", "One side reduced (original vs a text keeping each word with probability f)",
-              f"{'f':>5} {'mean':>7} {'std':>8} {'min':>7}"]
-    for r in sens.one_table().itertuples(index=False):
-        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.min:7.3f}")
-    lines += ["", f"unrelated-pair upper bound (max exact Jaccard over all pairs) = {bound:.3f}"]
-    return "\n".join(lines)
-
-
-def calibration_console(cal: Calibration) -> str:
-    band = f"({cal.band[0]:.3f}, {cal.band[1]:.3f}]" if cal.band else "none"
-    rec = f"{cal.recommended:.2f}" if cal.recommended is not None else "none"
-    return "\n".join(["", f"threshold band {band}; recommended {rec}", cal.rationale])
-
-
 def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None = None,
                   progress: Progress = _quiet, echo: bool = True) -> Calibration:
     """Sensitivity simulation, sweeps and the calibrated threshold of a corpus.
@@ -176,7 +152,7 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     """
     options = options or CalibrateOptions()
     items = corpus.items
-    texts = [item_text(t, s) for t, s in zip(items["title"], items["summary"], strict=True)]
+    texts = texts_from_items(items)
     progress(f"calibrate: word-retention simulation ({options.method}), "
              f"{len(options.fractions)} levels x {options.trials} trials")
     sens = simulate(texts, options.sensitivity())

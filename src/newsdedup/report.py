@@ -219,6 +219,35 @@ def write_measure(report, corpus, name: str, out_dir: Path) -> list[Path]:
     return written
 
 
+# --- calibrate ----------------------------------------------------------------
+
+
+def sensitivity_console(sens, bound: float) -> str:
+    """The two sensitivity tables and the bound, in the published layout."""
+    p = sens.params
+    lines = [
+        "Simulation of one announcement written up twice",
+        f"Jaccard of two texts that each keep every word with probability f "
+        f"(n-gram={p.n}, {sens.n_items_used} items x {p.trials} trials; "
+        f"{sens.n_items_skipped} items with < {p.min_words} words skipped)",
+        f"{'f':>5} {'mean':>7} {'std':>8} {'p5':>8} {'min':>7}",
+    ]
+    for r in sens.both_table().itertuples(index=False):
+        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.p5:8.3f} {r.min:7.3f}")
+    lines += ["", "One side reduced (original vs a text keeping each word with probability f)",
+              f"{'f':>5} {'mean':>7} {'std':>8} {'min':>7}"]
+    for r in sens.one_table().itertuples(index=False):
+        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.min:7.3f}")
+    lines += ["", f"unrelated-pair upper bound (max exact Jaccard over all pairs) = {bound:.3f}"]
+    return "\n".join(lines)
+
+
+def calibration_console(cal) -> str:
+    band = f"({cal.band[0]:.3f}, {cal.band[1]:.3f}]" if cal.band else "none"
+    rec = f"{cal.recommended:.2f}" if cal.recommended is not None else "none"
+    return "\n".join(["", f"threshold band {band}; recommended {rec}", cal.rationale])
+
+
 # --- cross-host --------------------------------------------------------------
 
 

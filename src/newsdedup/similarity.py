@@ -134,15 +134,6 @@ def all_pairs_jaccard(shingled: ShingleMatrix, block: int = DEFAULT_BLOCK) -> Pa
     return upper_pairs(jaccard_matrix(shingled, block))
 
 
-def score_histogram(scores: np.ndarray, bins: int = 50) -> tuple[np.ndarray, np.ndarray]:
-    """Counts of scores in ``bins`` equal bins over ``[0, 1]``.
-
-    Returns:
-        ``(counts, edges)`` as from :func:`numpy.histogram`.
-    """
-    return np.histogram(scores, bins=bins, range=(0.0, 1.0))
-
-
 def idf_weights(shingled: ShingleMatrix) -> np.ndarray:
     """Batch IDF of each shingle, as in seed 000.
 
