@@ -27,3 +27,12 @@ def test_matrix_rows_equal_python_sets(texts, n):
     assert m.n_items == len(texts)
     for i, t in enumerate(texts):
         assert m.row(i) == shingles(t, n)
+
+
+@given(st.lists(st.text(max_size=12), max_size=8), st.integers(1, 20))
+def test_packed_and_dict_paths_agree(texts, n):
+    from newsdedup.shingle import _shingle_matrix_dicts
+
+    a, b = shingle_matrix(texts, n), _shingle_matrix_dicts(texts, n)
+    assert a.vocab == b.vocab
+    assert (a.matrix != b.matrix).nnz == 0 and a.matrix.shape == b.matrix.shape

@@ -91,6 +91,40 @@ def shingle_matrix(texts: Sequence[str], n: int) -> ShingleMatrix:
     """
     if n < 1:
         raise ValueError(f"n-gram size must be >= 1, got {n}")
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    joined = "".join(texts)
+    # Code points -> dense ids; an n-gram is then one integer in base |alphabet|.
+    points = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    alphabet, ids = np.unique(points, return_inverse=True)
+    base = max(len(alphabet), 1)
+    if base**n >= 2**63:
+        return _shingle_matrix_dicts(texts, n)  # packed codes would overflow int64
+    ends = np.repeat(np.cumsum(lengths), lengths)
+    pos = np.flatnonzero(np.arange(len(joined)) + n <= ends)  # windows inside one text
+    code = np.zeros(len(pos), dtype=np.int64)
+    for m in range(n):
+        code = code * base + ids[pos + m]
+    rows = np.repeat(np.arange(len(texts)), np.maximum(lengths - n + 1, 0))
+    uniq, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    # Columns in first-seen order (item order, then position), as documented.
+    by_first = np.argsort(first, kind="stable")
+    column = np.empty(len(uniq), dtype=np.int64)
+    column[by_first] = np.arange(len(uniq))
+    v = len(uniq)
+    key = np.unique(rows * v + column[inverse.ravel()]) if v else np.zeros(0, np.int64)
+    key_rows, key_cols = (key // v, key % v) if v else (key, key)
+    indptr = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key_rows, minlength=len(texts)), out=indptr[1:])
+    matrix = sp.csr_matrix(
+        (np.ones(len(key_cols), dtype=np.int32), key_cols.astype(np.int32), indptr),
+        shape=(len(texts), v),
+    )
+    vocab = [joined[p : p + n] for p in pos[first[by_first]].tolist()]
+    return ShingleMatrix(matrix=matrix, vocab=vocab, n=n)
+
+
+def _shingle_matrix_dicts(texts: Sequence[str], n: int) -> ShingleMatrix:
+    """Plain-Python construction, for alphabets too large to pack n-grams in 63 bits."""
     index: dict[str, int] = {}
     indptr = [0]
     indices: list[int] = []
