@@ -51,21 +51,25 @@ def parse_dates(items: pd.DataFrame) -> pd.Series:
     Accepts ISO dates/times and epoch milliseconds (all-digit strings, as in
     the UCI aggregator). Empty values become ``NaT`` and never fall in a window.
     """
-    raw = items["published_at"].astype(str)
-    digits = raw.str.fullmatch(r"\d{11,}")
-    out = pd.Series(pd.NaT, index=items.index, dtype="datetime64[ns]")
+    raw = items["published_at"].astype(str).reset_index(drop=True)
+    digits = raw.str.fullmatch(r"\d{11,}").to_numpy()
+    out = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
     if digits.any():
         out[digits] = pd.to_datetime(raw[digits].astype("int64"), unit="ms")
-    rest = ~digits & (raw != "")
-    for pos in np.flatnonzero(rest.to_numpy()):
-        value = raw.iloc[pos]
-        try:
-            out.iloc[pos] = pd.Timestamp(value).tz_localize(None)
-        except (ValueError, TypeError):
+    rest = ~digits & (raw != "").to_numpy()
+    if rest.any():
+        # One vectorized parse; offsets are converted to UTC and dropped so that
+        # dates with and without a zone compare on one clock.
+        parsed = pd.to_datetime(raw[rest], format="ISO8601", errors="coerce", utc=True)
+        bad = parsed.isna().to_numpy()
+        if bad.any():
+            pos = int(np.flatnonzero(rest)[np.argmax(bad)])
             raise ValueError(
                 f"record {pos + 1} (id {items['id'].iloc[pos]!r}): "
-                f"published_at {value!r} is not a date"
-            ) from None
+                f"published_at {raw.iloc[pos]!r} is not a date"
+            )
+        out[rest] = parsed.dt.tz_convert(None).to_numpy()
+    out.index = items.index
     return out
 
 
