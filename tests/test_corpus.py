@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.config import CORPORA_DIR, PALDYN, locate_pinned, sha256_file
+from newsdedup.config import PALDYN, locate_pinned, sha256_file, shared_corpus_file
 from newsdedup.corpus import (
     CANONICAL,
     CorpusError,
@@ -610,15 +610,6 @@ def test_parquet_garbage_raises(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def shared_file(*parts: str) -> Path:
-    path = CORPORA_DIR.joinpath(*parts)
-    if not path.is_file():
-        pytest.fail(
-            f"shared corpus file missing: {path}. The real-corpus tests read ../shared/corpora "
-            "beside the checkout (or NEWSDEDUP_SHARED); see shared/README.md.",
-            pytrace=False,
-        )
-    return path
 
 
 def paldyn_path() -> Path:
@@ -679,7 +670,7 @@ def test_paldyn_items() -> None:
 
 
 def test_uci_head_truncated_last_row() -> None:
-    path = shared_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
+    path = shared_corpus_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
     with pytest.warns(CorpusWarning, match="rejected 1 of 6367 records"):
         res = load_corpus(path, columns=UCI_COLUMNS)
     assert len(res.items) == 6366 and res.n_records == 6367

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.config import CORPORA_DIR
+from newsdedup.config import shared_corpus_file
 from newsdedup.corpus import CorpusWarning, LoadResult, load_corpus
 from newsdedup.evaluate import (
     CUTOFFS,
@@ -310,21 +309,12 @@ def test_evaluate_stories_synthetic() -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def shared_file(*parts: str) -> Path:
-    path = CORPORA_DIR.joinpath(*parts)
-    if not path.is_file():
-        pytest.fail(
-            f"shared corpus file missing: {path}. The real-corpus tests read ../shared/corpora "
-            "beside the checkout (or NEWSDEDUP_SHARED); see shared/README.md.",
-            pytrace=False,
-        )
-    return path
 
 
 @functools.cache
 def sts_results(split: str) -> dict[str, dict[str, pd.DataFrame]]:
-    ko = load_korsts(shared_file("korsts", f"sts-{split}.tsv"))
-    en = load_stsb(shared_file("stsb-en", f"sts-{split}.csv"))
+    ko = load_korsts(shared_corpus_file("korsts", f"sts-{split}.tsv"))
+    en = load_stsb(shared_corpus_file("stsb-en", f"sts-{split}.csv"))
     return {"ko": evaluate_sts(ko), "en": evaluate_sts(en)}
 
 
@@ -386,7 +376,7 @@ UCI_COLUMNS = {
 
 
 def load_uci() -> LoadResult:
-    path = shared_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
+    path = shared_corpus_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = load_corpus(path, columns=UCI_COLUMNS)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from newsdedup.config import CORPORA_DIR
+from newsdedup.config import shared_corpus_file
 from newsdedup.corpus import CorpusError
 from newsdedup.pairs import PAIR_COLUMNS, label_pairs, load_korsts, load_stsb
 
@@ -117,23 +117,14 @@ def test_label_pairs_cutoffs_are_inclusive() -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def shared_file(*parts: str) -> Path:
-    path = CORPORA_DIR.joinpath(*parts)
-    if not path.is_file():
-        pytest.fail(
-            f"shared corpus file missing: {path}. The real-corpus tests read ../shared/corpora "
-            "beside the checkout (or NEWSDEDUP_SHARED); see shared/README.md.",
-            pytrace=False,
-        )
-    return path
 
 
 @pytest.mark.parametrize(
     ("split", "rows", "headlines"), [("dev", 1500, 250), ("train", 5749, 1999)]
 )
 def test_korsts_and_stsb_align_one_to_one(split: str, rows: int, headlines: int) -> None:
-    ko = load_korsts(shared_file("korsts", f"sts-{split}.tsv"))
-    en = load_stsb(shared_file("stsb-en", f"sts-{split}.csv"))
+    ko = load_korsts(shared_corpus_file("korsts", f"sts-{split}.tsv"))
+    en = load_stsb(shared_corpus_file("stsb-en", f"sts-{split}.csv"))
     assert len(ko) == len(en) == rows
     keys = ["genre", "filename", "year", "id", "score"]
     pd.testing.assert_frame_equal(ko[keys], en[keys])
@@ -144,7 +135,7 @@ def test_korsts_and_stsb_align_one_to_one(split: str, rows: int, headlines: int)
 
 
 def test_korsts_dev_headline_labels() -> None:
-    ko = load_korsts(shared_file("korsts", "sts-dev.tsv"))
+    ko = load_korsts(shared_corpus_file("korsts", "sts-dev.tsv"))
     news = ko[ko["filename"] == "headlines"]
     counts = label_pairs(news).value_counts().to_dict()
     assert counts == {"between": 142, "different": 58, "same": 50}
@@ -152,7 +143,7 @@ def test_korsts_dev_headline_labels() -> None:
 
 
 def test_stsb_dev_extra_columns() -> None:
-    en = load_stsb(shared_file("stsb-en", "sts-dev.csv"))
+    en = load_stsb(shared_corpus_file("stsb-en", "sts-dev.csv"))
     extra = en[en["extra"] != ""]
     assert len(extra) == 22
     assert set(extra["filename"]) == {"headlines"}

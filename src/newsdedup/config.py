@@ -113,3 +113,18 @@ def locate_pinned(corpus: PinnedCorpus = PALDYN, verify: bool = True) -> Path:
 def results_dir(corpus_name: str) -> Path:
     """Folder for one corpus's outputs: ``results/<corpus_name>/``."""
     return RESULTS_DIR / corpus_name
+
+
+def shared_corpus_file(*parts: str) -> Path:
+    """A file of ``shared/corpora/`` (e.g. ``"korsts", "sts-dev.tsv"``), which must exist.
+
+    Raises:
+        CorpusNotFound: The file is missing; the message says where it was looked for.
+    """
+    path = CORPORA_DIR.joinpath(*parts)
+    if not path.is_file():
+        raise CorpusNotFound(
+            f"shared corpus file missing: {path}. Real-corpus steps read ../shared/corpora "
+            "beside the checkout (or the folder NEWSDEDUP_SHARED names); see shared/README.md."
+        )
+    return path
