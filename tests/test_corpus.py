@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.config import PALDYN, locate_pinned, sha256_file, shared_corpus_file
+from newsdedup.config import PALDYN, UCI_COLUMNS, locate_pinned, sha256_file, shared_corpus_file
 from newsdedup.corpus import (
     CANONICAL,
     CorpusError,
@@ -479,13 +479,6 @@ def test_jsonl_round_trips_exactly(records: list[dict[str, str]]) -> None:
 # CSV
 # ---------------------------------------------------------------------------------------
 
-UCI_COLUMNS = {
-    "id": "ID",
-    "title": "TITLE",
-    "url": "URL",
-    "source": "PUBLISHER",
-    "published_at": "TIMESTAMP",
-}
 UCI_HEADER = "ID,TITLE,URL,PUBLISHER,CATEGORY,STORY,HOSTNAME,TIMESTAMP\n"
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.config import shared_corpus_file
+from newsdedup.config import UCI_COLUMNS, shared_corpus_file
 from newsdedup.corpus import CorpusWarning, LoadResult, load_corpus
 from newsdedup.evaluate import (
     CUTOFFS,
@@ -366,13 +366,6 @@ def test_sts_cutoffs_table_has_both_pairs() -> None:
     assert len(metrics) == 3 * len(metric_grid())
 
 
-UCI_COLUMNS = {
-    "id": "ID",
-    "title": "TITLE",
-    "url": "URL",
-    "source": "PUBLISHER",
-    "published_at": "TIMESTAMP",
-}
 
 
 def load_uci() -> LoadResult:

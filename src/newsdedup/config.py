@@ -128,3 +128,17 @@ def shared_corpus_file(*parts: str) -> Path:
             "beside the checkout (or the folder NEWSDEDUP_SHARED names); see shared/README.md."
         )
     return path
+
+
+UCI_COLUMNS: dict[str, str] = {
+    "id": "ID",
+    "title": "TITLE",
+    "url": "URL",
+    "source": "PUBLISHER",
+    "published_at": "TIMESTAMP",
+}
+"""Canonical column -> field of the UCI News Aggregator CSV (``shared/corpora/uci-…``).
+
+On the command line the same mapping is
+``--columns id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP``.
+"""
