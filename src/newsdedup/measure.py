@@ -197,7 +197,7 @@ def measure_ngram(texts: Sequence[str], n: int, config: MeasureConfig) -> NgramM
     exact = upper_pairs(jaccard_matrix(shingled))
     t2 = time.perf_counter()
     # All pairs: k dense N x N comparisons beat gathering N^2/2 signature rows.
-    estimate = upper_pairs(estimate_matrix(sigs, empty))
+    estimate = upper_pairs(estimate_matrix(sigs, empty), like=exact)
     lsh_rows = []
     if config.lsh:
         for t in config.thresholds:

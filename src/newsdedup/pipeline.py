@@ -112,16 +112,24 @@ def scorer_matrices(items: pd.DataFrame, n: int, scheme: str = DEFAULT_SCHEME,
     }
 
 
-def sweep_scorers(matrices: dict[str, np.ndarray], thresholds: np.ndarray) -> pd.DataFrame:
+def sweep_scorers(matrices: dict[str, np.ndarray], thresholds: np.ndarray,
+                  pairs: dict[str, PairScores] | None = None) -> pd.DataFrame:
     """Threshold sweep of every scorer: pairs at or above, and items left after greedy clustering.
 
     Clustering is :func:`newsdedup.cluster.greedy_clusters` against group
     representatives (no chain merges) with no gate, so the count is what the
-    score alone would leave.
+    score alone would leave. ``pairs`` may hold the condensed scores already
+    computed for some scorers.
     """
+    pairs = dict(pairs or {})
     frames = []
+    first = None
     for scorer, m in matrices.items():
-        table = sweep(upper_pairs(m), thresholds,
+        if scorer not in pairs:
+            pairs[scorer] = upper_pairs(m, like=first)
+        if first is None:
+            first = pairs[scorer]
+        table = sweep(pairs[scorer], thresholds,
                       items_left=lambda t, m=m: greedy_clusters(m, t).n_groups)
         frames.append(table.assign(scorer=scorer))
     out = pd.concat(frames, ignore_index=True)
@@ -160,8 +168,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     matrices = scorer_matrices(items, options.n, options.scheme)
     exact = upper_pairs(matrices["jaccard"])
     grid = default_grid(options.sweep_lo, options.sweep_hi)
-    sweeps = pd.concat([sweep_scorers(matrices, grid), sweep_seed000(items, grid)],
-                       ignore_index=True)
+    sweeps = pd.concat([sweep_scorers(matrices, grid, {"jaccard": exact}),
+                        sweep_seed000(items, grid)], ignore_index=True)
     cal = calibrate(exact, items, sens,
                     sweeps[sweeps["scorer"] == "jaccard"].drop(columns="scorer")
                     .reset_index(drop=True))

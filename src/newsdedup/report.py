@@ -202,8 +202,9 @@ def write_measure(report, corpus, name: str, out_dir: Path) -> list[Path]:
         write_csv(report.errors, out_dir / "error_vs_perm.csv"),
         write_csv(report.histogram(), out_dir / "histogram.csv"),
     ]
-    if len(report.lsh()):
-        written.append(write_csv(report.lsh(), out_dir / "lsh.csv"))
+    lsh = report.lsh()
+    if len(lsh):
+        written.append(write_csv(lsh, out_dir / "lsh.csv"))
     written.append(write_markdown(measure_markdown(report, corpus), out_dir / "measure.md",
                                   f"Measurement: {name}"))
     written.append(write_json(
