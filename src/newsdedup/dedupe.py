@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster import Clustering, greedy_pairs
-from newsdedup.corpus import host_of
-from newsdedup.gate import bucket_ids, bucketed_pairs, lead_token, strip_outlet
+from newsdedup.corpus import hosts_of
+from newsdedup.gate import bucket_ids, bucketed_pairs, strip_outlet, subject_key
 from newsdedup.minhash import FAMILIES, MinHashParams
 from newsdedup.normalize import get_scheme, item_text
 from newsdedup.scorers import SCORERS, BlockScorer, make_scorer
@@ -229,9 +229,11 @@ def _matches(host: str, domains: Sequence[str]) -> bool:
 
 
 def _column(items: pd.DataFrame, name: str) -> list[str]:
+    """A column as ``str`` per row, ``""`` where missing (or the column is absent)."""
     if name not in items.columns:
         return [""] * len(items)
-    return ["" if pd.isna(v) else str(v) for v in items[name]]
+    col = items[name]
+    return col.astype(object).where(col.notna(), "").astype(str).tolist()
 
 
 def _timestamps(items: pd.DataFrame) -> np.ndarray:
@@ -287,25 +289,36 @@ def keep_rank(
         >>> keep_rank(df).tolist()
         [0, 1, 2]
     """
-    if len(items) == 0:
+    return _dense_rank(*_keep_criteria(items, syndicators, opaque_hosts))
+
+
+def _dense_rank(syndicated: np.ndarray, opaque: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    if syndicated.size == 0:
         return np.zeros(0, dtype=np.int64)
-    syndicated, opaque, ts = _keep_criteria(items, syndicators, opaque_hosts)
-    keys = np.column_stack([(~syndicated).astype(np.float64), (~opaque).astype(np.float64), ts])
-    # np.unique over rows sorts lexicographically, first column most significant:
-    # the inverse is exactly the dense rank of the criteria tuple.
-    _, dense = np.unique(keys, axis=0, return_inverse=True)
-    return dense.reshape(-1).astype(np.int64)
+    # Sort by the criteria tuple (original first, then direct link, then time);
+    # the dense rank counts the changes along that order.
+    order = np.lexsort((ts, ~opaque, ~syndicated))
+    keys = (syndicated[order], opaque[order], ts[order])
+    change = np.zeros(order.size, dtype=bool)
+    for k in keys:
+        change[1:] |= k[1:] != k[:-1]
+    dense = np.empty(order.size, dtype=np.int64)
+    dense[order] = np.cumsum(change)
+    return dense
 
 
 def _keep_criteria(items: pd.DataFrame, syndicators: Sequence[str],
                    opaque_hosts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: syndicated copy?, opaque link?, publication time (UTC seconds, -inf unknown)."""
-    hosts = _column(items, "host")
-    url_hosts = [host_of(u) for u in _column(items, "url")]
-    syndicated = np.array([_matches(h, syndicators) or _matches(u, syndicators)
-                           for h, u in zip(hosts, url_hosts, strict=True)], dtype=bool)
-    link = [u or h for h, u in zip(hosts, url_hosts, strict=True)]
-    opaque = np.array([not lk or _matches(lk, opaque_hosts) for lk in link], dtype=bool)
+    hosts = pd.Series(_column(items, "host"), dtype=object)
+    url_hosts = pd.Series(hosts_of(_column(items, "url")), dtype=object)
+    # A feed has few distinct hosts: match each once, then map back to the rows.
+    distinct = pd.unique(pd.concat([hosts, url_hosts], ignore_index=True))
+    synd = {h: _matches(h, syndicators) for h in distinct}
+    opq = {h: _matches(h, opaque_hosts) for h in distinct}
+    syndicated = (hosts.map(synd) | url_hosts.map(synd)).to_numpy(dtype=bool)
+    link = url_hosts.where(url_hosts != "", hosts)
+    opaque = ((link == "") | link.map(opq)).to_numpy(dtype=bool)
     return syndicated, opaque, _timestamps(items)
 
 
@@ -323,6 +336,7 @@ class _Prepared:
     survivors: np.ndarray  # row of each exact group's representative, in visiting order
     leads: list[str]  # lead token per row
     rank: np.ndarray  # keep_rank per row
+    criteria: tuple[np.ndarray, np.ndarray, np.ndarray]  # syndicated, opaque, time per row
     buckets: np.ndarray  # bucket id per survivor (all 0 without the gate)
     scorer: BlockScorer  # over the survivors, in visiting order
 
@@ -370,7 +384,8 @@ def _prepare(items: pd.DataFrame, config: DedupeConfig,
     norm = get_scheme(config.scheme)
     titles = _titles(items, config)
     heads = [norm(t) for t in titles]
-    rank = keep_rank(items, config.syndicators, config.opaque_hosts)
+    criteria = _keep_criteria(items, config.syndicators, config.opaque_hosts)
+    rank = _dense_rank(*criteria)
     n_rows = len(items)
     order = canonical_order(rank, heads, _ids(items))
 
@@ -404,11 +419,14 @@ def _prepare(items: pd.DataFrame, config: DedupeConfig,
     # would otherwise inflate document frequencies of the stories they repeat.
     scorer = make_scorer(shingled, config.scorer, reference=reference,
                          minhash=config.minhash_params())
-    leads = [lead_token(t) for t in _column(items, "title")]
+    # The subject key is taken from the stripped title whatever strip_outlet says:
+    # an outlet name must never become a subject.
+    stripped = titles if config.strip_outlet else [strip_outlet(t) for t in titles]
+    leads = [subject_key(t) for t in stripped]
     buckets = bucket_ids([leads[r] for r in survivors] if config.gate else None,
                          len(survivors))
     return _Prepared(exact_id=exact_id, survivors=survivors, leads=leads, rank=rank,
-                     buckets=buckets, scorer=scorer)
+                     criteria=criteria, buckets=buckets, scorer=scorer)
 
 
 def _near_pairs(prep: _Prepared, threshold: float, chunk: int = 256,
@@ -481,9 +499,9 @@ class DedupeResult:
         })
 
 
-def _kept_because(items: pd.DataFrame, config: DedupeConfig, rows: np.ndarray,
+def _kept_because(criteria: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,
                   reps: np.ndarray) -> np.ndarray:
-    syndicated, opaque, ts = _keep_criteria(items, config.syndicators, config.opaque_hosts)
+    syndicated, opaque, ts = criteria
     out = np.full(rows.size, "tie-break", dtype=object)
     newer = ts[reps] > ts[rows]
     out[newer] = "newer"
@@ -536,7 +554,7 @@ def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: _Prepared,
                        representative=[ids[r] for r in rep_rows],
                        stage=stage.astype(object), score_to_rep=score.astype(np.float64),
                        lead=prep.leads, rule=rule.astype(object),
-                       kept_because=_kept_because(items, config, np.arange(n_rows), rep_rows))
+                       kept_because=_kept_because(prep.criteria, np.arange(n_rows), rep_rows))
     clustering = Clustering(labels=labels.astype(np.int64), representatives=reps,
                             join_scores=join_scores, joined_to=joined_to.astype(np.int64))
     return DedupeResult(items=out, config=config, clustering=clustering,
