@@ -45,8 +45,9 @@ evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story 
 	$(BIN)/newsdedup evaluate-stories ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv \
 	    --name uci-head --columns id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
 
-dedupe: $(STAMP)  ## dedupe (seed-000 pipeline) with the corpus's calibrated threshold
-	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json
+dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, gate on/off
+	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \
+	    --sweep 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6
 
 figures: $(STAMP)  ## PNG figures from the results tables
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))

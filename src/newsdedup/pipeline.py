@@ -7,7 +7,7 @@ else holds logic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -23,7 +23,13 @@ from newsdedup.calibration import (
 )
 from newsdedup.cluster import greedy_clusters
 from newsdedup.crosshost import CrossHostReport, cross_host
-from newsdedup.dedupe import DedupeConfig, sweep_items_left
+from newsdedup.dedupe import (
+    DedupeConfig,
+    dedupe,
+    document_frequencies,
+    sweep_dedupe,
+    sweep_items_left,
+)
 from newsdedup.measure import MeasureConfig, MeasureReport, normalized_texts, run_measure
 from newsdedup.minhash import MinHashParams, estimate_matrix, signatures
 from newsdedup.normalize import DEFAULT_SCHEME
@@ -147,7 +153,7 @@ def sweep_seed000(items: pd.DataFrame, thresholds: np.ndarray) -> pd.DataFrame:
     """
     table = sweep_items_left(items, thresholds, DedupeConfig())
     return pd.DataFrame({"scorer": SEED000, "threshold": table["threshold"],
-                         "pairs": table["allowed_pairs_at_or_above"],
+                         "pairs": table["pairs_at_or_above"],
                          "items_left": table["items_left"]})
 
 
@@ -258,21 +264,44 @@ def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None
     return rep
 
 
+DEDUPE_SWEEP: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 13))
+"""Thresholds 0.05, 0.10, ..., 0.60 swept by ``run`` and ``make dedupe`` for every scorer."""
+
+DEDUPE_COLUMNS = ("id", "title", "source", "url", "published_at", "group", "is_representative",
+                  "representative", "stage", "rule", "score_to_rep", "lead", "kept_because")
+"""Columns of the ``dedupe/items.csv`` audit file (those the corpus has)."""
+
+
 def run_dedupe(corpus, name: str, out: Path, config, progress: Progress = _quiet,
-               echo: bool = True):
+               echo: bool = True, reference=None, sweep: Sequence[float] | None = None):
     """Dedupe a corpus with a ``DedupeConfig``; writes ``<out>/<name>/dedupe/``.
 
-    Every input row is written to ``items.csv`` with its group, whether it is
-    kept, how it matched (exact / near / unique) and its score to the
-    representative; ``groups.csv`` lists the merged groups; ``dedupe.json``
-    records the configuration, the threshold's source and rationale.
-    """
-    from newsdedup.dedupe import dedupe
+    Every input row is written to ``items.csv`` (the audit file) with its
+    group, whether it is kept, its representative, how it matched (exact /
+    near / unique), the rule that decided, its score to the representative,
+    its gate key and why the representative was preferred. ``groups.csv``
+    lists the merged groups; ``dedupe.json`` records the configuration, the
+    scorer's parameters (IDF source, MinHash family/seed/num_perm), the
+    threshold's source and rationale. With ``sweep`` thresholds, ``sweep.csv``
+    holds items left per threshold for every scorer, gate on and off.
 
+    Args:
+        corpus: A :class:`~newsdedup.corpus.LoadResult`.
+        name: Results folder name.
+        out: Results root.
+        config: A :class:`~newsdedup.dedupe.DedupeConfig`.
+        progress: Progress callback.
+        echo: Print the groups.
+        reference: A ``LoadResult`` whose document frequencies weigh the
+            ``"idf"`` scorer; None for batch IDF.
+        sweep: Thresholds to sweep, or None.
+    """
     gate = "on" if config.gate else "off"
+    df = None if reference is None else document_frequencies(reference.items, config)
+    idf = "batch" if df is None else f"reference ({df.n_docs} documents)"
     progress(f"dedupe: threshold {config.threshold:.2f} ({config.threshold_source}), "
-             f"{config.scorer} n={config.n} on {config.text}, gate {gate}")
-    result = dedupe(corpus.items, config)
+             f"{config.scorer} n={config.n} on {config.text}, gate {gate}, idf {idf}")
+    result = dedupe(corpus.items, config, reference=df)
     rows = result.items
     groups = result.groups()
     merged = groups[groups["size"] > 1]
@@ -281,16 +310,31 @@ def run_dedupe(corpus, name: str, out: Path, config, progress: Progress = _quiet
         for g in merged.itertuples(index=False):
             print(f"  [{g.size}] {g.title}  <- {', '.join(map(str, g.members))}")
     out_dir = out / name / "dedupe"
-    cols = ["id", "title", "group", "is_representative", "stage", "score_to_rep", "lead"]
-    write_csv(rows[[c for c in cols if c in rows.columns]], out_dir / "items.csv")
+    write_csv(rows[[c for c in DEDUPE_COLUMNS if c in rows.columns]], out_dir / "items.csv")
     write_csv(merged.assign(members=[" ".join(map(str, m)) for m in merged["members"]]),
               out_dir / "groups.csv")
-    write_json({"corpus": corpus_meta(corpus, name),
-                "config": {k: v for k, v in asdict(config).items()},
-                "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
-                "environment": environment()}, out_dir / "dedupe.json")
+    meta = {"corpus": corpus_meta(corpus, name),
+            "config": {k: v for k, v in asdict(config).items()},
+            "scorer": result.scorer_params,
+            "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
+            "by_stage": {k: int(v) for k, v in rows["stage"].value_counts().sort_index().items()}}
+    if sweep:
+        table = sweep_dedupe(corpus.items, sweep, config=config, reference=df,
+                             progress=progress)
+        write_csv(table, out_dir / "sweep.csv")
+        meta["sweep"] = {"thresholds": list(sweep), "minhash": config.minhash_params().as_dict()}
+        if echo:
+            print(sweep_console(table))
+    write_json(meta | {"environment": environment()}, out_dir / "dedupe.json")
     progress(f"dedupe: wrote {out_dir}")
     return result
+
+
+def sweep_console(table: pd.DataFrame) -> str:
+    """Items left per threshold, one column per scorer and gate setting."""
+    wide = table.assign(column=table["scorer"] + np.where(table["gate"], "+gate", ""))
+    wide = wide.pivot(index="threshold", columns="column", values="items_left")
+    return "items left per threshold\n" + wide.to_string()
 
 
 def _write_tables(tables: dict[str, pd.DataFrame], out_dir: Path, prefix: str = "") -> list[str]:
@@ -376,4 +420,4 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     # Recorded relative to the results root, so the written files do not depend on
     # where the checkout (or a test's temporary folder) lives.
     config = replace(config, threshold_source=f"{name}/calibration.json")
-    run_dedupe(corpus, name, out, config, progress, echo)
+    run_dedupe(corpus, name, out, config, progress, echo, sweep=DEDUPE_SWEEP)
