@@ -481,3 +481,89 @@ def score_histogram(
         listed += len(v)
     counts[_bin_of(np.zeros(1), e)[0]] += total - listed  # pairs sharing no shingle score 0.0
     return counts, 0
+
+
+HISTOGRAM_STEP = 0.05
+"""Width of the score bins written by :func:`write_join`."""
+
+
+def write_join(
+    ids: list[str],
+    shingled: ShingleMatrix,
+    threshold: float,
+    out_dir,
+    params: dict,
+    k: int = 0,
+    lsh=None,
+    client=None,
+    progress: Callable[[str], None] | None = None,
+) -> JoinResult:
+    """Run the join; write ``pairs.csv``, ``histogram.csv``, ``join.json`` (``topk.csv``, LSH).
+
+    Args:
+        ids: Item ids, one per row of ``shingled``.
+        shingled: Items as a shingle matrix.
+        threshold: Join threshold in ``(0, 1]``.
+        out_dir: Folder for the files (created).
+        params: Settings to record beside the counts (corpus, n, scheme, text ...).
+        k: Top-``k`` neighbours per item to write (0: none).
+        lsh: ``(MinHashParams, Banding)`` to measure LSH recall per bin against the join.
+        client: A :class:`distributed.Client` to run the join on Dask, or None.
+        progress: Called with one-line status messages.
+
+    Returns:
+        The :class:`JoinResult` (identical on both paths).
+    """
+    from pathlib import Path
+
+    import pandas as pd
+
+    from newsdedup.report import write_csv, write_json
+
+    say = progress or (lambda _msg: None)
+    out = Path(out_dir)
+    n = shingled.n_items
+    if len(ids) != n:
+        raise ValueError(f"{len(ids)} ids for {n} items")
+    say(f"joining {n} items at J >= {threshold} ({'Dask' if client else 'one machine'})")
+    if client is None:
+        result = threshold_join(shingled, threshold)
+    else:
+        from newsdedup.distributed import dask_threshold_join
+
+        result = dask_threshold_join(shingled, threshold, client)
+    p = result.pairs
+    ida = np.asarray(ids, dtype=object)
+    write_csv(pd.DataFrame({"i": p.i, "j": p.j, "id_i": ida[p.i], "id_j": ida[p.j],
+                            "score": p.score}), out / "pairs.csv")
+    edges = np.round(np.arange(threshold, 1.0, HISTOGRAM_STEP), 10).tolist() + [1.0]
+    edges = sorted(set(edges))
+    counts, below = pair_histogram(p, edges, n * (n - 1) // 2)
+    write_csv(pd.DataFrame({"lo": edges[:-1], "hi": edges[1:], "pairs": counts}),
+              out / "histogram.csv")
+    summary = {**params, "threshold": result.threshold, "n_items": n, "pairs": len(p),
+               "pairs_below_threshold": below, "candidates": result.candidates,
+               "verified": result.verified}
+    if k:
+        top = top_k(p, n, k)
+        rows = np.repeat(np.arange(n), k)
+        nb, sc = top.neighbour.ravel(), top.score.ravel()
+        has = nb >= 0
+        write_csv(pd.DataFrame({"i": rows[has], "rank": np.tile(np.arange(1, k + 1), n)[has],
+                                "j": nb[has], "id_i": ida[rows[has]], "id_j": ida[nb[has]],
+                                "score": sc[has]}), out / "topk.csv")
+        summary["top_k"] = k
+    if lsh is not None:
+        from newsdedup.lsh import recall_by_bin
+        from newsdedup.minhash import lsh_candidate_pairs, signatures
+
+        mh, banding = lsh
+        say(f"LSH: {mh.family} k={mh.num_perm}, {banding.bands} bands x {banding.rows} rows")
+        sigs = signatures(shingled, mh)
+        cand = lsh_candidate_pairs(sigs, shingled.sizes == 0, banding.bands, banding.rows)
+        write_csv(recall_by_bin(p, cand, n, edges, banding), out / "lsh_recall.csv")
+        summary.update(minhash=mh.as_dict(), banding=banding.as_dict(), lsh_candidates=len(cand))
+    write_json(summary, out / "join.json")
+    say(f"{len(p)} pairs at J >= {threshold} ({result.candidates} candidates, "
+        f"{result.verified} verified); wrote {out}")
+    return result
