@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from newsdedup.shingle import ShingleMatrix
+from newsdedup.shingle import ShingleMatrix, sorted_unique
 from newsdedup.similarity import PairScores
 
 __all__ = [
@@ -95,8 +95,9 @@ class JoinIndex:
         order: Original index of each non-empty item, sorted by (size, index).
         sizes: Shingle count of each item in that order (``int64``).
         items: Their shingle rows, columns relabelled by rarity rank (CSR).
-        prefix: Probe prefixes, the first ``|x| - ceil(t|x|) + 1`` ranks (CSR).
-        mid: Mid prefixes, the first ``|x| - ceil(2t/(1+t)|x|) + 1`` ranks, used
+        prefix: Probe prefixes, the first ``|x| - ceil(t|x|) + k`` ranks (CSR;
+            ``k = 4`` shared shingles, clipped to ``|x|``).
+        mid: Mid prefixes, the first ``|x| - ceil(2t/(1+t)|x|) + k`` ranks, used
             when ``x`` is the smaller item of a pair.
         suffix, mid_suffix: ``|x|`` minus the probe / mid prefix length.
         last, mid_last: Rank of the last probe / mid prefix shingle per item.
@@ -184,8 +185,7 @@ def _bitmaps(ranks: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """512-bit map per item (bit ``rank % 512``), for the bitmap bound."""
     bit = ranks % (64 * _BITMAP_WORDS)
     row = np.repeat(np.arange(len(sizes)), sizes)
-    cell = np.sort(row * (64 * _BITMAP_WORDS) + bit)
-    cell = cell[np.concatenate(([True], cell[1:] != cell[:-1]))[: len(cell)]]  # OR == sum
+    cell = sorted_unique(row * (64 * _BITMAP_WORDS) + bit)  # one entry per set bit: OR == sum
     out = np.zeros(len(sizes) * _BITMAP_WORDS, dtype=np.uint64)
     np.add.at(out, cell // 64, np.left_shift(np.uint64(1), (cell % 64).astype(np.uint64)))
     return out.reshape(len(sizes), _BITMAP_WORDS)
