@@ -337,14 +337,18 @@ def summary(table: pd.DataFrame, slopes: pd.DataFrame, recall: pd.DataFrame) -> 
         sl = slopes[slopes.language == lang].set_index("step")
         mem = d.pivot_table(index="step", columns="n_items", values="peak_rss_mb",
                             aggfunc="first")
+        # RSS the step itself added (earlier steps' memory stays resident in the process).
+        add = d.pivot_table(index="step", columns="n_items", values="step_rss_mb",
+                            aggfunc="first")
         head = ("| step | " + " | ".join(cols)
-                + " | slope (all / last two) | peak RSS, largest N |")
+                + " | slope (all / last two) | process peak RSS (+ step's own), largest N |")
         out += [f"**{lang}**: median seconds (— skipped, reason in scale.csv)", "", head,
                 "|" + "---|" * (len(cols) + 3)]
         for step, row in t.iterrows():
             cells = [f"{v:.3g}" if np.isfinite(v) else "—" for v in row]
             m = mem.loc[step].dropna() if step in mem.index else pd.Series(dtype=float)
-            peak = f"{m.iloc[-1] / 1024:.2f} GB at {int(m.index[-1]):,}" if len(m) else "—"
+            peak = (f"{m.iloc[-1] / 1024:.2f} GB (+{add.loc[step, m.index[-1]] / 1024:.2f}) "
+                    f"at {int(m.index[-1]):,}" if len(m) else "—")
             slope = (f"{sl.slope[step]:.2f} / {sl.slope_last_two[step]:.2f}"
                      if step in sl.index else "—")
             out.append(f"| {step} | " + " | ".join(cells) + f" | {slope} | {peak} |")
