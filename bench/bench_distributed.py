@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     rows = []
     pool = headline_pool("ko")
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         for size in args.sizes:
             frame = enlarge(pool, size, seed=0)
             sh = shingle_matrix([hangul_alnum(t) for t in frame.text], 3)

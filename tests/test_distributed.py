@@ -19,7 +19,7 @@ from newsdedup.synthetic import enlarge, headline_pool
 def client():
     # Worker processes, so every task argument really crosses a pickle boundary.
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 

@@ -243,7 +243,7 @@ def _cmd_join(args) -> None:
     if args.scheduler:
         from distributed import Client, LocalCluster
 
-        client = Client(LocalCluster(dashboard_address=None) if args.scheduler == "local"
+        client = Client(LocalCluster(dashboard_address=":0") if args.scheduler == "local"
                         else args.scheduler)
         params["scheduler"] = args.scheduler
     try:

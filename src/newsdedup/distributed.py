@@ -175,11 +175,13 @@ def dask_dedupe(
     heads, _ = _heads(items, config)
     reference = None
     if config.scorer == "idf":
-        counts = client.map(_survivor_frequencies, [[heads[k] for k in r] for r in rows],
-                            config=config, pure=False)
+        # Scattered first: data passed inside the task graph is copied through the scheduler.
+        head_parts = client.scatter([[heads[k] for k in r] for r in rows])
+        counts = client.map(_survivor_frequencies, head_parts, config=config, pure=False)
         reference = client.submit(_merge_all, counts, pure=False)
-    tables = client.gather(client.map(_dedupe_part, [items.iloc[r] for r in rows],
-                                      config=config, reference=reference, pure=False))
+    parts = client.scatter([items.iloc[r] for r in rows])
+    tables = client.gather(client.map(_dedupe_part, parts, config=config, reference=reference,
+                                      pure=False))
     # Renumber groups by first row over all partitions, as dedupe numbers them.
     position = np.concatenate(rows)
     local = np.concatenate([t["group"].to_numpy() for t in tables])
