@@ -24,6 +24,7 @@ EXPECTED = [
     "03-sensitivity.ipynb",
     "04-threshold-sweep.ipynb",
     "05-cross-host.ipynb",
+    "06-ngram-sweep.ipynb",
 ]
 PLOT_CALLS = {
     "01-score-distribution.ipynb": "figures.score_distribution(",
@@ -31,7 +32,18 @@ PLOT_CALLS = {
     "03-sensitivity.ipynb": "figures.sensitivity_curves(",
     "04-threshold-sweep.ipynb": "figures.threshold_sweep(",
     "05-cross-host.ipynb": "figures.cross_host_scores(",
+    "06-ngram-sweep.ipynb": "figures.ngram_sweep(",
 }
+PLOT_KEYS = {
+    "01-score-distribution.ipynb": "score_distribution",
+    "02-minhash-error.ipynb": "minhash_error",
+    "03-sensitivity.ipynb": "sensitivity",
+    "04-threshold-sweep.ipynb": "threshold_sweep",
+    "05-cross-host.ipynb": "cross_host",
+    "06-ngram-sweep.ipynb": "ngram_sweep",
+}
+# Figures each notebook shows (and saves): the threshold notebook adds the dedupe sweep.
+FIGURE_COUNT = {name: 1 for name in PLOT_CALLS} | {"04-threshold-sweep.ipynb": 2}
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
@@ -42,7 +54,7 @@ def _code(nb: nbformat.NotebookNode) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-def test_the_five_notebooks_exist() -> None:
+def test_the_notebooks_exist() -> None:
     assert [p.name for p in notebook_paths(NOTEBOOKS_DIR)] == EXPECTED
 
 
@@ -127,7 +139,8 @@ def test_results_load_and_figures_write(results_root: Path) -> None:
     res = figures.load_results(config.PALDYN.name, results_root)
     assert res.upper_bound == pytest.approx(0.234, abs=5e-4)
     paths = figures.write_figures(config.PALDYN.name, results_root)
-    assert len(paths) == 5 and all(p.stat().st_size > 10_000 for p in paths)
+    assert [p.name for p in paths] == list(figures.FIGURE_FILES.values())
+    assert all(p.stat().st_size > 10_000 for p in paths)
 
 
 @pytest.mark.parametrize("name", EXPECTED)
@@ -139,9 +152,13 @@ def test_notebook_runs_without_errors(executed: Path, results_root: Path, name: 
     # It read the temporary results, not the checkout's results/.
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert str(results_root / config.PALDYN.name) in printed
-    # The plot cell rendered a figure exactly once (no duplicate from an implicit show).
+    # Each plot cell rendered its figure exactly once (no duplicate from an implicit show).
     images = [o for o in outputs if "image/png" in o.get("data", {})]
-    assert len(images) == 1
+    assert len(images) == FIGURE_COUNT[name]
+    # ... and saved it where `python -m newsdedup.figures` writes it, PNG and SVG.
+    saved = results_root / config.PALDYN.name / "figures"
+    assert (saved / figures.FIGURE_FILES[PLOT_KEYS[name]]).is_file()
+    assert (saved / figures.FIGURE_FILES[PLOT_KEYS[name]]).with_suffix(".svg").is_file()
 
 
 @pytest.mark.parametrize("name", EXPECTED)

@@ -7,6 +7,7 @@ else holds logic.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -231,6 +232,61 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     )
     progress(f"calibrate: wrote {out_dir} and {out / name / 'calibration.json'}")
     return cal
+
+
+class RecalibrationError(ValueError):
+    """The recorded calibration cannot be rerun (no record, or another corpus)."""
+
+
+def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = None,
+                columns: dict[str, str] | None = None, progress: Progress = _quiet
+                ) -> Calibration:
+    """Rerun the calibration of a results tree with the options it was run with.
+
+    This is how a notebook writes ``calibration.json``: it reruns the same
+    step, from the same corpus (checked by sha256) and the same options
+    (read back from ``calibrate/params.json``), so the threshold it writes
+    and the tables it plots are one computation. Rerunning with unchanged
+    inputs rewrites identical files.
+
+    Args:
+        name: Corpus name (folder under the results root).
+        corpus_path: The corpus file; None for the pinned archive.
+        root: Results root; default :data:`newsdedup.config.RESULTS_DIR`.
+        columns: Field names of the corpus, as for :func:`newsdedup.corpus.load_corpus`.
+        progress: Progress callback.
+
+    Returns:
+        The :class:`~newsdedup.calibration.Calibration` (also written to disk).
+
+    Raises:
+        RecalibrationError: No ``calibrate/params.json`` for ``name``, or the
+            corpus's checksum differs from the one calibrated.
+    """
+    from newsdedup import config
+    from newsdedup.corpus import load_corpus
+
+    root = Path(root) if root is not None else config.RESULTS_DIR
+    params_path = root / name / "calibrate" / "params.json"
+    if not params_path.is_file():
+        raise RecalibrationError(f"{params_path} not found: run `make calibrate NAME={name}` "
+                                 "(or `newsdedup calibrate`) once first")
+    params = json.loads(params_path.read_text(encoding="utf-8"))
+    recorded = params["corpus"]
+    path = config.locate_pinned() if corpus_path is None else Path(corpus_path)
+    digest = config.sha256_file(path)
+    if digest != recorded["sha256"]:
+        raise RecalibrationError(
+            f"{path} (sha256 {digest[:12]}...) is not the corpus calibrated in "
+            f"{params_path} ({recorded['file']}, sha256 {recorded['sha256'][:12]}...)")
+    corpus = load_corpus(path, columns=columns, dialect=recorded.get("dialect") or "standard")
+    sens = params["sensitivity"]
+    grid = params["sweep"]["thresholds"]
+    options = CalibrateOptions(n=sens["n"], fractions=tuple(sens["fractions"]),
+                               trials=sens["trials"], seed=sens["seed"],
+                               min_words=sens["min_words"], method=sens["method"],
+                               sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"])
+    return run_calibrate(corpus, name, root, options, progress, echo=False)
 
 
 @dataclass(frozen=True)
