@@ -295,6 +295,19 @@ def _new_figure(width: float, height: float, ncols: int = 1, **kw) -> tuple[Figu
     return fig, list(axes)
 
 
+def _sweep_axes(axes: list[Axes], pairs_label: str, pairs_title: str, items_label: str) -> None:
+    """Axes of a two-panel threshold sweep: pairs (symlog, zero visible) and items left."""
+    for ax in axes:
+        ax.set_xlabel("threshold (score at or above)")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_yscale("symlog", linthresh=1.0)
+    axes[0].set_ylim(bottom=0)
+    axes[0].set_ylabel(f"{pairs_label} (symlog)")
+    axes[0].set_title(pairs_title)
+    axes[1].set_ylabel(items_label)
+    axes[1].set_title("items left")
+
+
 # --- plots -------------------------------------------------------------------
 
 
@@ -517,14 +530,7 @@ def threshold_sweep(sweep: pd.DataFrame, recommended: float | None,
         if recommended is not None:
             ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.",
                        label=f"recommended {recommended:.2f}")
-        ax.set_xlabel("threshold (score at or above)")
-        ax.grid(alpha=0.3, which="both")
-    axes[0].set_yscale("symlog", linthresh=1.0)
-    axes[0].set_ylim(bottom=0)
-    axes[0].set_ylabel("pairs at or above (symlog)")
-    axes[0].set_title("pairs flagged")
-    axes[1].set_ylabel("items left after greedy clustering")
-    axes[1].set_title("items left")
+    _sweep_axes(axes, "pairs at or above", "pairs flagged", "items left after greedy clustering")
     axes[0].legend(fontsize=8, loc="upper right")
     if band is None and recommended is None:
         axes[0].text(0.02, 0.03, "no calibrated band for this corpus", transform=axes[0].transAxes,
@@ -714,14 +720,8 @@ def dedupe_sweep(sweep: pd.DataFrame, threshold: float | None = None) -> Figure:
     for ax in axes:
         if threshold is not None:
             ax.axvline(threshold, color=RECOMMENDED_COLOR, lw=1.2, ls="-.")
-        ax.set_xlabel("threshold (score at or above)")
-        ax.grid(alpha=0.3, which="both")
-    axes[0].set_yscale("symlog", linthresh=1.0)
-    axes[0].set_ylim(bottom=0)
-    axes[0].set_ylabel("near-pass pairs at or above (symlog)")
-    axes[0].set_title("pairs the near pass compares and flags")
-    axes[1].set_ylabel("items left after dedupe")
-    axes[1].set_title("items left")
+    _sweep_axes(axes, "near-pass pairs at or above", "pairs the near pass compares and flags",
+                "items left after dedupe")
     axes[1].legend(fontsize=8, loc="lower right")
     title = "Dedupe sweep: scorers with the subject gate on (solid) and off (dashed)"
     if threshold is not None:
