@@ -72,6 +72,10 @@ SCRIPT_MAP: dict[str, str] = {
     "알파폴드": "AlphaFold",
     "알파이볼브": "AlphaEvolve",
     "플로우": "Flow",
+    "플래시": "Flash",
+    "나노 바나나": "Nano Banana",
+    "위스크": "Whisk",
+    "버텍스": "Vertex",
 }
 """Korean spelling -> Latin spelling of names the archive writes both ways.
 
@@ -103,6 +107,9 @@ GENERIC: frozenset[str] = frozenset({
     "프로토타입", "컨텍스트", "대시보드", "스케일링", "임베디드", "휴머노이드", "가드레일",
     "웨비나", "스키마", "엣지", "푸시", "스택", "양자화", "런레이트", "익스플로잇", "피싱",
     "매니지드", "미",
+    # Countries and regions: proper nouns, but in this archive a shared "미국" says
+    # no more about the announcement than a shared "Google" does.
+    "미국", "영국", "인도", "한국", "유럽", "중국", "일본", "호주", "캐나다", "브라질",
 })
 """Names never counted as entities (lower case): generic acronyms, English
 function words that start a title-case headline, and loanwords the analyser
@@ -178,7 +185,8 @@ def _split_token(token: str) -> list[str]:
 
 
 def _is_name(piece: str) -> bool:
-    return any(c.isupper() for c in piece) and not _VERSION.fullmatch(piece)
+    # One letter ("S" of "S-1", "X") names nothing that two items could share by chance.
+    return len(piece) > 1 and any(c.isupper() for c in piece) and not _VERSION.fullmatch(piece)
 
 
 def latin_entities(text: str, unit: str = "run",

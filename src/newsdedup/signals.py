@@ -219,7 +219,7 @@ def upper_indices(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | None = None,
-                 labels: bool = True) -> pd.DataFrame:
+                 labels: bool = True, fields: tuple[str, ...] = FIELDS) -> pd.DataFrame:
     """The signal frame: one row per pair, every signal in its own column.
 
     Args:
@@ -228,6 +228,8 @@ def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | No
         j: Second item per pair.
         labels: Add ``id_i``, ``id_j``, ``host_i``, ``host_j`` (skip them for
             millions of pairs evaluated in blocks).
+        fields: Which of :data:`FIELDS` get surface scores (title-only
+            corpora need only ``("title",)``).
 
     Returns:
         Columns ``i, j`` (and the labels), ``host_relation`` (a category of
@@ -247,7 +249,7 @@ def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | No
             out[f"{col}_i"], out[f"{col}_j"] = values[i], values[j]
     out["host_relation"] = pd.Categorical.from_codes(host_relation(prep, i, j), RELATIONS)
     out["days_apart"] = np.abs(prep.days[i] - prep.days[j])
-    for f in FIELDS:
+    for f in fields:
         out[f"{f}_jaccard"] = pair_jaccard(prep.shingles[f], i, j)
         out[f"{f}_idf"] = pair_jaccard(prep.shingles[f], i, j, prep.weights[f])
     sizes = np.diff(prep.own.indptr).astype(np.int64)
