@@ -83,14 +83,16 @@ Longer keys are applied first, so "구글 딥마인드" becomes one run, not two
 """
 
 BRANDS: dict[str, frozenset[str]] = {
-    "google": frozenset({"google", "deepmind", "google deepmind", "gemini", "blog.google"}),
+    "google": frozenset({"google", "deepmind", "google deepmind", "gemini", "gemini api",
+                         "ai studio", "google ai studio", "google cloud"}),
     "openai": frozenset({"openai", "chatgpt"}),
     "anthropic": frozenset({"anthropic", "claude"}),
 }
 """Organisation -> its own brand names (entity names, lower case).
 
 "Gemini", "ChatGPT" and "Claude" are umbrella brands here: on their
-publishers' sites they appear in most items whatever the announcement.
+publishers' sites they appear in most items whatever the announcement; so do
+the platforms Google launches on ("Gemini API", "AI Studio", "Google Cloud").
 A named product of the line ("Claude Opus", "Gemini Robotics ER") is a
 different entity name and still counts.
 """
