@@ -132,13 +132,17 @@ def detect(frame: pd.DataFrame, config: DetectorConfig | None = None) -> pd.Data
     fails = np.stack([~masks[r] for r in on], axis=1) if on else np.zeros((len(frame), 0), bool)
     out["candidate"] = ~fails.any(axis=1)
     names = np.asarray(on + [""], dtype=object)
+    if not on or not len(frame):  # nothing can fail
+        out["rejected_by"] = np.full(len(frame), "", dtype=object)
+        out["failed"] = np.full(len(frame), "", dtype=object)
+        return out
     first = np.where(fails.any(axis=1), np.argmax(fails, axis=1), len(on))
     out["rejected_by"] = names[first]
     # Every failed rule, joined: one string per distinct failure pattern, not per pair.
     patterns, inverse = np.unique(fails, axis=0, return_inverse=True)
     labels = np.asarray(["+".join(r for r, f in zip(on, p, strict=True) if f) for p in patterns],
                         dtype=object)
-    out["failed"] = labels[inverse.ravel()] if len(frame) else np.zeros(0, dtype=object)
+    out["failed"] = labels[inverse.ravel()]
     return out
 
 
