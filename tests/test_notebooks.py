@@ -24,6 +24,7 @@ EXPECTED = [
     "03-sensitivity.ipynb",
     "04-threshold-sweep.ipynb",
     "05-cross-host.ipynb",
+    "08-signals.ipynb",
 ]
 PLOT_CALLS = {
     "01-score-distribution.ipynb": "figures.score_distribution(",
@@ -31,7 +32,10 @@ PLOT_CALLS = {
     "03-sensitivity.ipynb": "figures.sensitivity_curves(",
     "04-threshold-sweep.ipynb": "figures.threshold_sweep(",
     "05-cross-host.ipynb": "figures.cross_host_scores(",
+    "08-signals.ipynb": "signal_figures.score_vs_gap(",
 }
+LOADS = {"08-signals.ipynb": "signal_figures.load_signals(NAME)"}
+"""How a notebook reads its results, when not through ``figures.load_results``."""
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
@@ -64,7 +68,7 @@ def test_notebook_only_loads_and_calls_figures(name: str) -> None:
     code = _code(nb)
     assert code[0].startswith(f'NAME = "{config.PALDYN.name}"')
     joined = "\n".join(code)
-    assert "figures.load_results(NAME)" in joined
+    assert LOADS.get(name, "figures.load_results(NAME)") in joined
     assert PLOT_CALLS[name] in joined
     # "Notebooks are for exploration and communication": no functions, classes or
     # plotting code of their own; all of that lives in newsdedup.figures.
@@ -106,6 +110,7 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("results")
     assert cli.main(["run", "--out", str(root), "--trials", "5",
                      "--error-perms", "16,128,1024"]) == 0
+    assert cli.main(["signals", "--out", str(root)]) == 0  # read by 08-signals
     return root
 
 

@@ -109,7 +109,10 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
     ]
     _write_md(sections, out_dir / "signals.md", f"Pair signals and detector: {name}")
     write_json({"corpus": corpus_meta(corpus, name), "options": options.as_dict(),
-                "pairs": len(frame), "candidates": len(cands), "environment": _environment()},
+                "pairs": len(frame), "candidates": len(cands),
+                # The unrelated-pair bound of the published analysis is the max over all pairs.
+                "upper_bound_text_jaccard": float(frame["text_jaccard"].max()),
+                "environment": _environment()},
                out_dir / "params.json")
     if echo:
         print(f"{sections[1][0]}\n{sections[1][1]}\n\n{sections[2][0]}\n{sections[2][1]}\n")
