@@ -48,6 +48,19 @@ evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story 
 dedupe: $(STAMP)  ## dedupe (seed-000 pipeline) with the corpus's calibrated threshold
 	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json
 
+.PHONY: signals candidates
+UCI_HEAD := ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv
+UCI_COLS := id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
+
+signals: $(STAMP)  ## host/date/entity signals: funnel, candidates, gold metrics; UCI rules
+	$(BIN)/newsdedup signals $(RUN_ARGS)
+	$(if $(CORPUS),,$(BIN)/newsdedup evaluate-gold)
+	$(if $(CORPUS),,$(BIN)/newsdedup story-signals $(UCI_HEAD) --name uci-head \
+	    --columns $(UCI_COLS) --entity-unit token --no-korean --relations same-org,cross-org)
+
+candidates: $(STAMP)  ## labeling sheet of candidate pairs (results/<name>/signals/to_label.csv)
+	$(BIN)/newsdedup candidates $(RUN_ARGS)
+
 figures: $(STAMP)  ## PNG figures from the results tables
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
 

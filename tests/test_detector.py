@@ -100,3 +100,17 @@ def test_pinned_funnel_starts_from_the_published_counts(pinned_detected):
     n = 387
     assert fun["pairs"].tolist()[:2] == [n * (n - 1) // 2, 4085]  # seed 004: 74,691 and 4,085
     assert fun["rule"].tolist() == ["all pairs", *RULES]
+
+
+@settings(max_examples=60, deadline=None)
+@given(frames, configs)
+def test_ablation_equals_the_funnel_end_of_each_reduced_detector(frame, config):
+    from dataclasses import replace
+
+    from newsdedup.detector import ablation
+
+    abl = ablation(frame, config).set_index("without")["candidates"]
+    assert abl[""] == funnel(frame, config)["pairs"].iloc[-1]
+    for r in config.enabled():
+        assert abl[r] == funnel(frame, replace(config, **{r: False}))["pairs"].iloc[-1]
+        assert abl[r] >= abl[""]

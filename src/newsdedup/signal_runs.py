@@ -13,12 +13,13 @@ versions go to the ``environment`` block of each ``params`` JSON.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from newsdedup.detector import DetectorConfig, detect, funnel
+from newsdedup.detector import DetectorConfig, ablation, detect, funnel
 from newsdedup.labeling import evaluate_gold, export_candidates, read_gold
 from newsdedup.report import corpus_meta, environment, markdown_table, write_csv, write_json
 from newsdedup.report import write_markdown as _write_md
@@ -87,23 +88,34 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
     progress(f"signals: {prep.n_items * (prep.n_items - 1) // 2:,} pairs")
     frame = detect(pair_signals(prep), options.detector)
     fun = funnel(frame, options.detector)
+    abl = ablation(frame, options.detector)
     cands = describe(prep, _by_score(frame[frame["candidate"]]))
     host = _by_score(frame[frame["pass_host"]])
+    # How far down the surface ranking each candidate sits: pairs scoring at least as high.
+    for col, pool in (("pairs_at_or_above", frame), ("host_pairs_at_or_above", host)):
+        ordered = np.sort(pool["text_jaccard"].to_numpy())
+        cands[col] = len(ordered) - np.searchsorted(ordered, cands["text_jaccard"].to_numpy(),
+                                                    side="left")
     top = describe(prep, host.head(options.top))
     top_cols = ["id_i", "id_j", "days_apart", "text_jaccard", "title_jaccard", "shared_names",
                 "conflict", "candidate", "rejected_by", "failed", "title_i", "title_j"]
     out_dir = out / name / "signals"
     write_csv(fun, out_dir / "funnel.csv")
-    write_csv(cands[CANDIDATE_COLUMNS + ["conflict"]], out_dir / "candidates.csv")
+    write_csv(abl, out_dir / "ablation.csv")
+    write_csv(cands[CANDIDATE_COLUMNS + ["conflict", "pairs_at_or_above",
+                                         "host_pairs_at_or_above"]], out_dir / "candidates.csv")
     write_csv(top[top_cols], out_dir / "top_host_pairs.csv")
     write_csv(host[HOST_PAIR_COLUMNS], out_dir / "host_pairs.csv")
     fmt = {"days_apart": ".0f", "share": ".4f"}
     sections = [
         ("Corpus", corpus.summary_line()),
         ("Funnel: pairs left after each rule, in order", markdown_table(fun, ".3f", fmt)),
-        ("Candidates", markdown_table(cands[["id_i", "id_j", "days_apart", "text_jaccard",
-                                             "entity_jaccard", "shared_names", "title_i",
-                                             "title_j"]], ".3f", fmt)),
+        ("Candidates with each rule switched off in turn", markdown_table(abl)),
+        ("Candidates (pairs_at_or_above: pairs of the corpus whose text_jaccard is at least "
+         "the candidate's)",
+         markdown_table(cands[["id_i", "id_j", "days_apart", "text_jaccard", "pairs_at_or_above",
+                               "host_pairs_at_or_above", "entity_jaccard", "shared_names",
+                               "title_i", "title_j"]], ".3f", fmt)),
         (f"Best surface scores among the host rule's pairs (top {options.top})",
          markdown_table(top[top_cols], ".3f", fmt)),
     ]
@@ -115,9 +127,10 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
                 "environment": _environment()},
                out_dir / "params.json")
     if echo:
-        print(f"{sections[1][0]}\n{sections[1][1]}\n\n{sections[2][0]}\n{sections[2][1]}\n")
+        print("\n\n".join(f"{h}\n{b}" for h, b in sections[1:4]) + "\n")
     progress(f"signals: {len(cands)} candidates; wrote {out_dir}")
-    return {"frame": frame, "funnel": fun, "candidates": cands, "top_host_pairs": top}
+    return {"frame": frame, "funnel": fun, "ablation": abl, "candidates": cands,
+            "top_host_pairs": top}
 
 
 def run_candidates(corpus, name: str, out: Path, quota: int = 10,
@@ -145,7 +158,11 @@ def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
     progress(f"evaluate-gold: {len(gold.labeled)} labelled pairs ({len(gold.unlabeled)} "
              f"without a label) from {gold_path}")
     prep = prepare(corpus.items, options.signals)
-    res = evaluate_gold(prep, gold, detectors={"detector": options.detector})
+    # The detector and, for each enabled rule, the detector without it: what each rule adds.
+    det = options.detector
+    detectors = {"detector": det} | {f"detector without {r}": replace(det, **{r: False})
+                                     for r in det.enabled()}
+    res = evaluate_gold(prep, gold, detectors=detectors)
     out_dir = out / name / "signals"
     pairs = describe(prep, res["pairs"]).drop(columns=["i", "j", "summary_i", "summary_j"])
     write_csv(res["metrics"], out_dir / "gold_metrics.csv")
