@@ -57,14 +57,24 @@ class GoldError(ValueError):
         self.path, self.line, self.reason = path, line, reason
 
 
-def _top(frame: pd.DataFrame, column: str, k: int) -> pd.DataFrame:
-    """The ``k`` rows with the highest positive ``column``; ties by larger ``i``, then ``j``.
+def rank_pairs(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Rows of a signal frame best ``column`` first; ties by larger ``i``, then larger ``j``.
 
     The tie-break is :meth:`newsdedup.similarity.PairScores.top`'s, so lists agree.
+
+    Examples:
+        >>> f = pd.DataFrame({"i": [0, 0, 1], "j": [1, 2, 2], "s": [0.5, 0.9, 0.5]})
+        >>> rank_pairs(f, "s")[["i", "j"]].values.tolist()
+        [[0, 2], [1, 2], [0, 1]]
     """
-    sub = frame[frame[column] > 0]
-    order = np.lexsort((sub["j"].to_numpy(), sub["i"].to_numpy(), sub[column].to_numpy()))[::-1]
-    return sub.iloc[order[:k]]
+    order = np.lexsort((frame["j"].to_numpy(), frame["i"].to_numpy(),
+                        frame[column].to_numpy()))[::-1]
+    return frame.iloc[order]
+
+
+def _top(frame: pd.DataFrame, column: str, k: int) -> pd.DataFrame:
+    """The ``k`` rows with the highest positive ``column`` (see :func:`rank_pairs`)."""
+    return rank_pairs(frame[frame[column] > 0], column).head(k)
 
 
 def export_candidates(prep: Prepared, frame: pd.DataFrame | None = None,

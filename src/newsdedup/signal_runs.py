@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.detector import DetectorConfig, ablation, detect, funnel
-from newsdedup.labeling import evaluate_gold, export_candidates, read_gold
+from newsdedup.labeling import evaluate_gold, export_candidates, rank_pairs, read_gold
 from newsdedup.report import corpus_meta, environment, markdown_table, write_csv, write_json
 from newsdedup.report import write_markdown as _write_md
 from newsdedup.signals import SURFACE, SignalConfig, describe, pair_signals, prepare
@@ -67,11 +67,6 @@ class SignalOptions:
                 "top": self.top}
 
 
-def _by_score(frame: pd.DataFrame, column: str = "text_jaccard") -> pd.DataFrame:
-    # Best first, ties by the later pair first: the order of the published top lists.
-    return frame.sort_values([column, "i", "j"], ascending=False, kind="stable")
-
-
 def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = None,
                 progress: Progress = _quiet, echo: bool = True) -> dict[str, pd.DataFrame]:
     """Signals of every pair, the detector's funnel and candidates; writes ``signals/``.
@@ -89,8 +84,8 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
     frame = detect(pair_signals(prep), options.detector)
     fun = funnel(frame, options.detector)
     abl = ablation(frame, options.detector)
-    cands = describe(prep, _by_score(frame[frame["candidate"]]))
-    host = _by_score(frame[frame["pass_host"]])
+    cands = describe(prep, rank_pairs(frame[frame["candidate"]], "text_jaccard"))
+    host = rank_pairs(frame[frame["pass_host"]], "text_jaccard")
     # How far down the surface ranking each candidate sits: pairs scoring at least as high.
     for col, pool in (("pairs_at_or_above", frame), ("host_pairs_at_or_above", host)):
         ordered = np.sort(pool["text_jaccard"].to_numpy())
