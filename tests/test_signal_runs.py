@@ -81,3 +81,18 @@ def test_signals_help_lists_every_rule_switch(capsys):
     for flag in ("--no-host", "--no-date", "--no-entity", "--no-version", "--max-days",
                  "--relations", "--min-shared"):
         assert flag in text
+
+
+def test_story_signals_command_on_a_small_labelled_file(tmp_path):
+    path = tmp_path / "mini.csv"
+    path.write_text("ID,TITLE,URL,STORY,TIMESTAMP\n"
+                    "1,Fed's Plosser sees high bar,http://a.com/1,s1,1394470370698\n"
+                    "2,Plosser: Fed may accelerate taper,http://b.com/2,s1,1394470371207\n"
+                    "3,Apple sues Samsung,http://c.com/3,s2,1394470372000\n", encoding="utf-8")
+    assert cli.main(["story-signals", str(path), "--out", str(tmp_path), "--name", "mini",
+                     "--columns",
+                     "id=ID,title=TITLE,url=URL,published_at=TIMESTAMP", "--entity-unit",
+                     "token", "--no-korean"]) == 0
+    table = pd.read_csv(tmp_path / "mini" / "signals" / "story_rules.csv").set_index("rule")
+    assert table.loc["all pairs", "flagged"] == 3 and table.loc["all pairs", "same_story"] == 1
+    assert table.loc["shared entities >= 2", "precision"] == 1.0

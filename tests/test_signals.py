@@ -98,3 +98,30 @@ def test_the_published_alphaevolve_score_and_cross_host_count(pinned):
     assert round(row["text_jaccard"], 3) == 0.129
     assert row["days_apart"] == 1.0 and row["shared_entities"] >= 1
     assert f["text_jaccard"].max() == pytest.approx(0.234, abs=5e-4)
+
+
+def test_shared_entities_and_conflicts_match_python_sets_on_pinned_pairs(pinned):
+    from newsdedup.entities import BRANDS
+
+    prep = prepare(pinned.items)
+    rng = np.random.default_rng(0)
+    i, j = upper_indices(prep.n_items)
+    pick = np.sort(rng.choice(len(i), 3000, replace=False))
+    f = pair_signals(prep, i[pick], j[pick])
+
+    def own(k):
+        return {e.name for e in prep.entities[k]} - BRANDS.get(prep.orgs[k], frozenset())
+
+    def versions(k):
+        out = {}
+        for e in prep.entities[k]:
+            if e.version:
+                out.setdefault(e.name, set()).add(e.version)
+        return out
+
+    for row in f.itertuples(index=False):
+        a, b = own(row.i), own(row.j)
+        assert row.shared_entities == len(a & b)
+        assert row.entity_jaccard == pytest.approx(len(a & b) / len(a | b) if a | b else 0.0)
+        va, vb = versions(row.i), versions(row.j)
+        assert row.version_conflict == any(not (va[n] & vb[n]) for n in va.keys() & vb.keys())
