@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: help install reproduce measure calibrate crosshost evaluate dedupe figures notebooks test lint bench fetch clean
+.PHONY: help install reproduce measure calibrate crosshost evaluate dedupe figures notebooks lab test lint bench fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -45,8 +45,9 @@ evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story 
 	$(BIN)/newsdedup evaluate-stories ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv \
 	    --name uci-head --columns id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
 
-dedupe: $(STAMP)  ## dedupe (seed-000 pipeline) with the corpus's calibrated threshold
-	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json
+dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, gate on/off
+	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \
+	    --sweep 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6
 
 .PHONY: signals candidates
 UCI_HEAD := ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv
@@ -61,11 +62,14 @@ signals: $(STAMP)  ## host/date/entity signals: funnel, candidates, gold metrics
 candidates: $(STAMP)  ## labeling sheet of candidate pairs (results/<name>/signals/to_label.csv)
 	$(BIN)/newsdedup candidates $(RUN_ARGS)
 
-figures: $(STAMP)  ## PNG figures from the results tables
+figures: $(STAMP)  ## PNG (and SVG) figures from the results tables
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
 
-notebooks: $(STAMP)  ## execute the notebooks in place (they read results/)
-	$(BIN)/python -m newsdedup.notebooks notebooks
+notebooks: $(STAMP)  ## execute every notebook headless; regenerates every figure (PNG + SVG)
+	$(BIN)/python -m newsdedup.notebooks notebooks --no-write --jobs 2
+
+lab: $(STAMP)  ## open the notebooks in JupyterLab
+	$(BIN)/jupyter lab notebooks
 
 test: $(STAMP)  ## lint and run the test suite
 	$(BIN)/ruff check src tests bench measure calibrate notebooks

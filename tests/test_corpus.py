@@ -24,6 +24,7 @@ from newsdedup.corpus import (
     LoadResult,
     Rejected,
     host_of,
+    hosts_of,
     load_corpus,
     seed_text,
 )
@@ -677,3 +678,16 @@ def test_uci_head_truncated_last_row() -> None:
     with pytest.raises(CorpusError, match="expected 8 fields, got 3") as err:
         load_corpus(path, columns=UCI_COLUMNS, strict=True)
     assert (err.value.line, err.value.record) == (6368, 6367)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(
+    st.text(max_size=30),
+    st.builds(lambda scheme, user, host, port, rest: f"{scheme}{user}{host}{port}{rest}",
+              st.sampled_from(["", "https://", "HTTP://", "ftp+x://", " http://"]),
+              st.sampled_from(["", "u:p@", "a@b@"]),
+              st.sampled_from(["WWW.Example.com", "blog.google", "[::1]", "[fe80::1", "xn--bcher"]),
+              st.sampled_from(["", ":8080", ":", ":x"]),
+              st.sampled_from(["", "/a?b", "?q=1", "#f", "/"]))), max_size=20))
+def test_hosts_of_agrees_with_host_of(urls):
+    assert hosts_of(urls) == [host_of(u) for u in urls]

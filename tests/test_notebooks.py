@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from newsdedup import cli, config, figures
+from newsdedup import cli, config, figures, signal_figures
 from newsdedup.notebooks import NOTEBOOKS_DIR, clear_outputs, execute_all, main, notebook_paths
 
 EXPECTED = [
@@ -24,6 +24,7 @@ EXPECTED = [
     "03-sensitivity.ipynb",
     "04-threshold-sweep.ipynb",
     "05-cross-host.ipynb",
+    "06-ngram-sweep.ipynb",
     "08-signals.ipynb",
 ]
 PLOT_CALLS = {
@@ -32,10 +33,24 @@ PLOT_CALLS = {
     "03-sensitivity.ipynb": "figures.sensitivity_curves(",
     "04-threshold-sweep.ipynb": "figures.threshold_sweep(",
     "05-cross-host.ipynb": "figures.cross_host_scores(",
+    "06-ngram-sweep.ipynb": "figures.ngram_sweep(",
     "08-signals.ipynb": "signal_figures.score_vs_gap(",
 }
+PLOT_KEYS = {
+    "01-score-distribution.ipynb": "score_distribution",
+    "02-minhash-error.ipynb": "minhash_error",
+    "03-sensitivity.ipynb": "sensitivity",
+    "04-threshold-sweep.ipynb": "threshold_sweep",
+    "05-cross-host.ipynb": "cross_host",
+    "06-ngram-sweep.ipynb": "ngram_sweep",
+}
+# Where each notebook's figure is saved, under results/<name>/ (PNG; the SVG beside it).
+SAVED = {name: Path("figures") / figures.FIGURE_FILES[key] for name, key in PLOT_KEYS.items()} | {
+    "08-signals.ipynb": Path("signals") / signal_figures.FIGURE_FILE}
+# How a notebook reads its results, when not through figures.load_results.
 LOADS = {"08-signals.ipynb": "signal_figures.load_signals(NAME)"}
-"""How a notebook reads its results, when not through ``figures.load_results``."""
+# Figures each notebook shows (and saves): the threshold notebook adds the dedupe sweep.
+FIGURE_COUNT = {name: 1 for name in PLOT_CALLS} | {"04-threshold-sweep.ipynb": 2}
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
@@ -46,7 +61,7 @@ def _code(nb: nbformat.NotebookNode) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-def test_the_five_notebooks_exist() -> None:
+def test_the_notebooks_exist() -> None:
     assert [p.name for p in notebook_paths(NOTEBOOKS_DIR)] == EXPECTED
 
 
@@ -132,7 +147,8 @@ def test_results_load_and_figures_write(results_root: Path) -> None:
     res = figures.load_results(config.PALDYN.name, results_root)
     assert res.upper_bound == pytest.approx(0.234, abs=5e-4)
     paths = figures.write_figures(config.PALDYN.name, results_root)
-    assert len(paths) == 5 and all(p.stat().st_size > 10_000 for p in paths)
+    assert [p.name for p in paths] == list(figures.FIGURE_FILES.values())
+    assert all(p.stat().st_size > 10_000 for p in paths)
 
 
 @pytest.mark.parametrize("name", EXPECTED)
@@ -144,9 +160,12 @@ def test_notebook_runs_without_errors(executed: Path, results_root: Path, name: 
     # It read the temporary results, not the checkout's results/.
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert str(results_root / config.PALDYN.name) in printed
-    # The plot cell rendered a figure exactly once (no duplicate from an implicit show).
+    # Each plot cell rendered its figure exactly once (no duplicate from an implicit show).
     images = [o for o in outputs if "image/png" in o.get("data", {})]
-    assert len(images) == 1
+    assert len(images) == FIGURE_COUNT[name]
+    # ... and saved it where `python -m newsdedup.figures` writes it, PNG and SVG.
+    saved = results_root / config.PALDYN.name / SAVED[name]
+    assert saved.is_file() and saved.with_suffix(".svg").is_file()
 
 
 @pytest.mark.parametrize("name", EXPECTED)

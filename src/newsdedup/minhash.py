@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 import datasketch
 import numpy as np
 
-from newsdedup.shingle import ShingleMatrix
+from newsdedup.shingle import ShingleMatrix, sorted_unique
 
 MERSENNE61 = (1 << 61) - 1
 """The modulus of the published family, ``2**61 - 1``."""
@@ -354,7 +354,7 @@ def lsh_candidate_pairs(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: i
         local = _bucket_pairs(ids.ravel())
         m = len(keep)
         found.append(keep[local // m].astype(np.int64) * n + keep[local % m])
-    return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    return sorted_unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
 def lsh_candidates(

@@ -7,7 +7,8 @@ else holds logic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -23,7 +24,13 @@ from newsdedup.calibration import (
 )
 from newsdedup.cluster import greedy_clusters
 from newsdedup.crosshost import CrossHostReport, cross_host
-from newsdedup.dedupe import DedupeConfig, sweep_items_left
+from newsdedup.dedupe import (
+    DedupeConfig,
+    dedupe,
+    document_frequencies,
+    sweep_dedupe,
+    sweep_items_left,
+)
 from newsdedup.measure import MeasureConfig, MeasureReport, normalized_texts, run_measure
 from newsdedup.minhash import MinHashParams, estimate_matrix, signatures
 from newsdedup.normalize import DEFAULT_SCHEME
@@ -147,7 +154,7 @@ def sweep_seed000(items: pd.DataFrame, thresholds: np.ndarray) -> pd.DataFrame:
     """
     table = sweep_items_left(items, thresholds, DedupeConfig())
     return pd.DataFrame({"scorer": SEED000, "threshold": table["threshold"],
-                         "pairs": table["allowed_pairs_at_or_above"],
+                         "pairs": table["pairs_at_or_above"],
                          "items_left": table["items_left"]})
 
 
@@ -227,6 +234,61 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     return cal
 
 
+class RecalibrationError(ValueError):
+    """The recorded calibration cannot be rerun (no record, or another corpus)."""
+
+
+def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = None,
+                columns: dict[str, str] | None = None, progress: Progress = _quiet
+                ) -> Calibration:
+    """Rerun the calibration of a results tree with the options it was run with.
+
+    This is how a notebook writes ``calibration.json``: it reruns the same
+    step, from the same corpus (checked by sha256) and the same options
+    (read back from ``calibrate/params.json``), so the threshold it writes
+    and the tables it plots are one computation. Rerunning with unchanged
+    inputs rewrites identical files.
+
+    Args:
+        name: Corpus name (folder under the results root).
+        corpus_path: The corpus file; None for the pinned archive.
+        root: Results root; default :data:`newsdedup.config.RESULTS_DIR`.
+        columns: Field names of the corpus, as for :func:`newsdedup.corpus.load_corpus`.
+        progress: Progress callback.
+
+    Returns:
+        The :class:`~newsdedup.calibration.Calibration` (also written to disk).
+
+    Raises:
+        RecalibrationError: No ``calibrate/params.json`` for ``name``, or the
+            corpus's checksum differs from the one calibrated.
+    """
+    from newsdedup import config
+    from newsdedup.corpus import load_corpus
+
+    root = Path(root) if root is not None else config.RESULTS_DIR
+    params_path = root / name / "calibrate" / "params.json"
+    if not params_path.is_file():
+        raise RecalibrationError(f"{params_path} not found: run `make calibrate NAME={name}` "
+                                 "(or `newsdedup calibrate`) once first")
+    params = json.loads(params_path.read_text(encoding="utf-8"))
+    recorded = params["corpus"]
+    path = config.locate_pinned() if corpus_path is None else Path(corpus_path)
+    digest = config.sha256_file(path)
+    if digest != recorded["sha256"]:
+        raise RecalibrationError(
+            f"{path} (sha256 {digest[:12]}...) is not the corpus calibrated in "
+            f"{params_path} ({recorded['file']}, sha256 {recorded['sha256'][:12]}...)")
+    corpus = load_corpus(path, columns=columns, dialect=recorded.get("dialect") or "standard")
+    sens = params["sensitivity"]
+    grid = params["sweep"]["thresholds"]
+    options = CalibrateOptions(n=sens["n"], fractions=tuple(sens["fractions"]),
+                               trials=sens["trials"], seed=sens["seed"],
+                               min_words=sens["min_words"], method=sens["method"],
+                               sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"])
+    return run_calibrate(corpus, name, root, options, progress, echo=False)
+
+
 @dataclass(frozen=True)
 class CrossHostOptions:
     """Options of the cross-host run.
@@ -258,21 +320,44 @@ def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None
     return rep
 
 
+DEDUPE_SWEEP: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 13))
+"""Thresholds 0.05, 0.10, ..., 0.60 swept by ``run`` and ``make dedupe`` for every scorer."""
+
+DEDUPE_COLUMNS = ("id", "title", "source", "url", "published_at", "group", "is_representative",
+                  "representative", "stage", "rule", "score_to_rep", "lead", "kept_because")
+"""Columns of the ``dedupe/items.csv`` audit file (those the corpus has)."""
+
+
 def run_dedupe(corpus, name: str, out: Path, config, progress: Progress = _quiet,
-               echo: bool = True):
+               echo: bool = True, reference=None, sweep: Sequence[float] | None = None):
     """Dedupe a corpus with a ``DedupeConfig``; writes ``<out>/<name>/dedupe/``.
 
-    Every input row is written to ``items.csv`` with its group, whether it is
-    kept, how it matched (exact / near / unique) and its score to the
-    representative; ``groups.csv`` lists the merged groups; ``dedupe.json``
-    records the configuration, the threshold's source and rationale.
-    """
-    from newsdedup.dedupe import dedupe
+    Every input row is written to ``items.csv`` (the audit file) with its
+    group, whether it is kept, its representative, how it matched (exact /
+    near / unique), the rule that decided, its score to the representative,
+    its gate key and why the representative was preferred. ``groups.csv``
+    lists the merged groups; ``dedupe.json`` records the configuration, the
+    scorer's parameters (IDF source, MinHash family/seed/num_perm), the
+    threshold's source and rationale. With ``sweep`` thresholds, ``sweep.csv``
+    holds items left per threshold for every scorer, gate on and off.
 
+    Args:
+        corpus: A :class:`~newsdedup.corpus.LoadResult`.
+        name: Results folder name.
+        out: Results root.
+        config: A :class:`~newsdedup.dedupe.DedupeConfig`.
+        progress: Progress callback.
+        echo: Print the groups.
+        reference: A ``LoadResult`` whose document frequencies weigh the
+            ``"idf"`` scorer; None for batch IDF.
+        sweep: Thresholds to sweep, or None.
+    """
     gate = "on" if config.gate else "off"
+    df = None if reference is None else document_frequencies(reference.items, config)
+    idf = "batch" if df is None else f"reference ({df.n_docs} documents)"
     progress(f"dedupe: threshold {config.threshold:.2f} ({config.threshold_source}), "
-             f"{config.scorer} n={config.n} on {config.text}, gate {gate}")
-    result = dedupe(corpus.items, config)
+             f"{config.scorer} n={config.n} on {config.text}, gate {gate}, idf {idf}")
+    result = dedupe(corpus.items, config, reference=df)
     rows = result.items
     groups = result.groups()
     merged = groups[groups["size"] > 1]
@@ -281,16 +366,31 @@ def run_dedupe(corpus, name: str, out: Path, config, progress: Progress = _quiet
         for g in merged.itertuples(index=False):
             print(f"  [{g.size}] {g.title}  <- {', '.join(map(str, g.members))}")
     out_dir = out / name / "dedupe"
-    cols = ["id", "title", "group", "is_representative", "stage", "score_to_rep", "lead"]
-    write_csv(rows[[c for c in cols if c in rows.columns]], out_dir / "items.csv")
+    write_csv(rows[[c for c in DEDUPE_COLUMNS if c in rows.columns]], out_dir / "items.csv")
     write_csv(merged.assign(members=[" ".join(map(str, m)) for m in merged["members"]]),
               out_dir / "groups.csv")
-    write_json({"corpus": corpus_meta(corpus, name),
-                "config": {k: v for k, v in asdict(config).items()},
-                "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
-                "environment": environment()}, out_dir / "dedupe.json")
+    meta = {"corpus": corpus_meta(corpus, name),
+            "config": {k: v for k, v in asdict(config).items()},
+            "scorer": result.scorer_params,
+            "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
+            "by_stage": {k: int(v) for k, v in rows["stage"].value_counts().sort_index().items()}}
+    if sweep:
+        table = sweep_dedupe(corpus.items, sweep, config=config, reference=df,
+                             progress=progress)
+        write_csv(table, out_dir / "sweep.csv")
+        meta["sweep"] = {"thresholds": list(sweep), "minhash": config.minhash_params().as_dict()}
+        if echo:
+            print(sweep_console(table))
+    write_json(meta | {"environment": environment()}, out_dir / "dedupe.json")
     progress(f"dedupe: wrote {out_dir}")
     return result
+
+
+def sweep_console(table: pd.DataFrame) -> str:
+    """Items left per threshold, one column per scorer and gate setting."""
+    wide = table.assign(column=table["scorer"] + np.where(table["gate"], "+gate", ""))
+    wide = wide.pivot(index="threshold", columns="column", values="items_left")
+    return "items left per threshold\n" + wide.to_string()
 
 
 def _write_tables(tables: dict[str, pd.DataFrame], out_dir: Path, prefix: str = "") -> list[str]:
@@ -376,4 +476,4 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     # Recorded relative to the results root, so the written files do not depend on
     # where the checkout (or a test's temporary folder) lives.
     config = replace(config, threshold_source=f"{name}/calibration.json")
-    run_dedupe(corpus, name, out, config, progress, echo)
+    run_dedupe(corpus, name, out, config, progress, echo, sweep=DEDUPE_SWEEP)

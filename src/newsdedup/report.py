@@ -201,6 +201,8 @@ def write_measure(report, corpus, name: str, out_dir: Path) -> list[Path]:
         write_csv(report.top, out_dir / "top_pairs.csv"),
         write_csv(report.errors, out_dir / "error_vs_perm.csv"),
         write_csv(report.histogram(), out_dir / "histogram.csv"),
+        write_csv(report.ngram_sweep, out_dir / "ngram_sweep.csv"),
+        write_csv(report.ngram_tracks, out_dir / "ngram_tracks.csv"),
     ]
     lsh = report.lsh()
     if len(lsh):
