@@ -13,7 +13,8 @@ from newsdedup.config import DATA_DIR, PALDYN, results_dir
 from newsdedup.signal_runs import run_evaluate_gold, run_signals
 
 COMMITTED = results_dir(PALDYN.name) / "signals"
-REGENERATED = {"host_pairs.csv", "to_label.csv"}  # git-ignored: large or unlabeled
+REGENERATED = {"host_pairs.csv", "to_label.csv",  # git-ignored: large or unlabeled
+               "score_vs_gap.png", "score_vs_gap.svg"}  # drawn by the notebook (tested below)
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +97,20 @@ def test_story_signals_command_on_a_small_labelled_file(tmp_path):
     table = pd.read_csv(tmp_path / "mini" / "signals" / "story_rules.csv").set_index("rule")
     assert table.loc["all pairs", "flagged"] == 3 and table.loc["all pairs", "same_story"] == 1
     assert table.loc["shared entities >= 2", "precision"] == 1.0
+
+
+def test_committed_figure_is_redrawn_at_the_same_size(fresh):
+    import struct
+
+    from newsdedup.signal_figures import FIGURE_FILE, load_signals, save_figure, score_vs_gap
+
+    res = load_signals(PALDYN.name, fresh.parent.parent)
+    png = save_figure(res, score_vs_gap(res.host_pairs, res.upper_bound, max_days=1))
+    assert png == fresh / FIGURE_FILE and png.with_suffix(".svg").is_file()
+
+    def size(path):
+        head = path.read_bytes()[:24]
+        assert head[:8] == b"\x89PNG\r\n\x1a\n"
+        return struct.unpack(">II", head[16:24])
+
+    assert size(png) == size(COMMITTED / FIGURE_FILE)

@@ -16,6 +16,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from newsdedup import config
+from newsdedup.figures import save
+
+FIGURE_FILE = "score_vs_gap.png"
+"""File name of :func:`score_vs_gap` under ``results/<name>/signals/`` (SVG beside it)."""
 
 DPI = 100
 BOUND_COLOR = "#c0392b"
@@ -134,3 +138,15 @@ def score_vs_gap(host_pairs: pd.DataFrame, upper_bound: float | None = None,
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper right")
     return fig
+
+
+def save_figure(results: SignalResults, fig: Figure) -> Path:
+    """Save the score-against-gap figure beside the tables it was drawn from (PNG and SVG).
+
+    What the notebook calls, with :func:`newsdedup.figures.save` (fixed size,
+    no version or date stamps), so reruns give identical files.
+
+    Returns:
+        The PNG path, ``results/<name>/signals/score_vs_gap.png``.
+    """
+    return save(fig, results.path / FIGURE_FILE)
