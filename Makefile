@@ -49,6 +49,19 @@ dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, g
 	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \
 	    --sweep 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6
 
+.PHONY: signals candidates
+UCI_HEAD := ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv
+UCI_COLS := id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
+
+signals: $(STAMP)  ## host/date/entity signals: funnel, candidates, gold metrics; UCI rules
+	$(BIN)/newsdedup signals $(RUN_ARGS)
+	$(if $(CORPUS),,$(BIN)/newsdedup evaluate-gold)
+	$(if $(CORPUS),,$(BIN)/newsdedup story-signals $(UCI_HEAD) --name uci-head \
+	    --columns $(UCI_COLS) --entity-unit token --no-korean --relations same-org,cross-org)
+
+candidates: $(STAMP)  ## labeling sheet of candidate pairs (results/<name>/signals/to_label.csv)
+	$(BIN)/newsdedup candidates $(RUN_ARGS)
+
 figures: $(STAMP)  ## PNG (and SVG) figures from the results tables
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from newsdedup import cli, config, figures
+from newsdedup import cli, config, figures, signal_figures
 from newsdedup.notebooks import NOTEBOOKS_DIR, clear_outputs, execute_all, main, notebook_paths
 
 EXPECTED = [
@@ -25,6 +25,7 @@ EXPECTED = [
     "04-threshold-sweep.ipynb",
     "05-cross-host.ipynb",
     "06-ngram-sweep.ipynb",
+    "08-signals.ipynb",
 ]
 PLOT_CALLS = {
     "01-score-distribution.ipynb": "figures.score_distribution(",
@@ -33,6 +34,7 @@ PLOT_CALLS = {
     "04-threshold-sweep.ipynb": "figures.threshold_sweep(",
     "05-cross-host.ipynb": "figures.cross_host_scores(",
     "06-ngram-sweep.ipynb": "figures.ngram_sweep(",
+    "08-signals.ipynb": "signal_figures.score_vs_gap(",
 }
 PLOT_KEYS = {
     "01-score-distribution.ipynb": "score_distribution",
@@ -42,6 +44,11 @@ PLOT_KEYS = {
     "05-cross-host.ipynb": "cross_host",
     "06-ngram-sweep.ipynb": "ngram_sweep",
 }
+# Where each notebook's figure is saved, under results/<name>/ (PNG; the SVG beside it).
+SAVED = {name: Path("figures") / figures.FIGURE_FILES[key] for name, key in PLOT_KEYS.items()} | {
+    "08-signals.ipynb": Path("signals") / signal_figures.FIGURE_FILE}
+# How a notebook reads its results, when not through figures.load_results.
+LOADS = {"08-signals.ipynb": "signal_figures.load_signals(NAME)"}
 # Figures each notebook shows (and saves): the threshold notebook adds the dedupe sweep.
 FIGURE_COUNT = {name: 1 for name in PLOT_CALLS} | {"04-threshold-sweep.ipynb": 2}
 
@@ -76,7 +83,7 @@ def test_notebook_only_loads_and_calls_figures(name: str) -> None:
     code = _code(nb)
     assert code[0].startswith(f'NAME = "{config.PALDYN.name}"')
     joined = "\n".join(code)
-    assert "figures.load_results(NAME)" in joined
+    assert LOADS.get(name, "figures.load_results(NAME)") in joined
     assert PLOT_CALLS[name] in joined
     # "Notebooks are for exploration and communication": no functions, classes or
     # plotting code of their own; all of that lives in newsdedup.figures.
@@ -118,6 +125,7 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("results")
     assert cli.main(["run", "--out", str(root), "--trials", "5",
                      "--error-perms", "16,128,1024"]) == 0
+    assert cli.main(["signals", "--out", str(root)]) == 0  # read by 08-signals
     return root
 
 
@@ -156,9 +164,8 @@ def test_notebook_runs_without_errors(executed: Path, results_root: Path, name: 
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) == FIGURE_COUNT[name]
     # ... and saved it where `python -m newsdedup.figures` writes it, PNG and SVG.
-    saved = results_root / config.PALDYN.name / "figures"
-    assert (saved / figures.FIGURE_FILES[PLOT_KEYS[name]]).is_file()
-    assert (saved / figures.FIGURE_FILES[PLOT_KEYS[name]]).with_suffix(".svg").is_file()
+    saved = results_root / config.PALDYN.name / SAVED[name]
+    assert saved.is_file() and saved.with_suffix(".svg").is_file()
 
 
 @pytest.mark.parametrize("name", EXPECTED)

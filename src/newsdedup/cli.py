@@ -247,6 +247,118 @@ def _cmd_fetch(args) -> None:
     _progress(f"wrote {target} ({len(data):,} bytes, sha256 verified)")
 
 
+def _add_signal_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("signals and detector")
+    g.add_argument("--relations", default=("same-org",),
+                   type=lambda s: tuple(x.strip() for x in s.split(",") if x.strip()),
+                   help="host relations the host rule keeps: same-host, same-org, cross-org "
+                        "(default same-org: different hosts of one organisation)")
+    g.add_argument("--max-days", type=float, default=1.0,
+                   help="date window of the date rule, days (default 1)")
+    g.add_argument("--min-shared", type=int, default=1,
+                   help="shared non-brand entities the entity rule needs (default 1)")
+    for rule in ("host", "date", "entity", "version"):
+        g.add_argument(f"--no-{rule}", action="store_true", help=f"switch the {rule} rule off")
+    g.add_argument("--host-orgs", type=_mapping, default=None,
+                   help="extra host=organisation pairs, e.g. blog.example=example")
+    g.add_argument("--entity-unit", choices=["run", "token"], default="run",
+                   help="run: a run of capitalized tokens is one name (default); token: each "
+                        "capitalized token is one (English title-case headlines)")
+    g.add_argument("--no-korean", action="store_true",
+                   help="skip Korean proper nouns (kiwipiepy)")
+    g.add_argument("--signal-n", type=int, default=4, help="n-gram size of the surface scores")
+
+
+def _signal_options(args):
+    from newsdedup.detector import DetectorConfig
+    from newsdedup.entities import EntityConfig
+    from newsdedup.signal_runs import SignalOptions
+    from newsdedup.signals import HOST_ORGS, SignalConfig
+
+    signals = SignalConfig(n=args.signal_n, host_orgs=HOST_ORGS | dict(args.host_orgs or {}),
+                           entities=EntityConfig(unit=args.entity_unit,
+                                                 korean=not args.no_korean))
+    detector = DetectorConfig(host=not args.no_host, relations=args.relations,
+                              date=not args.no_date, max_days=args.max_days,
+                              entity=not args.no_entity, min_shared=args.min_shared,
+                              version=not args.no_version)
+    return SignalOptions(signals=signals, detector=detector)
+
+
+def _cmd_signals(args) -> None:
+    from newsdedup.signal_runs import run_signals
+
+    corpus, name = _load(args)
+    run_signals(corpus, name, args.out, _signal_options(args), _progress)
+
+
+def _cmd_candidates(args) -> None:
+    from newsdedup.signal_runs import run_candidates
+
+    corpus, name = _load(args)
+    run_candidates(corpus, name, args.out, args.quota, _signal_options(args), args.output,
+                   _progress)
+
+
+def _cmd_evaluate_gold(args) -> None:
+    from newsdedup.signal_runs import run_evaluate_gold
+
+    corpus, name = _load(args)
+    gold = args.gold or config.DATA_DIR / "gold" / f"{name}.csv"
+    if not gold.is_file():
+        raise ValueError(f"gold file {gold} not found; write one with `newsdedup candidates` "
+                         "and label it, or pass --gold")
+    run_evaluate_gold(corpus, name, args.out, gold, _signal_options(args), _progress)
+
+
+def _cmd_story_signals(args) -> None:
+    from newsdedup.signal_runs import run_story_signals
+
+    corpus, name = _load(args)
+    run_story_signals(corpus, name, args.out, args.story_col, options=_signal_options(args),
+                      progress=_progress)
+
+
+def _add_signal_commands(sub) -> None:
+    p = sub.add_parser("signals", help="pair signals (host, date gap, entities), detector funnel "
+                                       "and candidates",
+                       description="Surface scores, host relation, date gap and shared entities "
+                                   "of every pair; the rule-based detector's funnel (all pairs -> "
+                                   "host -> date -> entity -> version) and every pair it proposes. "
+                                   "Writes results/<name>/signals/.")
+    _add_corpus_args(p)
+    _add_signal_args(p)
+    p.set_defaults(func=_cmd_signals)
+    p = sub.add_parser("candidates", help="write a labeling sheet of candidate pairs",
+                       description="The top pairs of every surface scorer (a quota each) and the "
+                                   "detector's candidates, texts side by side, with empty label "
+                                   "and reason columns (default results/<name>/signals/"
+                                   "to_label.csv).")
+    _add_corpus_args(p)
+    _add_signal_args(p)
+    p.add_argument("--quota", type=int, default=10, help="pairs per scorer (default 10)")
+    p.add_argument("--output", type=Path, help="sheet path (default results/<name>/signals/"
+                                                "to_label.csv)")
+    p.set_defaults(func=_cmd_candidates)
+    p = sub.add_parser("evaluate-gold", help="precision and recall of scorers and detector on "
+                                             "a gold file",
+                       description="Read a labelled sheet (id_i, id_j, label, reason; labels "
+                                   "same / followup / related / different) and report every "
+                                   "scorer's and the detector's precision and recall on it.")
+    _add_corpus_args(p)
+    _add_signal_args(p)
+    p.add_argument("--gold", type=Path, help="gold CSV (default data/gold/<name>.csv)")
+    p.set_defaults(func=_cmd_evaluate_gold)
+    p = sub.add_parser("story-signals", help="each pair signal against story ids (e.g. UCI)",
+                       description="Precision and recall of surface thresholds, host, "
+                                   "timestamp window and shared entities, alone and combined, "
+                                   "against a story-id column; all pairs, in blocks.")
+    _add_corpus_args(p)
+    _add_signal_args(p)
+    p.add_argument("--story-col", default="STORY", help="story id column (default STORY)")
+    p.set_defaults(func=_cmd_story_signals)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="newsdedup",
@@ -337,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fetch", help="download the pinned corpus into data/external (network)",
                        description="Download the pinned archive by commit and verify its sha256.")
     p.set_defaults(func=_cmd_fetch)
+    _add_signal_commands(sub)
     return parser
 
 
