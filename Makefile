@@ -29,6 +29,7 @@ install: $(STAMP)  ## create .venv and install newsdedup with its dependencies
 
 reproduce: $(STAMP)  ## the main job: all published tables and figures for the pinned corpus
 	$(BIN)/newsdedup run $(RUN_ARGS)
+	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate-gold)
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
 
 measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1)

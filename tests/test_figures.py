@@ -153,6 +153,15 @@ def _line(ax, label: str):
 # --- plot functions ------------------------------------------------------------
 
 
+def test_score_distribution_marks_the_labelled_same_event_pairs() -> None:
+    gold = pd.DataFrame({"label": ["same", "different", "same", "related"],
+                         "text_jaccard": [0.129, 0.4, 0.095, 0.3]})
+    fig = figures.score_distribution(_histogram(), BOUND, bound_n=4, labelled=gold, labelled_n=4)
+    marks = _line(fig.axes[1], "labelled same-event pairs (2)")
+    assert marks.get_xdata().tolist() == [0.095, 0.129]
+    assert not [ln for ln in fig.axes[0].lines if "labelled" in str(ln.get_label())]
+
+
 def test_ngram_sweep_plots_every_statistic_and_track() -> None:
     sweep, tracks = _ngram_sweep(), _ngram_tracks()
     fig = figures.ngram_sweep(sweep, tracks, BOUND, 4, label_top=2)

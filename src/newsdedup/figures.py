@@ -73,6 +73,7 @@ _FILES: dict[str, tuple[str, str]] = {
     "ngram_sweep": ("measure/ngram_sweep.csv", "measure"),
     "ngram_tracks": ("measure/ngram_tracks.csv", "measure"),
     "dedupe_sweep": ("dedupe/sweep.csv", "dedupe"),
+    "gold_pairs": ("signals/gold_pairs.csv", "signals"),
 }
 CALIBRATION_FILE = "calibration.json"
 
@@ -80,7 +81,8 @@ CALIBRATION_FILE = "calibration.json"
 # optional extra table): reading them gives None instead of an error.
 # The n-gram sweep and the dedupe sweep are newer steps: an older results tree
 # without them still draws the other figures.
-_OPTIONAL = frozenset({"lsh", "quantiles", "ngram_sweep", "ngram_tracks", "dedupe_sweep"})
+_OPTIONAL = frozenset({"lsh", "quantiles", "ngram_sweep", "ngram_tracks", "dedupe_sweep",
+                       "gold_pairs"})
 
 
 def _missing(path: Path, target: str, name: str) -> FileNotFoundError:
@@ -145,6 +147,8 @@ class Results:
     ngram_sweep = _Table("``measure/ngram_sweep.csv``: n, pairs, mean_shingles, mean, p50, p90, "
                          "p99, p999, max, pairs_ge_*; or None.")
     ngram_tracks = _Table("``measure/ngram_tracks.csv``: rank, i, j, n, score; or None.")
+    gold_pairs = _Table("``signals/gold_pairs.csv``: labelled pairs with their signals "
+                        "(``newsdedup evaluate-gold``); or None.")
     dedupe_sweep = _Table("``dedupe/sweep.csv``: scorer, gate, threshold, pairs_at_or_above, "
                           "items_left, merged; or None.")
 
@@ -188,6 +192,14 @@ class Results:
         """``(low, high]`` of the threshold band, or None."""
         band = self.calibration.get("band")
         return None if band is None else (float(band[0]), float(band[1]))
+
+    @property
+    def gold_n(self) -> int | None:
+        """n-gram size of the labelled pairs' scores (``signals/gold_params.json``), or None."""
+        path = self.path / "signals" / "gold_params.json"
+        if not path.is_file():
+            return None
+        return int(json.loads(path.read_text(encoding="utf-8"))["options"]["signals"]["n"])
 
     @property
     def dedupe_threshold(self) -> float | None:
@@ -312,7 +324,8 @@ def _sweep_axes(axes: list[Axes], pairs_label: str, pairs_title: str, items_labe
 
 
 def score_distribution(histogram: pd.DataFrame, upper_bound: float,
-                       bound_n: int | None = None) -> Figure:
+                       bound_n: int | None = None, labelled: pd.DataFrame | None = None,
+                       labelled_n: int | None = None) -> Figure:
     """Counts of all-pairs exact Jaccard and MinHash estimates per score bin, one panel per n.
 
     Answers: how far is the bulk of the pairs from any usable threshold, and
@@ -324,10 +337,17 @@ def score_distribution(histogram: pd.DataFrame, upper_bound: float,
         upper_bound: The unrelated-pair upper bound, drawn as a vertical line.
         bound_n: n-gram size the bound was measured at; the line is drawn only in
             that panel (the bound of other n differs). None draws it everywhere.
+        labelled: Labelled pairs with their exact score on the same text
+            (``signals/gold_pairs.csv``: ``label``, ``text_jaccard``); the
+            ``"same"`` pairs are marked by triangles along the top of the
+            ``labelled_n`` panel, so one sees where true duplicates fall in the
+            distribution (seed 004's AlphaEvolve pair sits below the bound).
+        labelled_n: n-gram size of the labelled scores.
 
     Returns:
         The figure; each panel holds two ``StepPatch`` artists (exact, estimate)
-        whose values are the frame's columns.
+        whose values are the frame's columns, and the marked panel one line
+        labelled ``"labelled same-event pairs (k)"`` whose x data are their scores.
 
     Examples:
         >>> h = pd.DataFrame({"n": [4, 4], "bin_lo": [0.0, 0.5], "bin_hi": [0.5, 1.0],
@@ -349,6 +369,12 @@ def score_distribution(histogram: pd.DataFrame, upper_bound: float,
         if bound_n is None or n == bound_n:
             _bound_line(ax, upper_bound, vertical=True)
             legend_ax = legend_ax or ax
+        if labelled is not None and n == labelled_n:
+            same = np.sort(labelled.loc[labelled["label"] == "same", "text_jaccard"].to_numpy())
+            # x in data, y in axes fraction: the markers sit along the top whatever the counts.
+            ax.plot(same, np.full(same.size, 0.97), ls="none", marker="v", ms=8,
+                    color="#27ae60", transform=ax.get_xaxis_transform(),
+                    label=f"labelled same-event pairs ({same.size})")
         nonzero = np.flatnonzero(exact > 0)
         top = edges[nonzero[-1] + 1] if len(nonzero) else 1.0
         # Zoom to the occupied range: beyond the highest pair the axis is empty by construction.
@@ -746,7 +772,8 @@ def all_figures(results: Results) -> dict[str, Figure]:
             "params", {}).get("window_days")
     out = {
         "score_distribution": score_distribution(results.histogram, results.upper_bound,
-                                                 results.calibration_n),
+                                                 results.calibration_n, results.gold_pairs,
+                                                 results.gold_n),
         "minhash_error": minhash_error(results.errors),
         "sensitivity": sensitivity_curves(results.both_sided, results.one_sided,
                                           results.upper_bound, results.recommended),
