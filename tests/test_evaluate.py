@@ -1,10 +1,9 @@
-"""Tests for newsdedup.evaluate: hand-computed tables first, then the real labelled corpora."""
+"""Tests for newsdedup.evaluate: hand-computed tables first, then the real labelled pairs."""
 
 from __future__ import annotations
 
 import functools
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -12,103 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.config import UCI_COLUMNS, shared_corpus_file
-from newsdedup.corpus import CorpusWarning, LoadResult, load_corpus
-from newsdedup.evaluate import (
-    CUTOFFS,
-    DISTRIBUTION_STATS,
-    METRIC_COLUMNS,
-    best_threshold,
-    evaluate_stories,
-    evaluate_sts,
-    grid_above,
-    labelled_bound,
-    metric_grid,
-    same_label_pairs,
-    score_distribution,
-    sentence_pair_jaccard,
-    separation_auc,
-    threshold_metrics,
-)
+from newsdedup.config import shared_corpus_file
+from newsdedup.evaluate import CUTOFFS, evaluate_sts, sentence_pair_jaccard
+from newsdedup.metrics import DISTRIBUTION_STATS, METRIC_COLUMNS, metric_grid
 from newsdedup.normalize import SCHEMES, get_scheme
 from newsdedup.pairs import load_korsts, load_stsb
 from newsdedup.shingle import shingles
-
-# ---------------------------------------------------------------------------------------
-# threshold_metrics / best_threshold
-# ---------------------------------------------------------------------------------------
-
-SCORES = np.array([0.9, 0.6, 0.4, 0.7, 0.2])
-POSITIVE = np.array([True, True, True, False, False])
-
-
-def test_threshold_metrics_by_hand() -> None:
-    m = threshold_metrics(SCORES, POSITIVE, [0.0, 0.4, 0.5, 0.7, 0.95])
-    assert list(m.columns) == list(METRIC_COLUMNS)
-    assert m[["tp", "fp", "fn"]].dtypes.eq("int64").all()
-    # 0.4 and 0.7 equal a score: score >= threshold flags it.
-    assert m[["tp", "fp", "fn"]].values.tolist() == [
-        [3, 2, 0],
-        [3, 1, 0],
-        [2, 1, 1],
-        [1, 1, 2],
-        [0, 0, 3],
-    ]
-    expected_p = [3 / 5, 3 / 4, 2 / 3, 1 / 2, math.nan]
-    expected_r = [1.0, 1.0, 2 / 3, 1 / 3, 0.0]
-    expected_f1 = [6 / 8, 6 / 7, 4 / 6, 2 / 5, 0.0]
-    np.testing.assert_allclose(m["precision"], expected_p)  # NaN == NaN here
-    np.testing.assert_allclose(m["recall"], expected_r)
-    np.testing.assert_allclose(m["f1"], expected_f1)
-
-
-def test_threshold_metrics_degenerate_classes() -> None:
-    only_neg = threshold_metrics(np.array([0.2, 0.8]), np.array([False, False]), [0.5, 0.9])
-    assert only_neg["tp"].tolist() == [0, 0] and only_neg["fp"].tolist() == [1, 0]
-    assert np.isnan(only_neg["recall"]).all()
-    assert only_neg["f1"].tolist()[0] == 0.0 and np.isnan(only_neg["f1"].iloc[1])
-    with pytest.raises(ValueError, match="same shape"):
-        threshold_metrics(np.array([0.1, 0.2]), np.array([True]), [0.5])
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), st.booleans()), max_size=30
-    ),
-    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
-)
-def test_threshold_metrics_matches_masks(pairs: list, thresholds: list) -> None:
-    scores = np.array([s for s, _ in pairs], dtype=np.float64)
-    positive = np.array([p for _, p in pairs], dtype=bool)
-    m = threshold_metrics(scores, positive, thresholds)
-    for row, t in zip(m.itertuples(), thresholds, strict=True):
-        flagged = scores >= t
-        assert row.tp == int((flagged & positive).sum())
-        assert row.fp == int((flagged & ~positive).sum())
-        assert row.fn == int((~flagged & positive).sum())
-
-
-def test_best_threshold_prefers_higher_on_ties_and_skips_nan() -> None:
-    m = threshold_metrics(SCORES, POSITIVE, [0.0, 0.4, 0.5, 0.95])
-    best = best_threshold(m)
-    assert best["threshold"] == 0.4 and best["tp"] == 3 and isinstance(best["tp"], int)
-    tie = pd.DataFrame({"threshold": [0.1, 0.3, 0.2, 0.9], "f1": [0.5, 0.8, 0.8, math.nan]})
-    assert best_threshold(tie) == {"threshold": 0.3, "f1": 0.8}
-    with pytest.raises(ValueError, match="no threshold"):
-        best_threshold(pd.DataFrame({"threshold": [0.5], "f1": [math.nan]}))
-
-
-def test_grid_and_grid_above() -> None:
-    grid = metric_grid()
-    assert len(grid) == 19 and grid[0] == 0.05 and grid[-1] == 0.95
-    assert 0.3 in grid.tolist() and 0.7 in grid.tolist()
-    assert [grid_above(x) for x in (0.0, 0.1146, 0.3, 0.999, 1.0)] == [0.01, 0.12, 0.31, 1.0, 1.01]
-
-
-# ---------------------------------------------------------------------------------------
-# sentence_pair_jaccard
-# ---------------------------------------------------------------------------------------
 
 
 def set_jaccard(a: set, b: set) -> float:
@@ -163,60 +71,6 @@ def test_sentence_pair_jaccard_edges() -> None:
         sentence_pair_jaccard(["a"], ["a", "b"], 2)
     with pytest.raises(ValueError, match="unknown normalization scheme"):
         sentence_pair_jaccard(["a"], ["b"], 2, scheme="nope")
-
-
-# ---------------------------------------------------------------------------------------
-# same_label_pairs, labelled_bound, distributions, AUC
-# ---------------------------------------------------------------------------------------
-
-
-def test_same_label_pairs() -> None:
-    labels = pd.Series(["s1", "s2", "s1", None, math.nan, 7], index=[10, 11, 12, 13, 14, 15])
-    i = np.array([0, 0, 1, 3, 3, 5, 2])
-    j = np.array([2, 1, 2, 4, 3, 5, 0])
-    # read by position; missing labels match nothing, not even themselves
-    assert same_label_pairs(labels, i, j).tolist() == [True, False, False, False, False, True, True]
-
-
-def test_same_label_pairs_matches_a_loop() -> None:
-    rng = np.random.default_rng(0)
-    labels = rng.integers(0, 5, size=40).tolist()
-    i, j = np.triu_indices(40, k=1)
-    want = [labels[a] == labels[b] for a, b in zip(i, j, strict=True)]
-    assert same_label_pairs(labels, i, j).tolist() == want
-
-
-def test_labelled_bound() -> None:
-    scores = np.array([0.9, 0.1, 0.3, 0.5, 0.2])
-    negative = np.array([False, True, True, True, True])
-    assert labelled_bound(scores, negative) == {"count": 4, "max": 0.5, "q": 0.999, "quantile": 0.5}
-    # lower order statistic: sorted [0.1, 0.2, 0.3, 0.5][floor(4 * 0.5)] = 0.3
-    assert labelled_bound(scores, negative, q=0.5)["quantile"] == 0.3
-    empty = labelled_bound(scores, np.zeros(5, dtype=bool))
-    assert empty["count"] == 0 and math.isnan(empty["max"]) and math.isnan(empty["quantile"])
-
-
-def test_score_distribution_and_auc() -> None:
-    scores = np.arange(20) / 20
-    classes = np.where(np.arange(20) < 10, "different", "same")
-    d = score_distribution(scores, classes)
-    assert list(d.columns) == ["label", *DISTRIBUTION_STATS]
-    assert d["label"].tolist() == ["different", "same"]
-    assert d["count"].tolist() == [10, 10]
-    assert d["p50"].tolist() == [0.25, 0.75]  # sorted[floor(10 * 0.5)]
-    assert d["max"].tolist() == [0.45, 0.95]
-    assert separation_auc(scores, classes == "same") == 1.0
-    rng = np.random.default_rng(1)
-    s = rng.choice([0.0, 0.2, 0.5, 1.0], size=50)
-    pos = rng.random(50) < 0.4
-    diff = s[pos][:, None] - s[~pos][None, :]
-    brute = ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
-    assert separation_auc(s, pos) == pytest.approx(brute, abs=1e-12)
-
-
-# ---------------------------------------------------------------------------------------
-# evaluate_sts / evaluate_stories on synthetic data
-# ---------------------------------------------------------------------------------------
 
 
 def synthetic_sts() -> pd.DataFrame:
@@ -277,40 +131,6 @@ def test_evaluate_sts_main_cutoff_first_and_errors() -> None:
         evaluate_sts(df, same_at=5.5, different_at=1.0)
 
 
-def test_evaluate_stories_synthetic() -> None:
-    items = pd.DataFrame(
-        {
-            "title": [
-                "Fed holds rates",
-                "Fed holds rates steady",
-                "Apple sues",
-                "Apple sues",
-                "Lone item",
-            ],
-            "summary": ["", "", "", "", ""],
-            "STORY": ["a", "a", "b", "c", None],
-        }
-    )
-    out = evaluate_stories(items, n=3, thresholds=[0.5, 0.99])
-    summary = out["summary"].iloc[0]
-    assert (summary["pairs"], summary["positives"], summary["negatives"]) == (10, 1, 9)
-    assert summary["stories"] == 3
-    assert out["distribution"]["label"].tolist() == ["same_story", "different_story"]
-    assert out["distribution"]["count"].tolist() == [1, 9]
-    # the two identical "Apple sues" headlines are filed under different stories
-    bound = out["bound"].set_index("bound")
-    assert bound.loc["max", "value"] == 1.0 and bound.loc["max", "threshold"] == 1.01
-    assert bound.loc["max", "tp"] == 0 and bound.loc["max", "recall"] == 0.0
-    assert out["metrics"][["tp", "fp", "fn"]].values.tolist() == [[1, 1, 0], [0, 1, 1]]
-
-
-# ---------------------------------------------------------------------------------------
-# real files (fail, not skip, when the shared files are missing)
-# ---------------------------------------------------------------------------------------
-
-
-
-
 @functools.cache
 def sts_results(split: str) -> dict[str, dict[str, pd.DataFrame]]:
     ko = load_korsts(shared_corpus_file("korsts", f"sts-{split}.tsv"))
@@ -364,46 +184,3 @@ def test_sts_cutoffs_table_has_both_pairs() -> None:
         assert auc[(3.0, n)] < auc[(4.0, n)]
     metrics = sts_results("dev")["ko"]["metrics"]
     assert len(metrics) == 3 * len(metric_grid())
-
-
-
-
-def load_uci() -> LoadResult:
-    path = shared_corpus_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = load_corpus(path, columns=UCI_COLUMNS)
-    assert [w.category for w in caught] == [CorpusWarning]
-    return res
-
-
-def test_uci_story_pairs() -> None:
-    res = load_uci()
-    [rej] = res.rejected  # the truncated last row is reported, not scored
-    assert rej.id == "6367"
-    items = res.items
-    assert len(items) == 6366 and "STORY" in items.columns
-
-    out = evaluate_stories(items)
-    summary = out["summary"].iloc[0]
-    sizes = items["STORY"].value_counts()
-    assert summary["stories"] == len(sizes) == 87
-    assert summary["positives"] == int((sizes * (sizes - 1) // 2).sum())
-    assert summary["pairs"] == 6366 * 6365 // 2
-    assert summary["positives"] + summary["negatives"] == summary["pairs"]
-    assert out["distribution"]["count"].tolist() == [summary["positives"], summary["negatives"]]
-
-    metrics = out["metrics"]
-    assert (metrics["tp"] + metrics["fn"] == summary["positives"]).all()
-    assert (np.diff(metrics["tp"]) <= 0).all() and (np.diff(metrics["fp"]) <= 0).all()
-    at = metrics.set_index("threshold")
-    # same-story pairs are mostly rewrites: high thresholds are precise but recall little
-    for t in (0.3, 0.5, 0.7):
-        assert at.loc[t, "precision"] > 0.85 and at.loc[t, "recall"] < 0.05
-
-    bound = out["bound"].set_index("bound")
-    assert (bound["negatives"] == summary["negatives"]).all()
-    assert bound.loc["max", "value"] >= bound.loc["q0.999", "value"]
-    assert bound.loc["q0.999", "threshold"] == grid_above(bound.loc["q0.999", "value"])
-    dist = out["distribution"].set_index("label")
-    assert dist.loc["same_story", "mean"] > dist.loc["different_story", "mean"]

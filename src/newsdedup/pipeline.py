@@ -336,7 +336,7 @@ def run_evaluate_sts(korsts: Path, stsb: Path, name: str, out: Path,
 def run_evaluate_stories(corpus, name: str, out: Path, story_col: str = "STORY", n: int = 4,
                          progress: Progress = _quiet, echo: bool = True) -> dict:
     """Precision of n-gram Jaccard against story ids; writes ``<out>/<name>/evaluate/``."""
-    from newsdedup.evaluate import evaluate_stories
+    from newsdedup.stories import evaluate_stories
 
     if story_col not in corpus.items.columns:
         raise ValueError(f"{corpus.path}: no story column {story_col!r}; columns are "
