@@ -13,8 +13,15 @@ from hypothesis import strategies as st
 from newsdedup.metrics import (
     DISTRIBUTION_STATS,
     METRIC_COLUMNS,
+    average_precision_rows,
+    bcubed,
     best_threshold,
+    bootstrap_indices,
     metric_grid,
+    pairwise_scores,
+    percentile_interval,
+    prf_rows,
+    roc_auc_rows,
     score_distribution,
     separation_auc,
     threshold_metrics,
@@ -103,3 +110,137 @@ def test_score_distribution_and_auc() -> None:
     diff = s[pos][:, None] - s[~pos][None, :]
     brute = ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
     assert separation_auc(s, pos) == pytest.approx(brute, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------
+# batched AUC / AP / P-R-F1, bootstrap
+# ---------------------------------------------------------------------------------------
+
+LABELLED = st.lists(
+    st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), st.booleans()),
+    min_size=1,
+    max_size=25,
+)
+
+
+def brute_average_precision(scores: np.ndarray, positive: np.ndarray) -> float:
+    """AP by its definition: every distinct score is a threshold, from the top down."""
+    n_pos = int(positive.sum())
+    if not n_pos:
+        return math.nan
+    total, prev_recall = 0.0, 0.0
+    for t in sorted(set(scores.tolist()), reverse=True):
+        flagged = scores >= t
+        tp = int((flagged & positive).sum())
+        recall = tp / n_pos
+        total += (recall - prev_recall) * tp / int(flagged.sum())
+        prev_recall = recall
+    return total
+
+
+@settings(max_examples=100, deadline=None)
+@given(LABELLED)
+def test_auc_and_ap_rows_match_brute_force(pairs: list) -> None:
+    s = np.array([x for x, _ in pairs])
+    pos = np.array([p for _, p in pairs])
+    auc = roc_auc_rows(s[None, :], pos[None, :])[0]
+    if pos.all() or not pos.any():
+        assert math.isnan(auc)
+    else:
+        diff = s[pos][:, None] - s[~pos][None, :]
+        brute = ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
+        assert auc == pytest.approx(brute, abs=1e-12)
+        assert auc == pytest.approx(separation_auc(s, pos), abs=1e-12)
+    ap = float(average_precision_rows(s, pos))
+    want = brute_average_precision(s, pos)
+    assert (math.isnan(ap) and math.isnan(want)) or ap == pytest.approx(want, abs=1e-12)
+
+
+def test_average_precision_by_hand() -> None:
+    # ranked: + - + - +  -> precisions at the positives 1, 2/3, 3/5
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    pos = np.array([True, False, True, False, True])
+    assert float(average_precision_rows(s, pos)) == pytest.approx((1 + 2 / 3 + 3 / 5) / 3)
+    # a tie of one positive and one negative at the top flags both at once: precision 1/2
+    tie = average_precision_rows(np.array([[0.9, 0.9, 0.1]]), np.array([[True, False, True]]))
+    assert tie.tolist() == [pytest.approx((0.5 + 2 / 3) / 2)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(LABELLED, st.floats(0.0, 1.0))
+def test_prf_rows_matches_threshold_metrics(pairs: list, t: float) -> None:
+    s = np.array([x for x, _ in pairs])
+    pos = np.array([p for _, p in pairs])
+    row = threshold_metrics(s, pos, [t]).iloc[0]
+    got = prf_rows(s, pos, t)
+    for key in ("precision", "recall", "f1"):
+        np.testing.assert_equal(float(got[key]), row[key])
+
+
+def test_bootstrap_is_seeded_and_agrees_with_scipy() -> None:
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=200)
+    idx = bootstrap_indices(len(x), 2000, seed=5)
+    assert (idx == bootstrap_indices(len(x), 2000, seed=5)).all()
+    assert not (idx == bootstrap_indices(len(x), 2000, seed=6)).all()
+    lo, hi = percentile_interval(x[idx].mean(axis=1))
+    ref = bootstrap((x,), np.mean, n_resamples=2000, method="percentile",
+                    random_state=np.random.default_rng(9)).confidence_interval
+    # two independent Monte Carlo runs of the same interval: equal up to resampling noise
+    assert lo == pytest.approx(ref.low, abs=0.03) and hi == pytest.approx(ref.high, abs=0.03)
+    assert lo < x.mean() < hi
+    assert math.isnan(percentile_interval(np.array([math.nan]))[0])
+
+
+# ---------------------------------------------------------------------------------------
+# clusterings: pairwise and B-cubed
+# ---------------------------------------------------------------------------------------
+
+
+def test_bcubed_worked_example() -> None:
+    # clusters {0,1} = a,a and {2,3,4} = a,b,b; class a = {0,1,2}, b = {3,4}
+    # precision per item: 1, 1, 1/3, 2/3, 2/3; recall: 2/3, 2/3, 1/3, 1, 1
+    out = bcubed([1, 1, 2, 2, 2], ["a", "a", "a", "b", "b"])
+    assert out["precision"] == pytest.approx((1 + 1 + 1 / 3 + 2 / 3 + 2 / 3) / 5)
+    assert out["recall"] == pytest.approx((2 / 3 + 2 / 3 + 1 / 3 + 1 + 1) / 5)
+    # all singletons: perfect precision, recall = mean of 1 / class size
+    single = bcubed(range(5), ["a", "a", "a", "b", "b"])
+    assert single["precision"] == 1.0
+    assert single["recall"] == pytest.approx((3 * (1 / 3) + 2 * (1 / 2)) / 5)
+
+
+CLUSTERING = st.lists(st.tuples(st.integers(0, 4), st.sampled_from("abc")), min_size=1,
+                      max_size=20)
+
+
+@settings(max_examples=100, deadline=None)
+@given(CLUSTERING)
+def test_pairwise_and_bcubed_match_loops(rows: list) -> None:
+    import itertools
+
+    pred = [p for p, _ in rows]
+    truth = [t for _, t in rows]
+    merged = true = tp = 0
+    for a, b in itertools.combinations(range(len(rows)), 2):
+        m, t = pred[a] == pred[b], truth[a] == truth[b]
+        merged += m
+        true += t
+        tp += m and t
+    got = pairwise_scores(pred, truth)
+    assert (got["merged_pairs"], got["true_pairs"], got["tp"]) == (merged, true, tp)
+    n = len(rows)
+    p = sum(sum(pred[k] == pred[i] and truth[k] == truth[i] for k in range(n))
+            / sum(pred[k] == pred[i] for k in range(n)) for i in range(n)) / n
+    r = sum(sum(pred[k] == pred[i] and truth[k] == truth[i] for k in range(n))
+            / sum(truth[k] == truth[i] for k in range(n)) for i in range(n)) / n
+    b3 = bcubed(pred, truth)
+    assert b3["precision"] == pytest.approx(p) and b3["recall"] == pytest.approx(r)
+
+
+def test_contingency_rejects_missing_labels() -> None:
+    with pytest.raises(ValueError, match="missing"):
+        bcubed([1, 2], ["a", None])
+    with pytest.raises(ValueError, match="length"):
+        pairwise_scores([1, 2, 3], ["a", "b"])

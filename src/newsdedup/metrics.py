@@ -206,3 +206,252 @@ def auc_sorted(pos: np.ndarray, neg_sorted: np.ndarray) -> float:
     upto = np.searchsorted(neg_sorted, pos, side="right").sum(dtype=np.float64)
     # below + (upto - below) / 2: negatives strictly lower, plus half of the ties.
     return float((below + upto) / 2 / (len(pos) * len(neg_sorted)))
+
+
+# --------------------------------------------------------------------------------------
+# Batched threshold-free metrics (one row per bootstrap resample)
+# --------------------------------------------------------------------------------------
+
+
+def roc_auc_rows(scores: np.ndarray, positive: np.ndarray) -> np.ndarray:
+    """ROC AUC of every row of a ``(B, n)`` score matrix, ties counted half.
+
+    The Mann-Whitney form: with average ranks over the row,
+    ``AUC = (sum of positive ranks - P (P + 1) / 2) / (P N)``. Equal to
+    :func:`separation_auc` row by row, but for all rows at once (bootstrap resamples).
+
+    Args:
+        scores: ``(B, n)`` or ``(n,)`` scores.
+        positive: Boolean labels of the same shape.
+
+    Returns:
+        ``(B,)`` AUCs in ``[0, 1]`` (a 0-d array for 1-D input); NaN for a row without
+        a positive or without a negative.
+
+    Examples:
+        >>> roc_auc_rows(np.array([[0.9, 0.5, 0.5, 0.1]]), np.array([[1, 1, 0, 0]], bool))
+        array([0.875])
+    """
+    from scipy.stats import rankdata
+
+    s = np.asarray(scores, dtype=np.float64)
+    pos = np.asarray(positive, dtype=bool)
+    ranks = rankdata(s, axis=-1)  # average ranks: a tie between classes counts half
+    n_pos = pos.sum(axis=-1).astype(np.float64)
+    n_neg = pos.shape[-1] - n_pos
+    u = np.where(pos, ranks, 0.0).sum(axis=-1) - n_pos * (n_pos + 1) / 2
+    den = n_pos * n_neg
+    return np.divide(u, den, out=np.full(np.shape(u), np.nan), where=den > 0)
+
+
+def average_precision_rows(scores: np.ndarray, positive: np.ndarray) -> np.ndarray:
+    """Average precision of every row: ``sum over thresholds of (R_t - R_{t-1}) P_t``.
+
+    The thresholds are the distinct scores, from the highest down; pairs with equal scores
+    are flagged together (the step-wise definition, as scikit-learn's
+    ``average_precision_score``). Each positive therefore contributes ``1 / P`` times the
+    precision at the end of its tie group, which is how it is computed: sort each row
+    descending, cumulate, and read the precision at the last index of every tie group.
+
+    Args:
+        scores: ``(B, n)`` or ``(n,)`` scores.
+        positive: Boolean labels of the same shape.
+
+    Returns:
+        ``(B,)`` average precisions in ``[0, 1]`` (0-d for 1-D input); NaN for a row
+        without positives.
+
+    Examples:
+        >>> s = np.array([0.9, 0.8, 0.7, 0.6])
+        >>> float(average_precision_rows(s, np.array([1, 0, 1, 0], bool)))  # (1 + 2/3) / 2
+        0.8333333333333333
+        >>> float(average_precision_rows(np.array([0.5, 0.5]), np.array([1, 0], bool)))
+        0.5
+    """
+    s = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    pos = np.atleast_2d(np.asarray(positive, dtype=bool))
+    n = s.shape[-1]
+    order = np.argsort(-s, axis=-1, kind="stable")
+    s_sorted = np.take_along_axis(s, order, axis=-1)
+    p_sorted = np.take_along_axis(pos, order, axis=-1)
+    tp = np.cumsum(p_sorted, axis=-1)
+    precision = tp / np.arange(1, n + 1)
+    # Index of the end of each position's tie group: the first k' >= k that ends a group.
+    is_end = np.ones_like(s_sorted, dtype=bool)
+    is_end[:, :-1] = s_sorted[:, 1:] != s_sorted[:, :-1]
+    idx = np.where(is_end, np.arange(n), n)
+    end = np.minimum.accumulate(idx[:, ::-1], axis=-1)[:, ::-1]
+    group_precision = np.take_along_axis(precision, end, axis=-1)
+    n_pos = p_sorted.sum(axis=-1)
+    total = np.where(p_sorted, group_precision, 0.0).sum(axis=-1)
+    out = np.divide(total, n_pos, out=np.full(total.shape, np.nan), where=n_pos > 0)
+    return out if np.ndim(scores) > 1 else out.reshape(())
+
+
+def prf_rows(scores: np.ndarray, positive: np.ndarray, threshold: float) -> dict[str, np.ndarray]:
+    """Precision, recall and F1 of ``score >= threshold`` for every row.
+
+    Args:
+        scores: ``(B, n)`` or ``(n,)`` scores.
+        positive: Boolean labels of the same shape.
+        threshold: The cut.
+
+    Returns:
+        ``{"precision", "recall", "f1"}``, each ``(B,)`` (NaN where undefined, as in
+        :func:`threshold_metrics`).
+
+    Examples:
+        >>> out = prf_rows(np.array([0.9, 0.6, 0.4, 0.7, 0.2]),
+        ...                np.array([1, 1, 1, 0, 0], bool), 0.5)
+        >>> [round(float(out[k]), 3) for k in ("precision", "recall", "f1")]
+        [0.667, 0.667, 0.667]
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    pos = np.asarray(positive, dtype=bool)
+    flagged = s >= threshold
+    tp = (flagged & pos).sum(axis=-1)
+    fp = (flagged & ~pos).sum(axis=-1)
+    fn = (~flagged & pos).sum(axis=-1)
+    return {
+        "precision": _ratio(np.asarray(tp), np.asarray(tp + fp)),
+        "recall": _ratio(np.asarray(tp), np.asarray(tp + fn)),
+        "f1": _ratio(np.asarray(2 * tp), np.asarray(2 * tp + fp + fn)),
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Bootstrap
+# --------------------------------------------------------------------------------------
+
+
+def bootstrap_indices(n: int, n_resamples: int = 1000, seed: int = 0) -> np.ndarray:
+    """Resampling indices ``(n_resamples, n)``, drawn with replacement from a fixed seed.
+
+    One index matrix is drawn per data set and shared by every scorer, so differences
+    between scorers (and between the aligned Korean and English pairs) are paired.
+
+    Examples:
+        >>> idx = bootstrap_indices(5, 3, seed=1)
+        >>> idx.shape, bool((idx == bootstrap_indices(5, 3, seed=1)).all())
+        ((3, 5), True)
+    """
+    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+
+
+CONFIDENCE = 0.95
+"""Confidence level of every bootstrap interval."""
+
+
+def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Percentile bootstrap interval of resampled statistics (NaN resamples ignored).
+
+    The percentile method (scipy's ``bootstrap(method="percentile")``): the
+    ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles, linear interpolation.
+
+    Returns:
+        ``(low, high)``; NaN when no resample has a defined value.
+
+    Examples:
+        >>> [round(x, 6) for x in percentile_interval(np.arange(101) / 100)]
+        [0.025, 0.975]
+    """
+    v = np.asarray(values, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if not len(v):
+        return (math.nan, math.nan)
+    alpha = (1.0 - confidence) / 2
+    lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
+    return (float(lo), float(hi))
+
+
+# --------------------------------------------------------------------------------------
+# Clusterings against reference labels
+# --------------------------------------------------------------------------------------
+
+
+def contingency(pred: Sequence, truth: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sizes of the non-empty cells of the predicted-cluster x reference-label table.
+
+    Args:
+        pred: Predicted cluster per item.
+        truth: Reference label per item (no missing values: an unlabelled item must be
+            given its own label by the caller, never dropped).
+
+    Returns:
+        ``(cell, pred_size, truth_size)``: for every non-empty cell its item count, and the
+        size of its predicted cluster and of its reference class.
+
+    Raises:
+        ValueError: Lengths differ or a reference label is missing.
+    """
+    p_codes, _ = pd.factorize(pd.Series(list(pred), dtype=object))
+    t_codes, _ = pd.factorize(pd.Series(list(truth), dtype=object), use_na_sentinel=True)
+    if len(p_codes) != len(t_codes):
+        raise ValueError(f"pred ({len(p_codes)}) and truth ({len(t_codes)}) differ in length")
+    if (t_codes < 0).any() or (p_codes < 0).any():
+        raise ValueError("a label is missing; give unlabelled items their own label")
+    cells, cell_size = np.unique(
+        p_codes.astype(np.int64) * (t_codes.max(initial=0) + 1) + t_codes, return_counts=True
+    )
+    width = t_codes.max(initial=0) + 1
+    pred_size = np.bincount(p_codes)[cells // width]
+    truth_size = np.bincount(t_codes)[cells % width]
+    return cell_size.astype(np.int64), pred_size.astype(np.int64), truth_size.astype(np.int64)
+
+
+def _pairs_of(sizes: np.ndarray) -> np.ndarray:
+    return sizes * (sizes - 1) // 2
+
+
+def pairwise_scores(pred: Sequence, truth: Sequence) -> dict:
+    """Pairwise precision and recall of a clustering: its merged pairs against labelled pairs.
+
+    A pair is *merged* when both items are in one predicted cluster and *true* when they
+    share a reference label. Counted from the contingency table, not pair by pair.
+
+    Returns:
+        ``{"merged_pairs", "true_pairs", "tp", "precision", "recall", "f1"}``; precision
+        is NaN when nothing is merged, recall NaN when no pair is true.
+
+    Examples:
+        >>> pairwise_scores([1, 1, 2, 2, 2], ["a", "a", "a", "b", "b"])
+        {'merged_pairs': 4, 'true_pairs': 4, 'tp': 2, 'precision': 0.5, 'recall': 0.5, 'f1': 0.5}
+    """
+    cell, pred_size, truth_size = contingency(pred, truth)
+    p_codes, _ = pd.factorize(pd.Series(list(pred), dtype=object))
+    t_codes, _ = pd.factorize(pd.Series(list(truth), dtype=object))
+    merged = int(_pairs_of(np.bincount(p_codes)).sum())
+    true = int(_pairs_of(np.bincount(t_codes)).sum())
+    tp = int(_pairs_of(cell).sum())
+    return {
+        "merged_pairs": merged,
+        "true_pairs": true,
+        "tp": tp,
+        "precision": tp / merged if merged else math.nan,
+        "recall": tp / true if true else math.nan,
+        "f1": 2 * tp / (merged + true) if merged + true else math.nan,
+    }
+
+
+def bcubed(pred: Sequence, truth: Sequence) -> dict:
+    """B-cubed precision and recall (Bagga and Baldwin 1998), averaged over items.
+
+    An item's precision is the share of its predicted cluster that has its label; its recall
+    the share of its label's items that are in its cluster. From the contingency table:
+    ``P = sum(n_ij^2 / a_i) / N`` and ``R = sum(n_ij^2 / b_j) / N``.
+
+    Returns:
+        ``{"precision", "recall", "f1"}`` in ``[0, 1]``; NaN for no items.
+
+    Examples:
+        >>> {k: round(v, 4) for k, v in bcubed([1, 1, 2, 2, 2], list("aaabb")).items()}
+        {'precision': 0.7333, 'recall': 0.7333, 'f1': 0.7333}
+    """
+    cell, pred_size, truth_size = contingency(pred, truth)
+    n = int(cell.sum())
+    if not n:
+        return {"precision": math.nan, "recall": math.nan, "f1": math.nan}
+    sq = cell.astype(np.float64) ** 2
+    p = float((sq / pred_size).sum() / n)
+    r = float((sq / truth_size).sum() / n)
+    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
