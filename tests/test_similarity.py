@@ -69,3 +69,16 @@ def test_idf_lowers_shared_boilerplate():
              "온디바이스ai서비스실증확산사업", "진천군스마트돌봄"]
     sm = shingle_matrix(texts, 3)
     assert weighted_jaccard_matrix(sm)[0, 1] < jaccard_matrix(sm)[0, 1]
+
+
+def test_reference_idf_counts_documents_of_the_reference() -> None:
+    import math
+
+    from newsdedup.similarity import reference_idf
+
+    ref_texts = ["abcab", "abxy", "zzzz", "ab"]
+    ref = shingle_matrix(ref_texts, 2)
+    vocab = ["ab", "zz", "bx", "qq"]
+    # documents of the reference containing each shingle, counted by hand: 3, 1, 1, 0
+    want = [math.log1p(4 / (1 + df)) for df in (3, 1, 1, 0)]
+    assert reference_idf(vocab, ref).tolist() == pytest.approx(want)

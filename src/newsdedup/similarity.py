@@ -14,6 +14,7 @@ shorter than n) scores 0.0; see :mod:`newsdedup.shingle` for why.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,6 +161,36 @@ def idf_weights(shingled: ShingleMatrix) -> np.ndarray:
     x = shingled.matrix
     df = np.bincount(x.indices, minlength=x.shape[1]).astype(np.float64)
     return np.log1p(x.shape[0] / (1.0 + df))
+
+
+def reference_idf(vocab: Sequence[str], reference: ShingleMatrix) -> np.ndarray:
+    """IDF of each shingle of ``vocab`` measured on a reference corpus instead of the batch.
+
+    Same formula as :func:`idf_weights`, ``w = log(1 + N_ref / (1 + df_ref))``, with the
+    document frequencies of the reference; a shingle the reference never saw has
+    ``df_ref = 0`` and the highest weight. Batch IDF is unstable for small batches (seed
+    000's stated limitation); a fixed reference gives every batch the same weights.
+
+    Args:
+        vocab: Shingles to weigh (e.g. ``ShingleMatrix.vocab`` of the batch).
+        reference: The reference corpus as a shingle matrix (same n).
+
+    Returns:
+        ``float64`` weights, one per entry of ``vocab``.
+
+    Examples:
+        >>> import math
+        >>> from newsdedup.shingle import shingle_matrix
+        >>> ref = shingle_matrix(["abc", "abd", "xyz"], 2)
+        >>> w = reference_idf(["ab", "xy", "qq"], ref)
+        >>> bool(w[0] < w[1] < w[2]), round(float(w[2]), 4) == round(math.log1p(3), 4)
+        (True, True)
+    """
+    ref_df = np.bincount(reference.matrix.indices, minlength=len(reference.vocab))
+    index = dict(zip(reference.vocab, ref_df.tolist(), strict=True))
+    # One dictionary lookup per vocabulary entry (not per pair).
+    df = np.fromiter((index.get(g, 0) for g in vocab), np.float64, len(vocab))
+    return np.log1p(reference.n_items / (1.0 + df))
 
 
 def weighted_jaccard_matrix(
