@@ -206,6 +206,14 @@ def _cmd_evaluate_sts(args) -> None:
     run_evaluate_sts(args.korsts, args.stsb, args.name, args.out, args.ngrams, _progress)
 
 
+def _cmd_evaluate_pairs(args) -> None:
+    from newsdedup.pipeline import PairStudyOptions, run_pair_study
+
+    options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
+                               seed=args.seed)
+    run_pair_study(args.corpora, args.out, options, _progress)
+
+
 def _cmd_evaluate_stories(args) -> None:
     corpus, name = _load(args)
     run_evaluate_stories(corpus, name, args.out, args.story_col, args.story_n, _progress)
@@ -294,6 +302,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="sts-headlines-dev", help="results folder name")
     p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
     p.set_defaults(func=_cmd_evaluate_sts)
+    p = sub.add_parser("evaluate-pairs", help="every scorer on labelled headline pairs, "
+                                              "Korean against English (results/<corpus>/eval)",
+                       description="KorSTS and STS-B news-headline pairs: plain, batch-IDF and "
+                                   "reference-IDF Jaccard (n = 2..5) and MinHash (n = 3, k = "
+                                   "16..256), subject gate off and on; thresholds chosen on one "
+                                   "split, AUC / AP / P / R / F1 with bootstrap intervals on the "
+                                   "other; the aligned Korean and English pairs compared.")
+    p.add_argument("--corpora", type=Path, default=config.CORPORA_DIR,
+                   help="folder holding korsts/ and stsb-en/ (default: %(default)s)")
+    p.add_argument("--select", default="train", help="split where thresholds are chosen "
+                                                     "(default train)")
+    p.add_argument("--test", default="dev", help="split where they are measured (default dev)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
+    p.set_defaults(func=_cmd_evaluate_pairs)
     p = sub.add_parser("evaluate-stories", help="precision against story ids (e.g. UCI)",
                        description="All-pairs Jaccard against an event-cluster id column.")
     _add_corpus_args(p)

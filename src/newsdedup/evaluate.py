@@ -16,23 +16,32 @@ The metrics themselves live in :mod:`newsdedup.metrics`; corpora with story ids 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from newsdedup.gate import lead_token
 from newsdedup.metrics import (
     DISTRIBUTION_STATS,
     METRIC_COLUMNS,
+    average_precision_rows,
     best_threshold,
+    bootstrap_indices,
     metric_grid,
+    percentile_interval,
+    prf_rows,
+    py_scalar,
+    roc_auc_rows,
     score_distribution,
     separation_auc,
     threshold_metrics,
 )
+from newsdedup.minhash import MinHashParams, estimate_pairs, signatures
 from newsdedup.normalize import DEFAULT_SCHEME, get_scheme
 from newsdedup.pairs import label_pairs
-from newsdedup.shingle import shingle_matrix
-from newsdedup.similarity import idf_weights
+from newsdedup.shingle import ShingleMatrix, shingle_matrix
+from newsdedup.similarity import idf_weights, reference_idf
 
 CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.0, 2.0))
 """Default ``(same_at, different_at)`` cut-off pairs reported by :func:`evaluate_sts`.
@@ -85,14 +94,18 @@ def sentence_pair_jaccard(
     if len(s1) != len(s2):
         raise ValueError(f"s1 and s2 must have the same length, got {len(s1)} and {len(s2)}")
     norm = get_scheme(scheme)
-    k = len(s1)
     shingled = shingle_matrix([norm(t) for t in s1] + [norm(t) for t in s2], n)
+    return _rowwise_jaccard(shingled, idf_weights(shingled) if weighted else None)
+
+
+def _rowwise_jaccard(shingled: ShingleMatrix, weights: np.ndarray | None) -> np.ndarray:
+    """Jaccard of rows ``k`` and ``K + k`` of a ``2K``-row shingle matrix, for every ``k``."""
+    k = shingled.n_items // 2
     x = shingled.matrix
     x1, x2 = x[:k], x[k:]
-    if weighted:
-        w = idf_weights(shingled)
-        inter = np.asarray(x1.multiply(x2) @ w, dtype=np.float64).ravel()
-        mass = np.asarray(x @ w, dtype=np.float64).ravel()
+    if weights is not None:
+        inter = np.asarray(x1.multiply(x2) @ weights, dtype=np.float64).ravel()
+        mass = np.asarray(x @ weights, dtype=np.float64).ravel()
     else:
         # Integer counts keep the score bit-identical to len(a & b) / len(a | b).
         inter = np.asarray(x1.multiply(x2).sum(axis=1), dtype=np.int64).ravel()
@@ -221,3 +234,404 @@ def evaluate_sts(
     }
 
 
+
+
+# --------------------------------------------------------------------------------------
+# Every scorer, gate on and off, with bootstrap intervals (the labelled pair study)
+# --------------------------------------------------------------------------------------
+
+SCORER_KINDS: tuple[str, ...] = ("jaccard", "idf-batch", "idf-ref", "minhash")
+"""Scorers of the pair study: plain Jaccard, IDF-weighted Jaccard with IDF from the scored
+batch or from a reference corpus, and the MinHash estimate of plain Jaccard."""
+
+PAIR_CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.5, 3.5))
+"""``(same_at, different_at)`` of the pair study: clear cases (>= 4 vs <= 1), and the
+scale split in two (>= 3.5 vs < 3.5, see :func:`newsdedup.pairs.label_pairs`)."""
+
+MINHASH_SEED = 42
+"""Seed of the published MinHash family used by the ``minhash`` scorers."""
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """One way of scoring a pair of headlines.
+
+    Attributes:
+        kind: One of :data:`SCORER_KINDS`.
+        n: Character n-gram size.
+        num_perm: MinHash permutations (``kind == "minhash"`` only, else 0).
+
+    Examples:
+        >>> Scorer("minhash", 3, 64).name, Scorer("idf-ref", 4).name
+        ('minhash-n3-k64', 'idf-ref-n4')
+    """
+
+    kind: str
+    n: int
+    num_perm: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in SCORER_KINDS:
+            raise ValueError(f"unknown scorer {self.kind!r}; choose one of {list(SCORER_KINDS)}")
+        if self.n < 1:
+            raise ValueError(f"n-gram size must be >= 1, got {self.n}")
+        if (self.kind == "minhash") != (self.num_perm > 0):
+            raise ValueError("num_perm > 0 is required for minhash and only for minhash")
+
+    @property
+    def name(self) -> str:
+        base = f"{self.kind}-n{self.n}"
+        return f"{base}-k{self.num_perm}" if self.kind == "minhash" else base
+
+
+def default_scorers(
+    ngrams: Sequence[int] = (2, 3, 4, 5),
+    minhash_n: int = 3,
+    num_perms: Sequence[int] = (16, 32, 64, 128, 256),
+) -> tuple[Scorer, ...]:
+    """Plain, batch-IDF and reference-IDF Jaccard for every n; MinHash at every k for one n.
+
+    n = 3 for MinHash is the production n-gram size (seed 000), so the MinHash rows show
+    what estimating that score costs at each signature length.
+
+    Examples:
+        >>> [s.name for s in default_scorers((3,), 3, (64,))]
+        ['jaccard-n3', 'idf-batch-n3', 'idf-ref-n3', 'minhash-n3-k64']
+    """
+    out = [Scorer(kind, n) for kind in ("jaccard", "idf-batch", "idf-ref") for n in ngrams]
+    out += [Scorer("minhash", minhash_n, k) for k in num_perms]
+    # Grouped by kind for the tables: jaccard n2..n5, idf-batch n2..n5, ...
+    return tuple(sorted(out, key=lambda s: (SCORER_KINDS.index(s.kind), s.n, s.num_perm)))
+
+
+def gate_pairs(s1: Sequence[str], s2: Sequence[str]) -> np.ndarray:
+    """Whether the subject gate lets each pair ``(s1[k], s2[k])`` merge.
+
+    Lead tokens are read once per sentence (:func:`newsdedup.gate.lead_token`); the pair
+    rule is :func:`newsdedup.gate.gate_allows`, applied to whole arrays.
+
+    Examples:
+        >>> gate_pairs(["진천군, 돌봄", "Fed holds", "…"], ["진천군 돌봄", "US Fed", "x"]).tolist()
+        [True, False, True]
+    """
+    a = np.array([lead_token(t) for t in s1], dtype=object)
+    b = np.array([lead_token(t) for t in s2], dtype=object)
+    return (a == b) | (a == "") | (b == "")
+
+
+def score_pairs(
+    pairs: pd.DataFrame,
+    scorers: Sequence[Scorer] | None = None,
+    reference: Sequence[str] | None = None,
+    scheme: str = DEFAULT_SCHEME,
+    minhash_seed: int = MINHASH_SEED,
+) -> pd.DataFrame:
+    """Score every pair with every scorer, gate off and gate on.
+
+    Args:
+        pairs: Pairs with ``sentence1``, ``sentence2`` (e.g. :func:`newsdedup.pairs.load_korsts`).
+        scorers: Scorers; :func:`default_scorers` when None.
+        reference: Raw texts of the reference corpus for the ``idf-ref`` scorers (normalized
+            here with ``scheme``); required when such a scorer is asked for.
+        scheme: Normalization scheme.
+        minhash_seed: Seed of the ``crc32-mersenne61`` permutations. One signature of the
+            largest ``k`` is computed; a smaller ``k`` uses its first columns, which is what
+            drawing ``k`` permutations gives (the draws extend, see :mod:`newsdedup.minhash`).
+
+    Returns:
+        One row per pair, in input order (index reset): ``gate`` (the gate allows the pair)
+        and, per scorer, ``<name>`` (the score, in ``[0, 1]``) and ``<name>+gate`` (the
+        score, 0.0 where the gate blocks: the rule "flag if allowed and score >= t").
+
+    Raises:
+        ValueError: An ``idf-ref`` scorer without ``reference``.
+
+    Examples:
+        >>> df = pd.DataFrame({"sentence1": ["abc def", "xyz"], "sentence2": ["abc deg", "qrs"]})
+        >>> out = score_pairs(df, [Scorer("jaccard", 2)])
+        >>> out.columns.tolist(), out["jaccard-n2"].round(3).tolist()
+        (['gate', 'jaccard-n2', 'jaccard-n2+gate'], [0.667, 0.0])
+        >>> out["jaccard-n2+gate"].round(3).tolist()
+        [0.667, 0.0]
+    """
+    scorers = default_scorers() if scorers is None else tuple(scorers)
+    if reference is None and any(s.kind == "idf-ref" for s in scorers):
+        raise ValueError("idf-ref scorers need a reference corpus")
+    norm = get_scheme(scheme)
+    s1 = pairs["sentence1"].tolist()
+    s2 = pairs["sentence2"].tolist()
+    texts = [norm(t) for t in s1] + [norm(t) for t in s2]
+    ref_texts = [norm(t) for t in reference] if reference is not None else []
+    allowed = gate_pairs(s1, s2)
+    k = len(s1)
+    columns: dict[str, np.ndarray] = {"gate": allowed}
+    for n in sorted({s.n for s in scorers}):
+        shingled = shingle_matrix(texts, n)
+        of_n = [s for s in scorers if s.n == n]
+        perms = max((s.num_perm for s in of_n), default=0)
+        sigs = signatures(shingled, MinHashParams(num_perm=perms, seed=minhash_seed)) \
+            if perms else None
+        for s in of_n:
+            if s.kind == "jaccard":
+                score = _rowwise_jaccard(shingled, None)
+            elif s.kind == "idf-batch":
+                score = _rowwise_jaccard(shingled, idf_weights(shingled))
+            elif s.kind == "idf-ref":
+                ref = shingle_matrix(ref_texts, n)
+                score = _rowwise_jaccard(shingled, reference_idf(shingled.vocab, ref))
+            else:
+                empty = shingled.sizes == 0
+                first = np.arange(k, dtype=np.int64)
+                score = estimate_pairs(sigs[:, : s.num_perm], empty, first, first + k)
+            columns[s.name] = score
+            columns[f"{s.name}+gate"] = np.where(allowed, score, 0.0)
+    return pd.DataFrame(columns)
+
+
+def score_columns(scored: pd.DataFrame) -> list[str]:
+    """The score columns of a :func:`score_pairs` table, in order (everything but ``gate``)."""
+    return [c for c in scored.columns if c != "gate"]
+
+
+def minhash_record(scorers: Sequence[Scorer], seed: int = MINHASH_SEED) -> dict:
+    """What a table with MinHash scores must record: family, scheme, seed and every k."""
+    base = MinHashParams(seed=seed).as_dict()
+    base.pop("num_perm")
+    return {**base, "num_perms": sorted({s.num_perm for s in scorers if s.kind == "minhash"}),
+            "lsh": None}
+
+
+SUMMARY_STATS: tuple[str, ...] = ("auc", "ap", "precision", "recall", "f1")
+"""Statistics of the pair study that get a bootstrap interval (``<stat>_lo``, ``<stat>_hi``)."""
+
+
+def _labelled(grades: np.ndarray, same_at: float, different_at: float):
+    labels = label_pairs(pd.DataFrame({"score": grades}), same_at, different_at).to_numpy()
+    keep = labels != "between"
+    return keep, labels[keep] == "same", labels
+
+
+def pair_study(
+    select: pd.DataFrame,
+    test: pd.DataFrame,
+    select_scored: pd.DataFrame,
+    test_scored: pd.DataFrame,
+    cutoffs: Sequence[tuple[float, float]] = PAIR_CUTOFFS,
+    thresholds: Sequence[float] | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, pd.DataFrame]:
+    """AUC, AP and P/R/F1 of every score column, threshold chosen on one split, tested on another.
+
+    For every cut-off and score column (scorer, gate off and on): the threshold with the best
+    F1 on ``select`` (:func:`newsdedup.metrics.best_threshold`, ties to the higher one) is
+    applied to ``test``; AUC, average precision and P/R/F1 at that threshold on ``test`` come
+    with percentile bootstrap intervals (pairs resampled with replacement; one index matrix
+    per cut-off, shared by every column, so columns are compared on the same resamples).
+    Choosing on one split and measuring on the other keeps the reported F1 honest.
+
+    Args:
+        select: Pairs with their grade (``score``) where thresholds are chosen.
+        test: Pairs where everything is measured.
+        select_scored: :func:`score_pairs` of ``select``.
+        test_scored: :func:`score_pairs` of ``test`` (same columns).
+        cutoffs: ``(same_at, different_at)`` pairs.
+        thresholds: Grid of candidate thresholds; :func:`newsdedup.metrics.metric_grid`.
+        n_resamples: Bootstrap resamples.
+        seed: Seed of the resampling.
+
+    Returns:
+        ``{"summary": one row per cut-off and column: class counts, select AUC/AP/best
+        threshold/F1, test AUC/AP/P/R/F1 at that threshold with ``_lo``/``_hi``, and the
+        test's own best threshold and F1 (in-sample, for reference); "thresholds": per cut-off,
+        column and grid threshold on test: :data:`METRIC_COLUMNS` and ``fpr``; "gate": per
+        split, cut-off and class: pairs and the share the gate lets through}``.
+
+    Raises:
+        ValueError: The score columns differ, or a cut-off leaves a class empty.
+    """
+    cols = score_columns(test_scored)
+    if cols != score_columns(select_scored):
+        raise ValueError("select and test were scored with different scorers")
+    grid = metric_grid() if thresholds is None else np.asarray(thresholds, dtype=np.float64)
+    g_sel = select["score"].to_numpy(dtype=np.float64)
+    g_test = test["score"].to_numpy(dtype=np.float64)
+    summary, per_threshold, gate = [], [], []
+    for sa, da in cutoffs:
+        cut = {"same_at": float(sa), "different_at": float(da)}
+        keep_s, pos_s, labels_s = _labelled(g_sel, sa, da)
+        keep_t, pos_t, labels_t = _labelled(g_test, sa, da)
+        for split, pos in (("select", pos_s), ("test", pos_t)):
+            if pos.all() or not pos.any():
+                raise ValueError(f"cut-offs ({sa}, {da}) leave a class empty on {split}")
+        for split, labels, scored in (("select", labels_s, select_scored),
+                                      ("test", labels_t, test_scored)):
+            allowed = scored["gate"].to_numpy(dtype=bool)
+            for label in ("same", "different"):
+                mask = labels == label
+                gate.append({"split": split, **cut, "label": label, "pairs": int(mask.sum()),
+                             "gate_allows": float(allowed[mask].mean())})
+        idx = bootstrap_indices(int(keep_t.sum()), n_resamples, seed)
+        boot_pos = pos_t[idx]
+        for col in cols:
+            s_sel = select_scored[col].to_numpy(dtype=np.float64)[keep_s]
+            s_test = test_scored[col].to_numpy(dtype=np.float64)[keep_t]
+            chosen = best_threshold(threshold_metrics(s_sel, pos_s, grid))
+            table = threshold_metrics(s_test, pos_t, grid)
+            n_neg = int((~pos_t).sum())
+            table["fpr"] = table["fp"] / n_neg
+            per_threshold.append(table.assign(**cut, column=col))
+            own = best_threshold(table)
+            boot = {"auc": roc_auc_rows(s_test[idx], boot_pos),
+                    "ap": average_precision_rows(s_test[idx], boot_pos),
+                    **prf_rows(s_test[idx], boot_pos, chosen["threshold"])}
+            point = {"auc": separation_auc(s_test, pos_t),
+                     "ap": float(average_precision_rows(s_test, pos_t)),
+                     **{k: float(v) for k, v in prf_rows(s_test, pos_t,
+                                                          chosen["threshold"]).items()}}
+            row = {**cut, "column": col, "n_same": int(pos_t.sum()), "n_different": n_neg,
+                   "select_auc": separation_auc(s_sel, pos_s),
+                   "select_ap": float(average_precision_rows(s_sel, pos_s)),
+                   "threshold": chosen["threshold"], "select_f1": chosen["f1"]}
+            for stat in SUMMARY_STATS:
+                lo, hi = percentile_interval(boot[stat])
+                row |= {stat: point[stat], f"{stat}_lo": lo, f"{stat}_hi": hi}
+            row |= {"test_best_threshold": own["threshold"], "test_best_f1": own["f1"]}
+            summary.append(row)
+    thresholds_table = pd.concat(per_threshold, ignore_index=True)
+    front = ["same_at", "different_at", "column"]
+    return {
+        "summary": _with_scorer_columns(pd.DataFrame(summary)),
+        "thresholds": _with_scorer_columns(
+            thresholds_table[front + [c for c in thresholds_table.columns if c not in front]]),
+        "gate": pd.DataFrame(gate),
+    }
+
+
+def _with_scorer_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """Split ``column`` (``minhash-n3-k64+gate``) into scorer, kind, n, k and gate."""
+    name = df["column"].str.removesuffix("+gate")
+    parts = name.str.extract(r"^(?P<kind>[a-z-]+)-n(?P<n>\d+)(?:-k(?P<k>\d+))?$")
+    out = df.drop(columns=["column"]).copy()
+    pos = out.columns.get_loc("different_at") + 1
+    for offset, (key, values) in enumerate((
+        ("scorer", name.astype(object)),
+        ("kind", parts["kind"].astype(object)),
+        ("n", parts["n"].astype(np.int64)),
+        ("k", parts["k"].fillna(0).astype(np.int64)),
+        ("gate", df["column"].str.endswith("+gate").astype(bool)),
+    )):
+        out.insert(pos + offset, key, values.to_numpy())
+    return out
+
+
+def recommend(summary: pd.DataFrame, same_at: float, different_at: float) -> dict:
+    """The scorer the evidence favours at one cut-off: highest F1 on the select split.
+
+    Chosen on the select split only (ties: higher select AP, then the earlier row, i.e. the
+    simpler scorer); its test figures are then an honest estimate. A row of ``summary``.
+
+    Examples:
+        >>> s = pd.DataFrame({"same_at": [4.0, 4.0], "different_at": [1.0, 1.0],
+        ...                   "scorer": ["a", "b"], "select_f1": [0.8, 0.9],
+        ...                   "select_ap": [0.9, 0.9]})
+        >>> recommend(s, 4.0, 1.0)["scorer"]
+        'b'
+    """
+    part = summary[(summary["same_at"] == same_at) & (summary["different_at"] == different_at)]
+    if not len(part):
+        raise ValueError(f"no rows for cut-offs ({same_at}, {different_at})")
+    order = np.lexsort((np.arange(len(part)), -part["select_ap"].to_numpy(),
+                        -part["select_f1"].to_numpy()))
+    return {c: py_scalar(part[c].iloc[order[0]]) for c in part.columns}
+
+
+def compare_languages(
+    a_test: pd.DataFrame,
+    a_scored: pd.DataFrame,
+    b_scored: pd.DataFrame,
+    cutoffs: Sequence[tuple[float, float]] = PAIR_CUTOFFS,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    names: tuple[str, str] = ("ko", "en"),
+) -> pd.DataFrame:
+    """AUC and AP of each score column in two languages on the same aligned pairs.
+
+    KorSTS rows are STS-B rows translated, with the same grades, so one bootstrap index
+    matrix resamples both sides together and the interval of the difference is paired.
+
+    Args:
+        a_test: The pairs (their ``score`` grades serve both languages).
+        a_scored: :func:`score_pairs` of the first language.
+        b_scored: :func:`score_pairs` of the second language, same rows and columns.
+        cutoffs: ``(same_at, different_at)`` pairs.
+        n_resamples: Bootstrap resamples.
+        seed: Seed of the resampling.
+        names: Suffixes of the two languages' columns.
+
+    Returns:
+        One row per cut-off and column: ``auc_<a>``, ``auc_<b>``, ``auc_diff`` (a - b) with
+        ``auc_diff_lo`` / ``auc_diff_hi``, the same for ``ap``, and the share of same and of
+        different pairs the gate lets through in each language.
+
+    Raises:
+        ValueError: The two tables differ in rows or columns.
+    """
+    cols = score_columns(a_scored)
+    if cols != score_columns(b_scored) or len(a_scored) != len(b_scored):
+        raise ValueError("the two languages must be scored on the same pairs with the same scorers")
+    x, y = names
+    grades = a_test["score"].to_numpy(dtype=np.float64)
+    rows = []
+    for sa, da in cutoffs:
+        keep, pos, _ = _labelled(grades, sa, da)
+        idx = bootstrap_indices(int(keep.sum()), n_resamples, seed)
+        gates = {lang: scored["gate"].to_numpy(dtype=bool)[keep]
+                 for lang, scored in ((x, a_scored), (y, b_scored))}
+        for col in cols:
+            sx = a_scored[col].to_numpy(dtype=np.float64)[keep]
+            sy = b_scored[col].to_numpy(dtype=np.float64)[keep]
+            row = {"same_at": float(sa), "different_at": float(da), "column": col}
+            for stat, fn in (("auc", roc_auc_rows), ("ap", average_precision_rows)):
+                vx, vy = float(fn(sx, pos)), float(fn(sy, pos))
+                lo, hi = percentile_interval(fn(sx[idx], pos[idx]) - fn(sy[idx], pos[idx]))
+                row |= {f"{stat}_{x}": vx, f"{stat}_{y}": vy, f"{stat}_diff": vx - vy,
+                        f"{stat}_diff_lo": lo, f"{stat}_diff_hi": hi}
+            for lang in names:
+                row[f"gate_same_{lang}"] = float(gates[lang][pos].mean())
+                row[f"gate_different_{lang}"] = float(gates[lang][~pos].mean())
+            rows.append(row)
+    return _with_scorer_columns(pd.DataFrame(rows))
+
+
+def headline_split(pairs: pd.DataFrame, filename: str = "headlines") -> pd.DataFrame:
+    """The rows of one ``filename`` (the news-headline pairs), index reset.
+
+    Raises:
+        ValueError: No such rows.
+    """
+    part = pairs[pairs["filename"] == filename].reset_index(drop=True)
+    if not len(part):
+        raise ValueError(f"no rows with filename {filename!r}")
+    return part
+
+
+def reference_sentences(splits: Sequence[pd.DataFrame], genre: str = "main-news",
+                        exclude: str = "headlines") -> list[str]:
+    """Sentences for reference IDF: both sides of every ``genre`` row not in ``exclude``.
+
+    For KorSTS / STS-B that is the MSRpar and deft-news news sentences of all splits given:
+    same language and domain as the headlines, and disjoint from the evaluated pairs, so
+    the IDF is not measured on the pairs it scores.
+
+    Examples:
+        >>> df = pd.DataFrame({"genre": ["main-news"] * 3,
+        ...                    "filename": ["MSRpar", "headlines", "deft-news"],
+        ...                    "sentence1": ["a", "b", "c"], "sentence2": list("xyz")})
+        >>> reference_sentences([df])
+        ['a', 'c', 'x', 'z']
+    """
+    rows = pd.concat([s[(s["genre"] == genre) & (s["filename"] != exclude)] for s in splits])
+    if not len(rows):
+        raise ValueError(f"no {genre!r} rows outside {exclude!r} for a reference corpus")
+    return rows["sentence1"].tolist() + rows["sentence2"].tolist()

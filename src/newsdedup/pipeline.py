@@ -22,6 +22,7 @@ from newsdedup.calibration import (
     sweep,
 )
 from newsdedup.cluster import greedy_clusters
+from newsdedup.config import sha256_file
 from newsdedup.crosshost import CrossHostReport, cross_host
 from newsdedup.dedupe import DedupeConfig, sweep_items_left
 from newsdedup.measure import MeasureConfig, MeasureReport, normalized_texts, run_measure
@@ -377,3 +378,136 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     # where the checkout (or a test's temporary folder) lives.
     config = replace(config, threshold_source=f"{name}/calibration.json")
     run_dedupe(corpus, name, out, config, progress, echo)
+
+
+# --- labelled evaluation: pair study, Korean against English -------------------------
+
+
+@dataclass(frozen=True)
+class PairStudyOptions:
+    """Parameters of :func:`run_pair_study` (all written to ``params.json``)."""
+
+    select: str = "train"
+    test: str = "dev"
+    n_resamples: int = 1000
+    seed: int = 0
+    grid_step: float = 0.01
+    minhash_seed: int = 42
+
+
+PAIR_DATASETS: tuple[tuple[str, str, str], ...] = (
+    ("ko", "korsts", "tsv"),
+    ("en", "stsb-en", "csv"),
+)
+"""(language, corpus folder under ``shared/corpora``, file extension) of the aligned pairs."""
+
+
+def run_pair_study(corpora: Path, out: Path, options: PairStudyOptions | None = None,
+                   progress: Progress = _quiet, echo: bool = True) -> dict[str, dict]:
+    """Every scorer on the KorSTS and STS-B headline pairs; Korean against English.
+
+    Thresholds are chosen on ``options.select`` and measured on ``options.test``. Writes
+    ``<out>/korsts/eval/`` and ``<out>/stsb-en/eval/`` (``summary.csv``, ``thresholds.csv``,
+    ``scores.csv``, ``gate.csv``, ``recommendation.json``, ``eval.md``, ``params.json``)
+    and ``<out>/sts-ko-en/eval/`` (``compare.csv``, ``compare.md``, ``params.json``).
+    """
+    from newsdedup import evaluate as ev
+    from newsdedup.calibration import default_grid
+    from newsdedup.pairs import load_korsts, load_stsb
+
+    options = options or PairStudyOptions()
+    loaders = {"ko": load_korsts, "en": load_stsb}
+    grid = default_grid(options.grid_step, 1.0 - options.grid_step, options.grid_step)
+    scorers = ev.default_scorers()
+    results: dict[str, dict] = {}
+    for lang, folder, ext in PAIR_DATASETS:
+        paths = {split: corpora / folder / f"sts-{split}.{ext}"
+                 for split in (options.select, options.test)}
+        frames = {split: loaders[lang](path) for split, path in paths.items()}
+        reference = ev.reference_sentences(list(frames.values()))
+        select = ev.headline_split(frames[options.select])
+        test = ev.headline_split(frames[options.test])
+        progress(f"eval {folder}: {len(select)} {options.select} / {len(test)} {options.test} "
+                 f"headline pairs, {len(scorers)} scorers x gate off/on, reference IDF from "
+                 f"{len(reference)} other news sentences")
+        kw = {"scorers": scorers, "reference": reference, "minhash_seed": options.minhash_seed}
+        sel_scored = ev.score_pairs(select, **kw)
+        test_scored = ev.score_pairs(test, **kw)
+        progress(f"eval {folder}: bootstrap ({options.n_resamples} resamples, seed "
+                 f"{options.seed})")
+        tables = ev.pair_study(select, test, sel_scored, test_scored, thresholds=grid,
+                               n_resamples=options.n_resamples, seed=options.seed)
+        # The per-threshold table is for reading: the coarse grid (plots use scores.csv).
+        coarse = np.isin(np.round(tables["thresholds"]["threshold"], 10),
+                         np.round(ev.metric_grid(), 10))
+        tables["thresholds"] = tables["thresholds"][coarse].reset_index(drop=True)
+        scores = pd.concat([test[["id", "score"]].rename(columns={"score": "grade"}),
+                            test_scored], axis=1)
+        recs = [ev.recommend(tables["summary"], sa, da) for sa, da in ev.PAIR_CUTOFFS]
+        out_dir = out / folder / "eval"
+        for key in ("summary", "thresholds", "gate"):
+            write_csv(tables[key], out_dir / f"{key}.csv")
+        write_csv(scores, out_dir / "scores.csv")
+        write_json({"recommendations": recs}, out_dir / "recommendation.json")
+        params = {
+            "files": {split: {"file": p.name, "sha256": sha256_file(p)}
+                      for split, p in paths.items()},
+            "pairs": {"select": len(select), "test": len(test)},
+            "reference": {"rows": "genre main-news, filename != headlines, both splits",
+                          "sentences": len(reference)},
+            "options": asdict(options),
+            "cutoffs": [list(c) for c in ev.PAIR_CUTOFFS],
+            "scorers": [s.name for s in scorers],
+            "minhash": ev.minhash_record(scorers, options.minhash_seed),
+            "bootstrap": {"method": "percentile", "confidence": 0.95,
+                          "resamples": options.n_resamples, "seed": options.seed},
+            "environment": environment(),
+        }
+        write_json(params, out_dir / "params.json")
+        sections = _pair_sections(tables, recs, options)
+        write_markdown(sections, out_dir / "eval.md", f"Labelled headline pairs: {folder}")
+        if echo:
+            print(f"{folder}\n{sections[0][1]}\n")
+        results[lang] = {"pairs": test, "scored": test_scored, "tables": tables,
+                         "recommendations": recs}
+        progress(f"eval {folder}: wrote {out_dir}")
+
+    compare = ev.compare_languages(results["ko"]["pairs"], results["ko"]["scored"],
+                                   results["en"]["scored"], n_resamples=options.n_resamples,
+                                   seed=options.seed)
+    out_dir = out / "sts-ko-en" / "eval"
+    write_csv(compare, out_dir / "compare.csv")
+    keys = ["same_at", "different_at", "scorer", "gate", "auc_ko", "auc_en", "auc_diff",
+            "auc_diff_lo", "auc_diff_hi", "ap_diff", "ap_diff_lo", "ap_diff_hi"]
+    gate_cols = ["same_at", "different_at", "gate_same_ko", "gate_same_en",
+                 "gate_different_ko", "gate_different_en"]
+    write_markdown([
+        ("Korean minus English, same pairs and grades (paired bootstrap, 95%)",
+         markdown_table(compare[keys], ".3f")),
+        ("Share of pairs the subject gate lets through",
+         markdown_table(compare[gate_cols].drop_duplicates(), ".3f")),
+    ], out_dir / "compare.md", "KorSTS against STS-B: the same headline pairs")
+    write_json({"test": options.test, "options": asdict(options),
+                "minhash": ev.minhash_record(scorers, options.minhash_seed),
+                "bootstrap": {"method": "percentile", "paired": True, "confidence": 0.95,
+                              "resamples": options.n_resamples, "seed": options.seed},
+                "environment": environment()}, out_dir / "params.json")
+    progress(f"eval sts-ko-en: wrote {out_dir}")
+    results["compare"] = compare
+    return results
+
+
+def _pair_sections(tables: dict[str, pd.DataFrame], recs: list[dict],
+                   options: PairStudyOptions) -> list[tuple[str, str]]:
+    s = tables["summary"]
+    cols = ["same_at", "different_at", "scorer", "gate", "select_auc", "threshold", "select_f1",
+            "auc", "auc_lo", "auc_hi", "ap", "precision", "recall", "f1", "f1_lo", "f1_hi"]
+    rec = pd.DataFrame(recs)[cols]
+    return [
+        (f"Recommended per cut-off (best F1 on {options.select}, measured on {options.test})",
+         markdown_table(rec, ".3f", {"threshold": ".2f"})),
+        (f"Every scorer: threshold chosen on {options.select}, AUC / AP / P / R / F1 on "
+         f"{options.test} with 95% bootstrap intervals", markdown_table(s[cols], ".3f",
+                                                                         {"threshold": ".2f"})),
+        ("Share of pairs the subject gate lets through", markdown_table(tables["gate"], ".3f")),
+    ]
