@@ -41,7 +41,7 @@ from newsdedup.minhash import MinHashParams, estimate_pairs, signatures
 from newsdedup.normalize import DEFAULT_SCHEME, get_scheme
 from newsdedup.pairs import label_pairs
 from newsdedup.shingle import ShingleMatrix, shingle_matrix
-from newsdedup.similarity import idf_weights, reference_idf
+from newsdedup.similarity import idf_weights, pair_jaccard, reference_idf
 
 CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.0, 2.0))
 """Default ``(same_at, different_at)`` cut-off pairs reported by :func:`evaluate_sts`.
@@ -101,20 +101,8 @@ def sentence_pair_jaccard(
 def _rowwise_jaccard(shingled: ShingleMatrix, weights: np.ndarray | None) -> np.ndarray:
     """Jaccard of rows ``k`` and ``K + k`` of a ``2K``-row shingle matrix, for every ``k``."""
     k = shingled.n_items // 2
-    x = shingled.matrix
-    x1, x2 = x[:k], x[k:]
-    if weights is not None:
-        inter = np.asarray(x1.multiply(x2) @ weights, dtype=np.float64).ravel()
-        mass = np.asarray(x @ weights, dtype=np.float64).ravel()
-    else:
-        # Integer counts keep the score bit-identical to len(a & b) / len(a | b).
-        inter = np.asarray(x1.multiply(x2).sum(axis=1), dtype=np.int64).ravel()
-        mass = shingled.sizes
-    union = mass[:k] + mass[k:] - inter
-    out = np.zeros(k, dtype=np.float64)
-    np.divide(inter, union, out=out, where=union > 0)
-    # Weighted sums can round a hair past 1 for identical sets; the score lives in [0, 1].
-    return np.clip(out, 0.0, 1.0)
+    first = np.arange(k, dtype=np.int64)
+    return pair_jaccard(shingled, first, first + k, weights)
 
 
 # --------------------------------------------------------------------------------------

@@ -511,3 +511,75 @@ def _pair_sections(tables: dict[str, pd.DataFrame], recs: list[dict],
                                                                          {"threshold": ".2f"})),
         ("Share of pairs the subject gate lets through", markdown_table(tables["gate"], ".3f")),
     ]
+
+
+@dataclass(frozen=True)
+class ClusterStudyOptions:
+    """Parameters of :func:`run_cluster_study` (all written to ``params.json``)."""
+
+    story_col: str = "STORY"
+    stories: int = 0  # 0: every story; otherwise a seeded sample of whole stories
+    sample_seed: int = 0
+    n: int = 3
+    thresholds: tuple[float, ...] = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    examples_at: float = 0.3
+    top: int = 10
+
+
+def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions | None = None,
+                      progress: Progress = _quiet, echo: bool = True) -> dict[str, pd.DataFrame]:
+    """The dedupe module against story ids; writes ``<out>/<name>/eval/``.
+
+    Files: ``runs.csv`` (per scorer, gate and threshold: items left, pairwise and B-cubed
+    precision / recall), ``false_merges.csv``, ``missed.csv``, ``noise.csv`` (identical
+    normalized headlines under different stories), ``summary.csv``, ``clusters.md`` and
+    ``params.json`` (corpus with its rejected records, options, the dedupe configs).
+    """
+    from newsdedup.dedupe import DedupeConfig
+    from newsdedup.stories import cluster_study, sample_stories, study_scorers
+
+    options = options or ClusterStudyOptions()
+    items = corpus.items
+    if options.story_col not in items.columns:
+        raise ValueError(f"{corpus.path}: no story column {options.story_col!r}; columns are "
+                         f"{list(items.columns)}")
+    if options.stories:
+        items = sample_stories(items, options.stories, options.sample_seed, options.story_col)
+    scorers = study_scorers()
+    progress(f"clusters: {len(items)} items of {items[options.story_col].nunique()} stories, "
+             f"scorers {list(scorers)}, gate off/on, {len(options.thresholds)} thresholds")
+    tables = cluster_study(items, options.story_col, options.thresholds, scorers, n=options.n,
+                           examples_at=options.examples_at, top=options.top, progress=progress)
+    out_dir = out / name / "eval"
+    for key, table in tables.items():
+        write_csv(table, out_dir / f"{key}.csv")
+    configs = [asdict(DedupeConfig(threshold=options.examples_at, scorer=s, n=options.n))
+               for s in scorers]
+    for cfg in configs:
+        cfg.pop("rationale", None)
+        cfg.pop("threshold", None)
+    write_json({"corpus": corpus_meta(corpus, name), "options": asdict(options),
+                "sampled_items": len(items),
+                "dedupe": {"configs": configs, "gate": [False, True],
+                           "thresholds": list(options.thresholds)},
+                "environment": environment()}, out_dir / "params.json")
+    runs = tables["runs"]
+    show = ["scorer", "gate", "threshold", "items_left", "merged_pairs", "noise_merges",
+            "pair_precision", "pair_precision_without_noise", "pair_recall", "bcubed_precision",
+            "bcubed_recall"]
+    sections = [
+        ("Items", markdown_table(tables["summary"])),
+        ("Dedupe runs against story ids (recall is bounded: a story is all coverage of "
+         "an event, mostly rewrites)", markdown_table(runs[show], ".3f", {"threshold": ".2f"})),
+        (f"Worst false merges at {options.examples_at:.2f}",
+         markdown_table(tables["false_merges"], ".3f")),
+        (f"Most similar missed same-story pairs at {options.examples_at:.2f}",
+         markdown_table(tables["missed"], ".3f")),
+        ("Label noise: identical normalized headlines under different story ids",
+         markdown_table(tables["noise"], ".3f")),
+    ]
+    write_markdown(sections, out_dir / "clusters.md", f"Dedupe against story ids: {name}")
+    if echo:
+        print(f"{sections[1][0]}\n{sections[1][1]}\n")
+    progress(f"clusters: wrote {out_dir}")
+    return tables

@@ -205,3 +205,246 @@ def evaluate_stories(
         "metrics": metrics.assign(**head)[["n", "scheme", *METRIC_COLUMNS]],
         "bound": pd.DataFrame(rows).assign(**head, negatives=bound["count"]),
     }
+
+
+# --------------------------------------------------------------------------------------
+# The dedupe module against story ids (clustering study)
+# --------------------------------------------------------------------------------------
+
+CLUSTER_THRESHOLDS: tuple[float, ...] = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+"""Thresholds of the clustering study (0.3 is seed 000's production value)."""
+
+
+def study_scorers() -> tuple[str, ...]:
+    """The scorers :class:`newsdedup.dedupe.DedupeConfig` offers, in a fixed order."""
+    from newsdedup.dedupe import SCORERS
+
+    return tuple(sorted(SCORERS))
+
+
+def sample_stories(items: pd.DataFrame, n_stories: int, seed: int = 0,
+                   story_col: str = "STORY") -> pd.DataFrame:
+    """Every item of ``n_stories`` stories drawn at random (whole stories, file order kept).
+
+    Sampling whole stories keeps every same-story pair of the sample, so pairwise and
+    B-cubed recall mean the same thing on the sample as on the full corpus.
+
+    Examples:
+        >>> df = pd.DataFrame({"STORY": list("aabbcc"), "title": list("uvwxyz")})
+        >>> sample_stories(df, 2, seed=1)["STORY"].tolist()
+        ['a', 'a', 'c', 'c']
+    """
+    stories = pd.unique(items[story_col].dropna())
+    if n_stories >= len(stories):
+        return items
+    rng = np.random.default_rng(seed)
+    chosen = set(rng.choice(np.asarray(stories, dtype=object), size=n_stories, replace=False))
+    return items[items[story_col].isin(chosen)]
+
+
+def exact_keys(items: pd.DataFrame, scheme: str = DEFAULT_SCHEME,
+               strip: bool = True) -> list[str]:
+    """The dedupe exact-pass key of each title: outlet suffix stripped, then normalized."""
+    from newsdedup.gate import strip_outlet
+
+    norm = get_scheme(scheme)
+    titles = ["" if pd.isna(t) else str(t) for t in items["title"]]
+    return [norm(strip_outlet(t) if strip else t) for t in titles]
+
+
+def label_noise(items: pd.DataFrame, story_col: str = "STORY",
+                scheme: str = DEFAULT_SCHEME) -> pd.DataFrame:
+    """Headlines identical after normalization that carry different story ids.
+
+    The aggregator files the same wire headline under two stories now and then; the exact
+    pass of any dedupe must merge them, so every such pair is a false merge by the labels
+    that no threshold can avoid.
+
+    Returns:
+        One row per normalized headline with more than one story: ``key``, ``items``,
+        ``stories`` (distinct ids, ``|``-joined in sorted order), ``cross_pairs`` (pairs of
+        its items whose stories differ), ``ids`` and the first ``title``; sorted by
+        ``cross_pairs`` descending, then key.
+
+    Examples:
+        >>> df = pd.DataFrame({"id": [1, 2, 3, 4], "title": ["Fed holds", "fed holds!",
+        ...                    "Fed holds", "Other"], "STORY": ["a", "b", "a", "c"]})
+        >>> label_noise(df)[["key", "items", "stories", "cross_pairs"]].values.tolist()
+        [['fedholds', 3, 'a|b', 2]]
+    """
+    keys = pd.Series(exact_keys(items, scheme), index=items.index)
+    ids = items["id"] if "id" in items.columns else items.index.to_series()
+    frame = pd.DataFrame({"key": keys, "story": items[story_col].astype(str), "id": ids.astype(str),
+                          "title": items["title"]})
+    frame = frame[frame["key"] != ""]
+    per_key = frame.groupby("key", sort=True)
+    size = per_key.size()
+    same = frame.groupby(["key", "story"]).size()
+    same_pairs = (same * (same - 1) // 2).groupby(level="key").sum()
+    cross = size * (size - 1) // 2 - same_pairs
+    noisy = cross[cross > 0].index
+    if not len(noisy):
+        return pd.DataFrame(columns=["key", "items", "stories", "cross_pairs", "ids", "title"])
+    part = frame[frame["key"].isin(noisy)].groupby("key", sort=True)
+    out = pd.DataFrame({
+        "key": noisy,
+        "items": size[noisy].to_numpy(),
+        "stories": part["story"].agg(lambda s: "|".join(sorted(set(s)))).loc[noisy].to_numpy(),
+        "cross_pairs": cross[noisy].to_numpy(),
+        "ids": part["id"].agg(" ".join).loc[noisy].to_numpy(),
+        "title": part["title"].first().loc[noisy].to_numpy(),
+    })
+    return out.sort_values(["cross_pairs", "key"], ascending=[False, True],
+                           kind="stable").reset_index(drop=True)
+
+
+def _story_pairs(story_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs ``i < j`` of items with the same story code (work ~ same-story pairs)."""
+    from newsdedup.minhash import _bucket_pairs
+
+    linear = _bucket_pairs(story_codes)
+    n = len(story_codes)
+    return linear // n, linear % n
+
+
+def cluster_study(
+    items: pd.DataFrame,
+    story_col: str = "STORY",
+    thresholds: Sequence[float] = CLUSTER_THRESHOLDS,
+    scorers: Sequence[str] | None = None,
+    gates: Sequence[bool] = (False, True),
+    n: int = 3,
+    examples_at: float = 0.3,
+    top: int = 10,
+    progress=None,
+) -> dict[str, pd.DataFrame]:
+    """Run the dedupe module per scorer, gate and threshold and score its groups against stories.
+
+    For every run: items left, the pairwise precision / recall of its merges
+    (:func:`newsdedup.metrics.pairwise_scores`), the merged pairs that are label noise
+    (identical exact-pass keys, different stories: see :func:`label_noise`) and the pairwise
+    precision without them, and B-cubed precision / recall (:func:`newsdedup.metrics.bcubed`).
+    A story is all coverage of one event, so most same-story pairs are rewrites a
+    near-duplicate detector should not merge: recall is
+    bounded by design and precision is the figure to read. At ``examples_at`` the worst false
+    merges (an item whose group representative is another story, highest score first) and
+    the most similar missed pairs (same story, different groups, highest score under the
+    run's scorer with IDF over all items) are listed.
+
+    Args:
+        items: A corpus table with ``title`` and ``story_col``; every item must have a story.
+        story_col: Story id column.
+        thresholds: Dedupe thresholds.
+        scorers: Dedupe scorers (:func:`study_scorers` when None).
+        gates: Gate settings to run.
+        n: Character n-gram size.
+        examples_at: Threshold of the example lists (seed 000's 0.30 by default).
+        top: Examples per list and run.
+        progress: Optional callable taking a message.
+
+    Returns:
+        ``{"runs": one row per scorer, gate and threshold; "false_merges"; "missed";
+        "noise": :func:`label_noise`; "summary": items, stories, same-story pairs and the
+        label-noise pairs}``.
+
+    Raises:
+        ValueError: An item without a story id.
+    """
+    from newsdedup.dedupe import DedupeConfig, dedupe
+    from newsdedup.metrics import bcubed, pairwise_scores
+
+    if items[story_col].isna().any():
+        row = int(np.flatnonzero(items[story_col].isna().to_numpy())[0])
+        raise ValueError(f"item at position {row} has no {story_col!r}: every item needs a story")
+    items = items.reset_index(drop=True)
+    scorers = study_scorers() if scorers is None else tuple(scorers)
+    story = items[story_col].astype(str).to_numpy(dtype=object)
+    codes, _ = pd.factorize(pd.Series(story))
+    si, sj = _story_pairs(codes)
+    # Merged pairs with identical exact-pass keys but different stories are label noise.
+    key_codes, _ = pd.factorize(pd.Series(exact_keys(items)))
+    titles = items["title"].astype(str).tolist()
+    ids = (items["id"] if "id" in items.columns else items.index.to_series()).astype(str).tolist()
+    runs, false_rows, missed_rows = [], [], []
+    for scorer in scorers:
+        for gate in gates:
+            for t in thresholds:
+                config = DedupeConfig(threshold=float(t), scorer=scorer, gate=bool(gate), n=n)
+                res = dedupe(items, config)
+                group = res.items["group"].to_numpy()
+                head = {"scorer": scorer, "gate": bool(gate), "threshold": float(t)}
+                pw = pairwise_scores(group, story)
+                b3 = bcubed(group, story)
+                same_key = pairwise_scores(group * (key_codes.max() + 1) + key_codes, story)
+                noise = same_key["merged_pairs"] - same_key["tp"]
+                clean = pw["merged_pairs"] - noise
+                runs.append({**head, "items": len(items), "items_left": int(group.max()) + 1,
+                             "merged_pairs": pw["merged_pairs"], "true_merges": pw["tp"],
+                             "noise_merges": noise,
+                             "pair_precision": pw["precision"],
+                             "pair_precision_without_noise": pw["tp"] / clean if clean
+                             else math.nan,
+                             "pair_recall": pw["recall"],
+                             "bcubed_precision": b3["precision"], "bcubed_recall": b3["recall"],
+                             "bcubed_f1": b3["f1"]})
+                if progress is not None:
+                    progress(f"clusters: {scorer} gate={'on' if gate else 'off'} t={t:.2f}: "
+                             f"{runs[-1]['items_left']} left, pair precision "
+                             f"{pw['precision']:.3f}, B-cubed P/R {b3['precision']:.3f}/"
+                             f"{b3['recall']:.3f}")
+                if math.isclose(t, examples_at):
+                    false_rows.append(_false_merges(res, story, titles, ids, head, top))
+                    missed_rows.append(_missed(items, res, config, si, sj, story, titles, ids,
+                                               head, top))
+    noise = label_noise(items, story_col)
+    sizes = np.bincount(codes)
+    summary = pd.DataFrame([{
+        "items": len(items), "stories": int(len(sizes)),
+        "same_story_pairs": int((sizes * (sizes - 1) // 2).sum()),
+        "noise_headlines": len(noise), "noise_pairs": int(noise["cross_pairs"].sum()),
+    }])
+    return {"summary": summary, "runs": pd.DataFrame(runs),
+            "false_merges": pd.concat(false_rows, ignore_index=True),
+            "missed": pd.concat(missed_rows, ignore_index=True), "noise": noise}
+
+
+def _false_merges(res, story, titles, ids, head: dict, top: int) -> pd.DataFrame:
+    """Items whose group representative belongs to another story, highest score first."""
+    frame = res.items
+    is_rep = frame["is_representative"].to_numpy(dtype=bool)
+    group = frame["group"].to_numpy()
+    rep_of_group = np.empty(int(group.max()) + 1, dtype=np.int64)
+    rep_of_group[group[is_rep]] = np.flatnonzero(is_rep)
+    rep = rep_of_group[group]
+    wrong = np.flatnonzero(story != story[rep])
+    score = frame["score_to_rep"].to_numpy(dtype=np.float64)
+    # Highest score first; position breaks ties so the order is stable.
+    order = wrong[np.lexsort((wrong, -score[wrong]))][:top]
+    return pd.DataFrame({
+        **{k: [v] * len(order) for k, v in head.items()},
+        "score": score[order], "stage": frame["stage"].to_numpy()[order],
+        "id": [ids[r] for r in order], "story": story[order],
+        "title": [titles[r] for r in order],
+        "rep_id": [ids[r] for r in rep[order]], "rep_story": story[rep[order]],
+        "rep_title": [titles[r] for r in rep[order]],
+    })
+
+
+def _missed(items, res, config, si, sj, story, titles, ids, head: dict, top: int) -> pd.DataFrame:
+    """Same-story pairs the run left in different groups, most similar first."""
+    from newsdedup.similarity import idf_weights, pair_jaccard
+
+    group = res.items["group"].to_numpy()
+    apart = group[si] != group[sj]
+    i, j = si[apart], sj[apart]
+    shingled = shingle_matrix(exact_keys(items, config.scheme, config.strip_outlet), config.n)
+    weights = idf_weights(shingled) if config.scorer == "idf" else None
+    score = pair_jaccard(shingled, i, j, weights)
+    order = np.lexsort((j, i, -score))[:top]
+    a, b = i[order], j[order]
+    return pd.DataFrame({
+        **{k: [v] * len(order) for k, v in head.items()},
+        "score": score[order], "story": story[a],
+        "id_i": [ids[r] for r in a], "title_i": [titles[r] for r in a],
+        "id_j": [ids[r] for r in b], "title_j": [titles[r] for r in b],
+    })
