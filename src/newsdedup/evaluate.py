@@ -506,7 +506,7 @@ def _with_scorer_columns(df: pd.DataFrame) -> pd.DataFrame:
         ("scorer", name.astype(object)),
         ("kind", parts["kind"].astype(object)),
         ("n", parts["n"].astype(np.int64)),
-        ("k", parts["k"].fillna(0).astype(np.int64)),
+        ("k", pd.to_numeric(parts["k"]).fillna(0).astype(np.int64)),
         ("gate", df["column"].str.endswith("+gate").astype(bool)),
     )):
         out.insert(pos + offset, key, values.to_numpy())
