@@ -7,10 +7,22 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from newsdedup.config import UCI_COLUMNS, shared_corpus_file
 from newsdedup.corpus import CorpusWarning, LoadResult, load_corpus
-from newsdedup.stories import evaluate_stories, grid_above, labelled_bound, same_label_pairs
+from newsdedup.stories import (
+    cluster_study,
+    evaluate_stories,
+    exact_keys,
+    grid_above,
+    label_noise,
+    labelled_bound,
+    same_label_pairs,
+    sample_stories,
+)
 
 
 def test_grid_above() -> None:
@@ -110,3 +122,104 @@ def test_uci_story_pairs() -> None:
     dist = out["distribution"].set_index("label")
     assert dist.loc["same_story", "mean"] > dist.loc["different_story", "mean"]
 
+
+
+# ---------------------------------------------------------------------------------------
+# clustering study: the dedupe module against story ids
+# ---------------------------------------------------------------------------------------
+
+TINY = pd.DataFrame({
+    "id": ["1", "2", "3", "4", "5"],
+    "title": ["Fed holds rates steady", "Fed holds rates steady!",
+              "Fed holds rates steady today", "Apple sues Samsung", "Apple sues Samsung"],
+    "STORY": ["a", "a", "a", "b", "c"],
+})
+
+
+def test_cluster_study_worked_example() -> None:
+    out = cluster_study(TINY, thresholds=[0.5], scorers=["jaccard"], gates=[False],
+                        examples_at=0.5)
+    run = out["runs"].iloc[0]
+    # groups {1,2,3} (story a) and {4,5} (stories b, c; identical titles: exact pass)
+    assert run["items_left"] == 2
+    assert (run["merged_pairs"], run["true_merges"], run["noise_merges"]) == (4, 3, 1)
+    assert run["pair_precision"] == 0.75 and run["pair_recall"] == 1.0
+    assert run["pair_precision_without_noise"] == 1.0
+    # B-cubed: items 1-3 precision 1; items 4, 5 precision 1/2; recall 1 everywhere
+    assert run["bcubed_precision"] == pytest.approx((3 + 0.5 + 0.5) / 5)
+    assert run["bcubed_recall"] == 1.0
+    fm = out["false_merges"]
+    assert fm[["id", "rep_id", "stage", "story", "rep_story"]].values.tolist() == [
+        ["5", "4", "exact", "c", "b"]]
+    assert len(out["missed"]) == 0  # every same-story pair was merged
+    summary = out["summary"].iloc[0]
+    assert (summary["same_story_pairs"], summary["noise_pairs"]) == (3, 1)
+
+
+def test_cluster_study_lists_missed_pairs_most_similar_first() -> None:
+    out = cluster_study(TINY, thresholds=[0.99], scorers=["jaccard"], gates=[True],
+                        examples_at=0.99)
+    missed = out["missed"]
+    # at 0.99 only the exact twins (1, 2) stay together; (1|2, 3) are missed
+    assert sorted(zip(missed["id_i"], missed["id_j"], strict=True)) == [("1", "3"), ("2", "3")]
+    assert (missed["score"].diff().dropna() <= 0).all() and (missed["score"] < 0.99).all()
+
+
+def test_cluster_study_needs_a_story_for_every_item() -> None:
+    bad = TINY.assign(STORY=["a", None, "a", "b", "c"])
+    with pytest.raises(ValueError, match="position 1 has no 'STORY'"):
+        cluster_study(bad, thresholds=[0.5], scorers=["jaccard"])
+
+
+def test_sample_stories_keeps_whole_stories_in_order() -> None:
+    items = pd.DataFrame({"STORY": list("abcabcdd"), "title": list("uvwxyzpq")})
+    s = sample_stories(items, 2, seed=3)
+    assert s.equals(sample_stories(items, 2, seed=3))
+    assert s["STORY"].nunique() == 2
+    for story in s["STORY"].unique():
+        assert (items["STORY"] == story).sum() == (s["STORY"] == story).sum()
+    assert s.index.is_monotonic_increasing
+    assert sample_stories(items, 10).equals(items)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Fed holds", "fed holds!", "Apple", "", "Rain"]),
+                          st.sampled_from("abc")), min_size=1, max_size=12))
+def test_label_noise_matches_a_loop(rows: list) -> None:
+    import itertools
+
+    items = pd.DataFrame({"id": [str(k) for k in range(len(rows))],
+                          "title": [t for t, _ in rows], "STORY": [s for _, s in rows]})
+    got = label_noise(items)
+    keys = exact_keys(items)
+    want: dict[str, int] = {}
+    for a, b in itertools.combinations(range(len(rows)), 2):
+        if keys[a] and keys[a] == keys[b] and rows[a][1] != rows[b][1]:
+            want[keys[a]] = want.get(keys[a], 0) + 1
+    assert dict(zip(got["key"], got["cross_pairs"], strict=True)) == want
+
+
+def test_uci_sample_study_is_consistent_with_the_pair_study() -> None:
+    items = load_uci().items
+    sample = sample_stories(items, 6, seed=0)
+    out = cluster_study(sample, thresholds=[0.3, 0.6], scorers=["jaccard"], gates=[False, True])
+    runs = out["runs"]
+    # the same-story pair count is the positives count of the all-pairs study
+    positives = evaluate_stories(sample, n=3)["summary"]["positives"].iloc[0]
+    assert out["summary"]["same_story_pairs"].iloc[0] == positives
+    assert (runs["true_merges"] <= runs["merged_pairs"]).all()
+    assert (runs["items_left"] <= len(sample)).all()
+    # the gate only removes merges at a given threshold
+    by = runs.set_index(["gate", "threshold"])
+    for t in (0.3, 0.6):
+        assert by.loc[(True, t), "items_left"] >= by.loc[(False, t), "items_left"]
+
+
+def test_uci_label_noise_pairs_are_identical_headlines_under_different_stories() -> None:
+    items = load_uci().items
+    noise = label_noise(items)
+    assert len(noise) > 0 and (noise["cross_pairs"] > 0).all()
+    keys = pd.Series(exact_keys(items), index=items.index)
+    for row in noise.head(5).itertuples():
+        members = items[keys == row.key]
+        assert members["STORY"].nunique() >= 2 and len(members) == row.items

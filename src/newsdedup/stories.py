@@ -232,7 +232,7 @@ def sample_stories(items: pd.DataFrame, n_stories: int, seed: int = 0,
     Examples:
         >>> df = pd.DataFrame({"STORY": list("aabbcc"), "title": list("uvwxyz")})
         >>> sample_stories(df, 2, seed=1)["STORY"].tolist()
-        ['a', 'a', 'c', 'c']
+        ['a', 'a', 'b', 'b']
     """
     stories = pd.unique(items[story_col].dropna())
     if n_stories >= len(stories):
