@@ -17,6 +17,7 @@ from newsdedup.metrics import (
     bcubed,
     best_threshold,
     bootstrap_indices,
+    curve,
     metric_grid,
     pairwise_scores,
     percentile_interval,
@@ -244,3 +245,17 @@ def test_contingency_rejects_missing_labels() -> None:
         bcubed([1, 2], ["a", None])
     with pytest.raises(ValueError, match="length"):
         pairwise_scores([1, 2, 3], ["a", "b"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(LABELLED)
+def test_curve_points_match_threshold_metrics(pairs: list) -> None:
+    s = np.array([x for x, _ in pairs])
+    pos = np.array([p for _, p in pairs])
+    c = curve(s, pos)
+    assert c["threshold"].tolist() == sorted(set(s.tolist()), reverse=True)
+    m = threshold_metrics(s, pos, c["threshold"].to_numpy())
+    assert c["tp"].tolist() == m["tp"].tolist() and c["fp"].tolist() == m["fp"].tolist()
+    np.testing.assert_equal(c["precision"].to_numpy(), m["precision"].to_numpy())
+    # the last point flags everything
+    assert c["tp"].iloc[-1] == pos.sum() and c["fp"].iloc[-1] == (~pos).sum()

@@ -43,7 +43,8 @@ def _code(nb: nbformat.NotebookNode) -> list[str]:
 
 
 def test_the_five_notebooks_exist() -> None:
-    assert [p.name for p in notebook_paths(NOTEBOOKS_DIR)] == EXPECTED
+    # Later notebooks (07-labelled-evaluation: tests/test_eval_figures.py) have their own tests.
+    assert [p.name for p in notebook_paths(NOTEBOOKS_DIR)][: len(EXPECTED)] == EXPECTED
 
 
 @pytest.mark.parametrize("name", EXPECTED)

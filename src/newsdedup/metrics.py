@@ -319,6 +319,42 @@ def prf_rows(scores: np.ndarray, positive: np.ndarray, threshold: float) -> dict
     }
 
 
+def curve(scores: np.ndarray, positive: np.ndarray) -> pd.DataFrame:
+    """ROC and precision-recall points at every distinct score (the exact curves).
+
+    One row per distinct score ``t``, highest first, for the rule ``score >= t``; ties are
+    flagged together, as in :func:`average_precision_rows`.
+
+    Returns:
+        Columns ``threshold``, ``tp``, ``fp``, ``precision``, ``recall`` (= TPR) and ``fpr``;
+        recall / fpr are NaN when a class is empty.
+
+    Examples:
+        >>> c = curve(np.array([0.9, 0.5, 0.5, 0.1]), np.array([1, 1, 0, 0], bool))
+        >>> c[["threshold", "tp", "fp"]].values.tolist()
+        [[0.9, 1.0, 0.0], [0.5, 2.0, 1.0], [0.1, 2.0, 2.0]]
+        >>> c["precision"].round(3).tolist(), c["fpr"].tolist()
+        ([1.0, 0.667, 0.5], [0.0, 0.5, 1.0])
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    pos = np.asarray(positive, dtype=bool)
+    order = np.argsort(-s, kind="stable")
+    s_sorted, p_sorted = s[order], pos[order]
+    tp = np.cumsum(p_sorted)
+    fp = np.cumsum(~p_sorted)
+    end = np.append(s_sorted[1:] != s_sorted[:-1], True) if len(s) else np.zeros(0, bool)
+    tp, fp = tp[end], fp[end]
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    return pd.DataFrame({
+        "threshold": s_sorted[end],
+        "tp": tp,
+        "fp": fp,
+        "precision": _ratio(tp, tp + fp),
+        "recall": _ratio(tp, np.full_like(tp, n_pos)),
+        "fpr": _ratio(fp, np.full_like(fp, n_neg)),
+    })
+
+
 # --------------------------------------------------------------------------------------
 # Bootstrap
 # --------------------------------------------------------------------------------------
