@@ -258,7 +258,8 @@ def label_noise(items: pd.DataFrame, story_col: str = "STORY",
 
     The aggregator files the same wire headline under two stories now and then; the exact
     pass of any dedupe must merge them, so every such pair is a false merge by the labels
-    that no threshold can avoid.
+    that no threshold can avoid. Identity is after normalization only (no outlet stripping),
+    so an empty normalized headline identifies nothing.
 
     Returns:
         One row per normalized headline with more than one story: ``key``, ``items``,
@@ -272,7 +273,9 @@ def label_noise(items: pd.DataFrame, story_col: str = "STORY",
         >>> label_noise(df)[["key", "items", "stories", "cross_pairs"]].values.tolist()
         [['fedholds', 3, 'a|b', 2]]
     """
-    keys = pd.Series(exact_keys(items, scheme), index=items.index)
+    # Normalization only: stripping an outlet suffix would turn "Forex - Pound drops ..." and
+    # "Forex - Pound at 2-week lows ..." into the same "forex", a dedupe artifact, not noise.
+    keys = pd.Series(exact_keys(items, scheme, strip=False), index=items.index)
     ids = items["id"] if "id" in items.columns else items.index.to_series()
     frame = pd.DataFrame({"key": keys, "story": items[story_col].astype(str), "id": ids.astype(str),
                           "title": items["title"]})
@@ -362,7 +365,7 @@ def cluster_study(
     codes, _ = pd.factorize(pd.Series(story))
     si, sj = _story_pairs(codes)
     # Merged pairs with identical exact-pass keys but different stories are label noise.
-    key_codes, _ = pd.factorize(pd.Series(exact_keys(items)))
+    key_codes, _ = pd.factorize(pd.Series(exact_keys(items, strip=False)))
     titles = items["title"].astype(str).tolist()
     ids = (items["id"] if "id" in items.columns else items.index.to_series()).astype(str).tolist()
     runs, false_rows, missed_rows = [], [], []
