@@ -52,8 +52,9 @@ eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in r
 eval-full: $(STAMP)  ## the clustering study on all 6,366 UCI items (a few minutes)
 	$(BIN)/newsdedup evaluate-clusters
 
-dedupe: $(STAMP)  ## dedupe (seed-000 pipeline) with the corpus's calibrated threshold
-	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json
+dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, gate on/off
+	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \
+	    --sweep 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6
 
 figures: $(STAMP)  ## PNG figures from the results tables
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))

@@ -65,6 +65,20 @@ def test_dedupe_writes_every_item_once(corpus, tmp_path):
     assert group["a1"] == group["a2"] and len(set(group.values())) == 4
 
 
+def test_dedupe_sweep_reference_and_minhash_options(corpus, tmp_path):
+    out = tmp_path / "results"
+    assert main(["dedupe", str(corpus), "--name", "feed", "--out", str(out), "--scorer", "minhash",
+                 "--num-perm", "32", "--minhash-seed", "3", "--sweep", "0.2,0.9",
+                 "--reference", str(corpus), "--syndicators", "a.kr, b.kr"]) == 0
+    meta = json.loads((out / "feed/dedupe/dedupe.json").read_text("utf-8"))
+    assert meta["scorer"]["minhash"]["num_perm"] == 32 and meta["scorer"]["minhash"]["seed"] == 3
+    assert meta["config"]["syndicators"] == ["a.kr", "b.kr"]
+    assert sum(meta["by_stage"].values()) == meta["items"]
+    sweep = pd.read_csv(out / "feed/dedupe/sweep.csv")
+    assert len(sweep) == 3 * 2 * 2 and set(sweep["threshold"]) == {0.2, 0.9}
+    assert (sweep["items_left"] <= meta["items"]).all()
+
+
 def test_missing_file_is_a_readable_error(tmp_path, capsys):
     assert main(["measure", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path)]) == 2
     assert "nope.jsonl" in capsys.readouterr().err

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from newsdedup.cluster import Clustering, connected_components, greedy_clusters
+from newsdedup.cluster import Clustering, connected_components, greedy_clusters, greedy_pairs
 
 # A ~ B, B ~ C, A !~ C.
 CHAIN = np.array([[1.0, 0.5, 0.1], [0.5, 1.0, 0.5], [0.1, 0.5, 1.0]])
@@ -167,3 +167,26 @@ def test_threshold_extremes(n, data):
     assert greedy_clusters(positive, 0.0).n_groups == 1
     assert greedy_clusters(positive, 1.01).n_groups == n
     assert connected_components(positive, 1.01).n_groups == n
+
+
+@given(problems())
+def test_greedy_pairs_equals_the_matrix_version(problem):
+    scores, allowed, threshold, order, rank = problem
+    n = scores.shape[0]
+    i, j = np.triu_indices(n, 1)
+    keep = allowed[i, j]  # the gate is expressed by not listing forbidden pairs
+    for r in (rank, None):
+        want = greedy_clusters(scores, threshold, allowed=allowed, order=order, rank=r)
+        got = greedy_pairs(n, i[keep], j[keep], scores[i, j][keep], threshold, order=order,
+                           rank=r)
+        assert np.array_equal(got.labels, want.labels)
+        assert np.array_equal(got.representatives, want.representatives)
+        assert np.array_equal(got.joined_to, want.joined_to)
+        assert np.array_equal(got.join_scores, want.join_scores, equal_nan=True)
+
+
+def test_greedy_pairs_ignores_pairs_below_the_threshold_and_nan():
+    c = greedy_pairs(3, np.array([0, 1]), np.array([1, 2]), np.array([0.2, np.nan]), 0.3)
+    assert c.labels.tolist() == [0, 1, 2]
+    with pytest.raises(ValueError, match="permutation"):
+        greedy_pairs(2, np.array([0]), np.array([1]), np.array([1.0]), 0.3, order=[0, 0])

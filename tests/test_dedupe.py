@@ -10,9 +10,12 @@ from newsdedup.dedupe import (
     DEFAULT_THRESHOLD,
     CalibrationFileError,
     DedupeConfig,
+    canonical_order,
     dedupe,
+    document_frequencies,
     keep_rank,
     load_threshold,
+    sweep_dedupe,
     sweep_items_left,
 )
 from newsdedup.gate import strip_outlet
@@ -102,7 +105,7 @@ def test_idf_alone_ranks_the_false_positive_above_the_true_pair(batch):
 # --- the seed's four tests -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scorer", ["idf", "jaccard"])
+@pytest.mark.parametrize("scorer", ["idf", "jaccard", "minhash"])
 def test_rewritten_reports_of_the_same_event_merge(batch, scorer):
     r = dedupe(batch, DedupeConfig(scorer=scorer))
     groups = {group_of(r, i) for i, *_ in JINCHEON}
@@ -244,17 +247,17 @@ def test_empty_normalized_headlines_are_not_exact_duplicates():
 def test_sweep_matches_dedupe_and_counts_gated_pairs(batch):
     grid = [0.6, 0.5, 0.45, 0.4, 0.35, 0.3]
     table = sweep_items_left(batch, grid)
-    assert table.columns.tolist() == ["threshold", "pairs_at_or_above",
-                                      "allowed_pairs_at_or_above", "items_left"]
+    assert table.columns.tolist() == ["threshold", "pairs_at_or_above", "items_left"]
     for t, left in zip(table["threshold"], table["items_left"], strict=True):
         assert left == dedupe(batch, DedupeConfig(threshold=t)).clustering.n_groups
-    assert (table["allowed_pairs_at_or_above"] <= table["pairs_at_or_above"]).all()
+    ungated_table = sweep_items_left(batch, grid, DedupeConfig(gate=False))
+    assert (table["pairs_at_or_above"] <= ungated_table["pairs_at_or_above"]).all()
     # At 0.30 the gate removes the two boilerplate pairs (and nothing else).
     at30 = table.set_index("threshold").loc[0.3]
-    assert at30["pairs_at_or_above"] - at30["allowed_pairs_at_or_above"] == 2
+    un30 = ungated_table.set_index("threshold").loc[0.3]
+    assert un30["pairs_at_or_above"] - at30["pairs_at_or_above"] == 2
     assert at30["items_left"] == 9
-    ungated = sweep_items_left(batch, [0.3], DedupeConfig(gate=False))
-    assert ungated["items_left"].tolist() == [7]
+    assert un30["items_left"] == 7
 
 
 # --- keep_rank -----------------------------------------------------------------------
@@ -339,11 +342,27 @@ HOSTS = ["https://v.daum.net/v/1", "https://news.google.com/x", "https://a.kr/1"
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(HEADLINES + ["!!", ""]), st.sampled_from(HOSTS),
                           st.sampled_from(["2025-05-01", "2025-05-02", ""])), max_size=15),
-       st.sampled_from(["idf", "jaccard"]), st.booleans(), st.floats(0.0, 1.0))
-def test_dedupe_invariants(rows, scorer, gate, threshold):
+       st.sampled_from(["idf", "jaccard", "minhash"]), st.booleans(), st.floats(0.0, 1.0),
+       st.randoms(use_true_random=False))
+def test_dedupe_invariants(rows, scorer, gate, threshold, rnd):
     df = frame([(f"id{k}", t, u, d) for k, (t, u, d) in enumerate(rows)])
-    r = dedupe(df, DedupeConfig(scorer=scorer, gate=gate, threshold=threshold))
+    config = DedupeConfig(scorer=scorer, gate=gate, threshold=threshold)
+    r = dedupe(df, config)
     items = r.items
+    # No member below the threshold against its representative, none across buckets.
+    members = items[~items["is_representative"]]
+    assert (members["score_to_rep"] >= threshold).all()
+    assert ((members["stage"] == "exact") | (members["rule"] == "near-threshold")).all()
+    rep_lead = items.set_index("id").loc[members["representative"], "lead"].to_numpy()
+    if gate:
+        assert (members["lead"].to_numpy() == rep_lead).all()
+    # Independent of input order: same partition, same representatives.
+    perm = list(range(len(df)))
+    rnd.shuffle(perm)
+    shuffled = dedupe(df.iloc[perm].reset_index(drop=True), config).items.set_index("id")
+    base = items.set_index("id")
+    assert (shuffled.loc[base.index, "representative"] == base["representative"]).all()
+    assert (shuffled.loc[base.index, "score_to_rep"] == base["score_to_rep"]).all()
     assert len(items) == len(df) and items["id"].tolist() == df["id"].tolist()
     g = items["group"].to_numpy()
     assert np.array_equal(g, r.clustering.labels)
@@ -381,3 +400,74 @@ def test_from_calibration_adopts_the_calibrated_score(tmp_path):
     assert (cfg.threshold, cfg.n, cfg.scorer, cfg.text) == (0.24, 4, "jaccard", "title+summary")
     assert cfg.rationale == "bound 0.234" and cfg.threshold_source == str(path)
     assert DedupeConfig.from_calibration(path, n=3, gate=False).n == 3
+
+
+# --- scorers, reference IDF, audit, sweeps ------------------------------------------
+
+
+def test_reference_idf_equal_to_the_batch_gives_the_batch_scores(batch):
+    # No exact duplicates in the batch, so the near pass sees every row and the
+    # reference table of the batch itself is exactly the batch IDF.
+    ref = document_frequencies(batch)
+    assert ref.n_docs == len(batch)
+    a, b = dedupe(batch), dedupe(batch, reference=ref)
+    assert a.items["score_to_rep"].equals(b.items["score_to_rep"])
+    assert b.scorer_params["idf"] == "reference" and a.scorer_params["idf"] == "batch"
+
+
+def test_reference_idf_changes_the_weights_of_a_small_batch(batch):
+    # Two rewrites alone: batch IDF weighs every shingle alike (df 1 or 2 of 2);
+    # against the whole batch the shared boilerplate weighs less.
+    pair = batch[batch["id"].isin(["jc-daum", "jc-nbn"])]
+    alone = dedupe(pair, DedupeConfig(threshold=0.0)).items["score_to_rep"].min()
+    with_ref = dedupe(pair, DedupeConfig(threshold=0.0),
+                      reference=document_frequencies(batch)).items["score_to_rep"].min()
+    assert alone != with_ref
+    with pytest.raises(ValueError, match="n=4"):
+        dedupe(pair, reference=document_frequencies(batch, DedupeConfig(n=4)))
+
+
+def test_minhash_scorer_records_its_parameters(batch):
+    r = dedupe(batch, DedupeConfig(scorer="minhash", num_perm=64, minhash_seed=7))
+    mh = r.scorer_params["minhash"]
+    assert (mh["num_perm"], mh["seed"], mh["family"]) == (64, 7, "crc32-mersenne61")
+    ds = dedupe(batch, DedupeConfig(scorer="minhash", minhash_family="datasketch"))
+    assert ds.scorer_params["minhash"]["scheme"] == "affine32"
+
+
+def test_audit_names_the_rule_that_kept_the_representative():
+    copy = ("daum", "진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수",
+            "https://v.daum.net/v/1", "2025-05-02")
+    direct = ("direct", "진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수",
+              "https://www.nbnnews.co.kr/1", "2025-05-01")
+    google = ("google", "진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수",
+              "https://news.google.com/x", "2025-05-03")
+    older = ("older", "진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수",
+             "https://www.other.kr/1", "2025-04-30")
+    items = dedupe(frame([copy, direct, google, older])).items.set_index("id")
+    assert items.loc["direct", "rule"] == "representative"
+    assert items.loc[["daum", "google", "older"], "kept_because"].tolist() == [
+        "original-over-syndicator", "direct-over-redirect", "newer"]
+    assert (items.loc[["daum", "google", "older"], "rule"] == "exact-headline").all()
+    assert (items["representative"] == "direct").all()
+    # The syndicator list is configurable: with none, the newest copy wins.
+    cfg = DedupeConfig(syndicators=(), opaque_hosts=())
+    assert dedupe(frame([copy, direct, google, older]), cfg).kept()["id"].tolist() == ["google"]
+
+
+def test_canonical_order_breaks_rank_ties_by_content():
+    order = canonical_order(np.array([1, 1, 2]), ["b", "a", "c"], ["x", "y", "z"])
+    assert order.tolist() == [2, 1, 0]
+
+
+def test_sweep_dedupe_covers_every_scorer_and_gate(batch):
+    table = sweep_dedupe(batch, [0.3, 0.5])
+    assert len(table) == 3 * 2 * 2
+    assert set(table["scorer"]) == {"jaccard", "idf", "minhash"}
+    for row in table.itertuples(index=False):
+        cfg = DedupeConfig(scorer=row.scorer, gate=row.gate, threshold=row.threshold)
+        assert row.items_left == dedupe(batch, cfg).clustering.n_groups
+        assert row.merged == len(batch) - row.items_left
+    gated = table[table["gate"]].set_index(["scorer", "threshold"])["pairs_at_or_above"]
+    ungated = table[~table["gate"]].set_index(["scorer", "threshold"])["pairs_at_or_above"]
+    assert (gated <= ungated).all()

@@ -31,7 +31,8 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CorpusWarning)  # the truncated last row, reported
         corpus = load_corpus(path, columns=config.UCI_COLUMNS)
-    run_cluster_study(corpus, DATASETS[-1], out, ClusterStudyOptions(stories=12), echo=False)
+    options = ClusterStudyOptions(stories=12, reference_corpora=config.CORPORA_DIR)
+    run_cluster_study(corpus, DATASETS[-1], out, options, echo=False)
     return out
 
 

@@ -2,10 +2,17 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.gate import gate_allows, gate_matrix, lead_token, strip_outlet
+from newsdedup.gate import (
+    bucket_ids,
+    bucketed_pairs,
+    gate_allows,
+    gate_matrix,
+    lead_token,
+    strip_outlet,
+)
 
 # Headlines quoted in seed 000, plus two rewrites of the 진천군 story.
 ADVENT = "어드밴트, 온디바이스 AI 서비스 실증·확산 사업 참여"
@@ -72,11 +79,12 @@ def test_seed_true_duplicates_are_allowed():
     assert gate_matrix(leads).all()
 
 
-def test_empty_key_lets_the_score_decide():
-    assert gate_allows("", "진천군") and gate_allows("진천군", "") and gate_allows("", "")
-    m = gate_matrix(["", "진천군", "경북도"])
-    assert m[0].all() and m[:, 0].all()
-    assert not m[1, 2]
+def test_empty_keys_share_one_bucket_apart_from_keyed_items():
+    assert gate_allows("", "")
+    assert not gate_allows("", "진천군") and not gate_allows("진천군", "")
+    m = gate_matrix(["", "진천군", "경북도", ""])
+    assert m[0, 3] and m[3, 0]
+    assert not m[0, 1:3].any() and not m[1, 2]
 
 
 def test_gate_matrix_empty_input():
@@ -101,3 +109,41 @@ def test_lead_token_is_alnum_lowercase(headline):
     key = lead_token(headline)
     assert all(ch.isalnum() for ch in key)
     assert key == key.lower()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 40), st.integers(1, 5), st.integers(1, 9), st.floats(0.0, 1.0),
+       st.integers(0, 2**32 - 1))
+def test_bucketed_pairs_equal_brute_force(n, n_keys, chunk, threshold, seed):
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((n, n)), 1)
+    scores = upper + upper.T
+    buckets = rng.integers(0, n_keys, n)
+
+    def block(rows, cols):
+        return scores[np.ix_(rows, cols)]
+
+    i, j, sc = bucketed_pairs(block, buckets, threshold, chunk=chunk)
+    bi, bj = np.triu_indices(n, 1)
+    want = (buckets[bi] == buckets[bj]) & (scores[bi, bj] >= threshold)
+    assert np.array_equal(i, bi[want]) and np.array_equal(j, bj[want])
+    assert np.array_equal(sc, scores[bi, bj][want])
+
+
+def test_bucketed_pairs_skip_singletons_and_report_progress():
+    seen, scored = [], []
+
+    def block(rows, cols):
+        scored.extend(rows.tolist())
+        return np.ones((len(rows), len(cols)))
+
+    i, j, _ = bucketed_pairs(block, np.array([0, 1, 2, 1]), 0.5,
+                             progress=lambda done, total: seen.append((done, total)))
+    assert (i.tolist(), j.tolist()) == ([1], [3])
+    assert sorted(scored) == [1, 3]  # the singleton buckets 0 and 2 cost nothing
+    assert seen[-1] == (2, 2)
+
+
+def test_bucket_ids_gate_off_is_one_bucket():
+    assert bucket_ids(None, 4).tolist() == [0, 0, 0, 0]
+    assert bucket_ids(["a", "", "a", ""]).tolist() == [0, 1, 0, 1]

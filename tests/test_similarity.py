@@ -1,7 +1,6 @@
 import itertools
 
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -72,14 +71,17 @@ def test_idf_lowers_shared_boilerplate():
     assert weighted_jaccard_matrix(sm)[0, 1] < jaccard_matrix(sm)[0, 1]
 
 
-def test_reference_idf_counts_documents_of_the_reference() -> None:
-    import math
+@given(st.lists(st.text(alphabet="abcx", max_size=7), min_size=2, max_size=8), st.integers(1, 3))
+def test_pair_jaccard_matches_the_matrix_and_a_weighted_loop(texts, n):
+    from newsdedup.similarity import idf_weights, pair_jaccard
 
-    from newsdedup.similarity import reference_idf
-
-    ref_texts = ["abcab", "abxy", "zzzz", "ab"]
-    ref = shingle_matrix(ref_texts, 2)
-    vocab = ["ab", "zz", "bx", "qq"]
-    # documents of the reference containing each shingle, counted by hand: 3, 1, 1, 0
-    want = [math.log1p(4 / (1 + df)) for df in (3, 1, 1, 0)]
-    assert reference_idf(vocab, ref).tolist() == pytest.approx(want)
+    sm = shingle_matrix(texts, n)
+    i, j = np.triu_indices(len(texts), k=1)
+    assert pair_jaccard(sm, i, j).tolist() == jaccard_matrix(sm)[i, j].tolist()
+    w = idf_weights(sm)
+    sets = [sm.row(k) for k in range(len(texts))]
+    weight = dict(zip(sm.vocab, w.tolist(), strict=True))
+    for a, b, got in zip(i, j, pair_jaccard(sm, i, j, w), strict=True):
+        union = sum(weight[g] for g in sets[a] | sets[b])
+        want = sum(weight[g] for g in sets[a] & sets[b]) / union if union else 0.0
+        assert abs(got - want) < 1e-12

@@ -29,6 +29,7 @@ from newsdedup.pipeline import (
     run_evaluate_sts,
     run_measure_step,
 )
+from newsdedup.scorers import SCORERS
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -190,8 +191,11 @@ def _cmd_dedupe(args) -> None:
     from newsdedup.dedupe import DedupeConfig
 
     corpus, name = _load(args)
-    fields = {k: v for k, v in {"n": args.dedupe_n, "scorer": args.scorer, "text": args.text,
-                                "gate": args.gate}.items() if v is not None}
+    fields = {k: v for k, v in {
+        "n": args.dedupe_n, "scorer": args.scorer, "text": args.text, "gate": args.gate,
+        "syndicators": args.syndicators, "opaque_hosts": args.opaque_hosts,
+        "num_perm": args.num_perm, "minhash_family": args.minhash_family,
+        "minhash_seed": args.minhash_seed}.items() if v is not None}
     if args.calibration is not None:
         cfg = DedupeConfig.from_calibration(args.calibration, **fields)
     elif args.threshold is not None:
@@ -199,7 +203,19 @@ def _cmd_dedupe(args) -> None:
                            rationale="given on the command line", **fields)
     else:
         cfg = DedupeConfig(**fields)
-    run_dedupe(corpus, name, args.out, cfg, _progress)
+    reference = None
+    if args.reference is not None:
+        _progress(f"loading reference corpus {args.reference}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CorpusWarning)
+            reference = load_corpus(args.reference, columns=args.reference_columns,
+                                    dialect=args.dialect or "standard")
+    run_dedupe(corpus, name, args.out, cfg, _progress, reference=reference,
+               sweep=args.sweep)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w.strip() for w in text.split(",") if w.strip())
 
 
 def _cmd_evaluate_sts(args) -> None:
@@ -225,7 +241,8 @@ def _cmd_evaluate_clusters(args) -> None:
         name = f"{name}-sample{args.stories}" if args.stories else name
     options = ClusterStudyOptions(story_col=args.story_col, stories=args.stories,
                                   sample_seed=args.sample_seed, n=args.cluster_n,
-                                  thresholds=args.cluster_thresholds)
+                                  thresholds=args.cluster_thresholds,
+                                  reference_corpora=args.reference)
     run_cluster_study(corpus, name, args.out, options, _progress)
 
 
@@ -302,11 +319,29 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--calibration", type=Path,
                      help="calibration.json to take the threshold (and its scorer, n, text) from")
     src.add_argument("--threshold", type=float, help="near-duplicate threshold in [0, 1]")
-    g.add_argument("--scorer", choices=["idf", "jaccard"], help="score of the near pass")
-    g.add_argument("--n", dest="dedupe_n", type=int, help="character n-gram size")
+    g.add_argument("--scorer", choices=list(SCORERS),
+                   help="score of the near pass (default idf)")
+    g.add_argument("--n", dest="dedupe_n", type=int, help="character n-gram size (default 3)")
     g.add_argument("--text", choices=["title", "title+summary"], help="what is compared")
     g.add_argument("--gate", action=argparse.BooleanOptionalAction, default=None,
                    help="subject gate on the headline's leading token (default on)")
+    g.add_argument("--reference", type=Path,
+                   help="reference corpus whose document frequencies weigh the idf scorer "
+                        "(default: the batch itself)")
+    g.add_argument("--reference-columns", type=_mapping, default=None,
+                   help="field names of the reference corpus, as --columns")
+    g.add_argument("--syndicators", type=_words,
+                   help="comma-separated syndicator hosts (default v.daum.net,news.naver.com,"
+                        "news.nate.com)")
+    g.add_argument("--opaque-hosts", type=_words,
+                   help="comma-separated redirect hosts (default news.google.com)")
+    g.add_argument("--num-perm", type=int, help="MinHash signature length (scorer minhash)")
+    g.add_argument("--minhash-family", choices=["crc32-mersenne61", "datasketch"],
+                   help="MinHash hash family (scorer minhash)")
+    g.add_argument("--minhash-seed", type=int, help="MinHash seed (scorer minhash)")
+    g.add_argument("--sweep", type=_floats, default=None, metavar="T1,T2,...",
+                   help="also sweep these thresholds for every scorer, gate on and off, "
+                        "and write dedupe/sweep.csv (items left per threshold)")
     p.set_defaults(func=_cmd_dedupe)
     p = sub.add_parser("evaluate-sts", help="labelled headline pairs: KorSTS vs STS-B",
                        description="How well n-gram Jaccard separates same (grade >= 4) from "
@@ -351,6 +386,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--thresholds", dest="cluster_thresholds", type=_floats,
                    default=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                    help="dedupe thresholds (default 0.2,...,0.9)")
+    p.add_argument("--reference", type=Path, default=config.CORPORA_DIR,
+                   help="folder with stsb-en/ whose news sentences give reference IDF for the "
+                        "extra 'idf-ref' runs (default: %(default)s)")
     p.set_defaults(func=_cmd_evaluate_clusters)
     p = sub.add_parser("evaluate-stories", help="precision against story ids (e.g. UCI)",
                        description="All-pairs Jaccard against an event-cluster id column.")

@@ -30,19 +30,21 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from newsdedup.cluster import Clustering, greedy_clusters
+from newsdedup.cluster import Clustering, greedy_pairs
 from newsdedup.corpus import host_of
-from newsdedup.gate import gate_matrix, lead_token, strip_outlet
+from newsdedup.gate import bucket_ids, bucketed_pairs, lead_token, strip_outlet
+from newsdedup.minhash import FAMILIES, MinHashParams
 from newsdedup.normalize import get_scheme, item_text
+from newsdedup.scorers import SCORERS, BlockScorer, make_scorer
 from newsdedup.shingle import shingle_matrix
-from newsdedup.similarity import jaccard_matrix, upper_pairs, weighted_jaccard_matrix
+from newsdedup.similarity import DocumentFrequency
 
 # Calibrated by seed 000 on 100 live Google News results for "온디바이스 AI"
 # (Korean locale), IDF-weighted 3-gram Jaccard with the subject gate on.
@@ -64,7 +66,6 @@ DEFAULT_RATIONALE = (
     "the subject gate carries the precision"
 )
 
-SCORERS: tuple[str, ...] = ("idf", "jaccard")
 TEXTS: tuple[str, ...] = ("title", "title+summary")
 STAGES: tuple[str, ...] = ("exact", "near", "unique")
 
@@ -83,8 +84,10 @@ class DedupeConfig:
     Attributes:
         threshold: Near pass joins at ``score >= threshold``.
         n: Character n-gram size.
-        scorer: ``"idf"`` (IDF-weighted Jaccard, IDF over the near-pass batch)
-            or ``"jaccard"``.
+        scorer: ``"idf"`` (IDF-weighted Jaccard; IDF over the near-pass batch,
+            or over the reference passed to :func:`dedupe`), ``"jaccard"``
+            (plain) or ``"minhash"`` (estimate of plain Jaccard); see
+            :mod:`newsdedup.scorers`.
         gate: Apply the subject gate.
         text: What the near pass compares: ``"title"`` or ``"title+summary"``
             (title, one space, summary). The exact pass always uses the title.
@@ -98,6 +101,14 @@ class DedupeConfig:
             Provenance only: :func:`dedupe` never reads the file itself, so a
             config is a plain value.
         rationale: Why this threshold, kept next to the number.
+        syndicators: Hosts (and their subdomains) that republish other
+            outlets' articles; an original outlet is kept over them.
+        opaque_hosts: Hosts whose links hide the outlet (redirects); a direct
+            link is kept over them.
+        minhash_family: For ``scorer="minhash"``: ``"crc32-mersenne61"``
+            (published) or ``"datasketch"``.
+        num_perm: For ``scorer="minhash"``: signature length ``k``.
+        minhash_seed: For ``scorer="minhash"``: permutation seed.
 
     Examples:
         >>> DedupeConfig().threshold, DedupeConfig().scheme
@@ -114,6 +125,11 @@ class DedupeConfig:
     strip_outlet: bool = True
     threshold_source: str = "default"
     rationale: str = field(default=DEFAULT_RATIONALE, compare=False)
+    syndicators: tuple[str, ...] = SYNDICATORS
+    opaque_hosts: tuple[str, ...] = OPAQUE_HOSTS
+    minhash_family: str = "crc32-mersenne61"
+    num_perm: int = 128
+    minhash_seed: int = 42
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.threshold):
@@ -125,6 +141,20 @@ class DedupeConfig:
         if self.text not in TEXTS:
             raise ValueError(f"unknown text {self.text!r}; choose one of {list(TEXTS)}")
         get_scheme(self.scheme)  # raises with the valid names
+        if self.minhash_family not in FAMILIES:
+            raise ValueError(f"unknown MinHash family {self.minhash_family!r}; "
+                             f"choose one of {list(FAMILIES)}")
+        if self.num_perm < 1:
+            raise ValueError(f"num_perm must be >= 1, got {self.num_perm}")
+        # Lists from a JSON file or the command line become tuples: the config stays hashable.
+        object.__setattr__(self, "syndicators", tuple(self.syndicators))
+        object.__setattr__(self, "opaque_hosts", tuple(self.opaque_hosts))
+
+    def minhash_params(self) -> MinHashParams:
+        """The MinHash parameters of the ``"minhash"`` scorer (recorded in every output)."""
+        if self.minhash_family == "datasketch":
+            return MinHashParams.datasketch(num_perm=self.num_perm, seed=self.minhash_seed)
+        return MinHashParams(num_perm=self.num_perm, seed=self.minhash_seed)
 
     @classmethod
     def from_calibration(cls, path: str | Path, **overrides) -> DedupeConfig:
@@ -247,8 +277,8 @@ def keep_rank(
         opaque_hosts: Hosts whose links hide the original outlet.
 
     Returns:
-        ``int64`` dense rank per row. Equal criteria give equal ranks, so the
-        clustering keeps the earlier item (stable).
+        ``int64`` dense rank per row. Equal criteria give equal ranks; the
+        dedupe then breaks the tie by content (:func:`canonical_order`).
 
     Examples:
         >>> df = pd.DataFrame({"url": ["https://v.daum.net/v/1", "https://news.google.com/x",
@@ -257,32 +287,44 @@ def keep_rank(
         >>> keep_rank(df).tolist()
         [0, 1, 2]
     """
-    hosts = _column(items, "host")
-    url_hosts = [host_of(u) for u in _column(items, "url")]
-    syndicated = np.array([_matches(h, syndicators) or _matches(u, syndicators)
-                           for h, u in zip(hosts, url_hosts, strict=True)], dtype=bool)
-    link = [u or h for h, u in zip(hosts, url_hosts, strict=True)]
-    opaque = np.array([not lk or _matches(lk, opaque_hosts) for lk in link], dtype=bool)
     if len(items) == 0:
         return np.zeros(0, dtype=np.int64)
-    keys = np.column_stack([(~syndicated).astype(np.float64), (~opaque).astype(np.float64),
-                            _timestamps(items)])
+    syndicated, opaque, ts = _keep_criteria(items, syndicators, opaque_hosts)
+    keys = np.column_stack([(~syndicated).astype(np.float64), (~opaque).astype(np.float64), ts])
     # np.unique over rows sorts lexicographically, first column most significant:
     # the inverse is exactly the dense rank of the criteria tuple.
     _, dense = np.unique(keys, axis=0, return_inverse=True)
     return dense.reshape(-1).astype(np.int64)
 
 
+def _keep_criteria(items: pd.DataFrame, syndicators: Sequence[str],
+                   opaque_hosts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: syndicated copy?, opaque link?, publication time (UTC seconds, -inf unknown)."""
+    hosts = _column(items, "host")
+    url_hosts = [host_of(u) for u in _column(items, "url")]
+    syndicated = np.array([_matches(h, syndicators) or _matches(u, syndicators)
+                           for h, u in zip(hosts, url_hosts, strict=True)], dtype=bool)
+    link = [u or h for h, u in zip(hosts, url_hosts, strict=True)]
+    opaque = np.array([not lk or _matches(lk, opaque_hosts) for lk in link], dtype=bool)
+    return syndicated, opaque, _timestamps(items)
+
+
 @dataclass(frozen=True)
 class _Prepared:
-    """Everything of a dedupe that does not depend on the threshold."""
+    """Everything of a dedupe that does not depend on the threshold.
 
-    exact_id: np.ndarray  # exact group per row, numbered by first member
-    survivors: np.ndarray  # row of each exact group's representative
+    Survivors (one row per exact group) are held in *visiting order*: best
+    representative first (:func:`keep_rank`), then by normalized headline,
+    id and row, so neither the order of visits nor the shingle vocabulary,
+    and hence no score, depends on the order of the input rows.
+    """
+
+    exact_id: np.ndarray  # exact group per row, numbered by visiting position of its survivor
+    survivors: np.ndarray  # row of each exact group's representative, in visiting order
     leads: list[str]  # lead token per row
     rank: np.ndarray  # keep_rank per row
-    scores: np.ndarray  # near-pass scores between survivors
-    allowed: np.ndarray | None  # gate between survivors
+    buckets: np.ndarray  # bucket id per survivor (all 0 without the gate)
+    scorer: BlockScorer  # over the survivors, in visiting order
 
 
 def _titles(items: pd.DataFrame, config: DedupeConfig) -> list[str]:
@@ -290,7 +332,37 @@ def _titles(items: pd.DataFrame, config: DedupeConfig) -> list[str]:
     return [strip_outlet(t) for t in titles] if config.strip_outlet else titles
 
 
-def _prepare(items: pd.DataFrame, config: DedupeConfig) -> _Prepared:
+def canonical_order(rank: np.ndarray, heads: Sequence[str], ids: Sequence[str]) -> np.ndarray:
+    """Row order that does not depend on the input order: rank, then content.
+
+    Best rank first (so a group's founder is its best representative and is
+    never replaced), ties broken by normalized headline, then id, then row
+    (rows equal in all of these are interchangeable).
+
+    Args:
+        rank: :func:`keep_rank` per row.
+        heads: Normalized headline per row.
+        ids: Id per row, as strings.
+
+    Returns:
+        ``int64`` permutation of the rows.
+
+    Examples:
+        >>> canonical_order(np.array([0, 1, 1]), ["b", "z", "a"], ["1", "2", "3"]).tolist()
+        [2, 1, 0]
+    """
+    head_code, _ = pd.factorize(pd.Series(list(heads), dtype=object), sort=True)
+    id_code, _ = pd.factorize(pd.Series(list(ids), dtype=object), sort=True)
+    return np.lexsort((np.arange(len(rank)), id_code, head_code, -np.asarray(rank))).astype(
+        np.int64)
+
+
+def _ids(items: pd.DataFrame) -> list[str]:
+    return _column(items, "id") if "id" in items.columns else [str(v) for v in items.index]
+
+
+def _prepare(items: pd.DataFrame, config: DedupeConfig,
+             reference: DocumentFrequency | None = None) -> _Prepared:
     if "title" not in items.columns:
         raise ValueError("items need a 'title' column")
     if config.text == "title+summary" and "summary" not in items.columns:
@@ -298,28 +370,29 @@ def _prepare(items: pd.DataFrame, config: DedupeConfig) -> _Prepared:
     norm = get_scheme(config.scheme)
     titles = _titles(items, config)
     heads = [norm(t) for t in titles]
-    rank = keep_rank(items)
+    rank = keep_rank(items, config.syndicators, config.opaque_hosts)
     n_rows = len(items)
+    order = canonical_order(rank, heads, _ids(items))
 
-    # Exact groups numbered by their first row, so the near pass visits them in
-    # input order. An empty normalized headline says nothing about identity:
-    # such rows stay apart.
+    # Exact groups: equal normalized headlines. An empty normalized headline
+    # says nothing about identity, so such rows stay apart. In canonical
+    # order the first row of each group is its best-ranked row: the survivor.
+    key = pd.Series(heads, dtype=object).iloc[order].reset_index(drop=True)
+    if config.exact_pass:
+        code, _ = pd.factorize(key.where(key != "", None), sort=False)
+        blank = code < 0
+        code[blank] = code.max(initial=-1) + 1 + np.arange(int(blank.sum()))
+    else:
+        code = np.arange(n_rows)
+    # factorize numbers groups by first appearance; blanks were appended after,
+    # so renumber by first appearance again to keep "visiting position" order.
+    _, first = np.unique(code, return_index=True)
+    survivor_pos = np.sort(first)
+    renum = np.empty(code.max(initial=-1) + 1, dtype=np.int64)
+    renum[code[survivor_pos]] = np.arange(survivor_pos.size)
     exact_id = np.empty(n_rows, dtype=np.int64)
-    first_of: dict[str, int] = {}
-    n_exact = 0
-    for row, head in enumerate(heads):
-        if config.exact_pass and head:
-            if head in first_of:
-                exact_id[row] = first_of[head]
-                continue
-            first_of[head] = n_exact
-        exact_id[row] = n_exact
-        n_exact += 1
-
-    # The best-ranked row represents its exact group; ties keep the first row.
-    order = np.lexsort((np.arange(n_rows), -rank, exact_id))
-    starts = np.searchsorted(exact_id[order], np.arange(n_exact), side="left")
-    survivors = order[starts].astype(np.int64)
+    exact_id[order] = renum[code]
+    survivors = order[survivor_pos].astype(np.int64)
 
     if config.text == "title":
         texts = [heads[r] for r in survivors]
@@ -327,19 +400,28 @@ def _prepare(items: pd.DataFrame, config: DedupeConfig) -> _Prepared:
         summaries = _column(items, "summary")
         texts = [norm(item_text(titles[r], summaries[r])) for r in survivors]
     shingled = shingle_matrix(texts, config.n)
-    # IDF over the survivors only: wire copies removed by the exact pass would
-    # otherwise inflate document frequencies of the stories they repeat.
-    scores = weighted_jaccard_matrix(shingled) if config.scorer == "idf" \
-        else jaccard_matrix(shingled)
+    # Batch IDF over the survivors only: wire copies removed by the exact pass
+    # would otherwise inflate document frequencies of the stories they repeat.
+    scorer = make_scorer(shingled, config.scorer, reference=reference,
+                         minhash=config.minhash_params())
     leads = [lead_token(t) for t in _column(items, "title")]
-    allowed = gate_matrix([leads[r] for r in survivors]) if config.gate else None
+    buckets = bucket_ids([leads[r] for r in survivors] if config.gate else None,
+                         len(survivors))
     return _Prepared(exact_id=exact_id, survivors=survivors, leads=leads, rank=rank,
-                     scores=scores, allowed=allowed)
+                     buckets=buckets, scorer=scorer)
 
 
-def _near(prep: _Prepared, threshold: float) -> Clustering:
-    return greedy_clusters(prep.scores, threshold, allowed=prep.allowed,
-                           rank=prep.rank[prep.survivors])
+def _near_pairs(prep: _Prepared, threshold: float, chunk: int = 256,
+                progress: Callable[[int, int], None] | None = None):
+    return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress)
+
+
+def _near(prep: _Prepared, pairs, threshold: float) -> Clustering:
+    i, j, score = pairs
+    # Survivors are already in visiting order, best first: the founder of a
+    # group outranks every later member, so it stays the representative.
+    return greedy_pairs(prep.survivors.size, i, j, score, threshold,
+                        rank=prep.rank[prep.survivors])
 
 
 @dataclass(frozen=True)
@@ -347,29 +429,35 @@ class DedupeResult:
     """Outcome of :func:`dedupe`.
 
     Attributes:
-        items: The input rows (same index and order) plus:
+        items: The input rows (same index and order) plus the audit columns:
             ``group`` (``int64``, numbered by first row), ``is_representative``
-            (the row kept for its group), ``stage`` (how the row matches its
+            (the row kept for its group), ``representative`` (id of the kept
+            row of its group), ``stage`` (how the row matches its
             representative: ``"exact"`` same normalized headline, the
             representative included when it has such a twin; ``"near"``
             matched by similarity; ``"unique"`` alone in its group),
             ``score_to_rep`` (near-pass score of the row's exact-group
-            representative against the group representative; 1.0 when that is
-            the same row, which covers exact twins and the representative) and
-            ``lead`` (the gate key). Because a better-ranked newcomer replaces
-            the representative, ``score_to_rep`` of an earlier member can be
-            below the threshold; ``clustering.join_scores`` has the score it
-            matched when it joined.
+            survivor against the representative, in ``[0, 1]``; 1.0 for the
+            representative and its exact twins), ``lead`` (the gate key),
+            ``rule`` (what decided: ``"representative"``, ``"exact-headline"``
+            or ``"near-threshold"``) and ``kept_because`` (for members: the
+            first rule by which the representative won --
+            ``"original-over-syndicator"``, ``"direct-over-redirect"``,
+            ``"newer"`` or ``"tie-break"`` (equal on all three; the canonical
+            order decided); empty for representatives).
         config: The configuration used.
         clustering: The final grouping over all rows (positions, not index
             labels); ``joined_to``/``join_scores`` record each row's join:
             the exact-group representative with 1.0, or the near-pass
             representative and score, NaN for founders.
+        scorer_params: What the near-pass scores were computed with (scorer,
+            n, IDF source, MinHash family/seed/num_perm/scheme).
     """
 
     items: pd.DataFrame
     config: DedupeConfig
     clustering: Clustering
+    scorer_params: dict = field(default_factory=dict)
 
     def kept(self) -> pd.DataFrame:
         """The representative rows, in input order."""
@@ -393,48 +481,81 @@ class DedupeResult:
         })
 
 
+def _kept_because(items: pd.DataFrame, config: DedupeConfig, rows: np.ndarray,
+                  reps: np.ndarray) -> np.ndarray:
+    syndicated, opaque, ts = _keep_criteria(items, config.syndicators, config.opaque_hosts)
+    out = np.full(rows.size, "tie-break", dtype=object)
+    newer = ts[reps] > ts[rows]
+    out[newer] = "newer"
+    direct = opaque[rows] & ~opaque[reps]
+    out[direct] = "direct-over-redirect"
+    original = syndicated[rows] & ~syndicated[reps]
+    out[original] = "original-over-syndicator"
+    out[rows == reps] = ""
+    return out
+
+
 def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: _Prepared,
               near: Clustering) -> DedupeResult:
     exact_id, survivors = prep.exact_id, prep.survivors
     n_rows = len(items)
-    labels = near.labels[exact_id] if n_rows else np.zeros(0, dtype=np.int64)
-    reps_pos = near.representatives  # survivor positions of final representatives
-    reps = survivors[reps_pos]
+    # Groups renumbered by their first row in input order, so group ids read
+    # naturally against the input; the partition itself is order-free.
+    first_row = np.full(near.n_groups, n_rows, dtype=np.int64)
+    raw = near.labels[exact_id] if n_rows else np.zeros(0, dtype=np.int64)
+    np.minimum.at(first_row, raw, np.arange(n_rows))
+    renum = np.empty(near.n_groups, dtype=np.int64)
+    renum[np.argsort(first_row, kind="stable")] = np.arange(near.n_groups)
+    labels = renum[raw] if n_rows else raw
+    reps = np.empty(near.n_groups, dtype=np.int64)
+    reps[renum] = survivors[near.representatives]
     is_rep = np.zeros(n_rows, dtype=bool)
     is_rep[reps] = True
 
     sizes = np.bincount(labels, minlength=near.n_groups)
     exact_sizes = np.bincount(exact_id, minlength=survivors.size)
-    rep_exact = exact_id[reps][labels]  # exact group of each row's representative
+    rep_exact = exact_id[reps][labels] if n_rows else labels
+    same_exact = exact_id == rep_exact
     stage = np.where(sizes[labels] == 1, "unique",
-                     np.where((exact_id == rep_exact) & (exact_sizes[exact_id] > 1),
-                              "exact", "near"))
-    # exact_id is also the survivor position of the row's exact representative.
-    score = prep.scores[exact_id, reps_pos[labels]] if n_rows else np.zeros(0)
-    score = np.where(exact_id == rep_exact, 1.0, score)
+                     np.where(same_exact & (exact_sizes[exact_id] > 1), "exact", "near"))
+    # In visiting order no member outranks its founder, so a survivor's join
+    # score is its score against the final representative.
+    survivor_join = near.join_scores[exact_id] if n_rows else np.zeros(0)
+    score = np.where(same_exact, 1.0, survivor_join)
+    rule = np.where(is_rep, "representative",
+                    np.where(same_exact, "exact-headline", "near-threshold"))
 
     join_scores = np.where(survivors[exact_id] == np.arange(n_rows), np.nan, 1.0)
     joined_to = np.where(survivors[exact_id] == np.arange(n_rows), -1, survivors[exact_id])
     join_scores[survivors] = near.join_scores
     joined_to[survivors] = np.where(near.joined_to >= 0,
                                     survivors[np.maximum(near.joined_to, 0)], -1)
-
+    ids = items["id"].tolist() if "id" in items.columns else items.index.tolist()
+    rep_rows = reps[labels] if n_rows else labels
     out = items.assign(group=labels.astype(np.int64), is_representative=is_rep,
+                       representative=[ids[r] for r in rep_rows],
                        stage=stage.astype(object), score_to_rep=score.astype(np.float64),
-                       lead=prep.leads)
+                       lead=prep.leads, rule=rule.astype(object),
+                       kept_because=_kept_because(items, config, np.arange(n_rows), rep_rows))
     clustering = Clustering(labels=labels.astype(np.int64), representatives=reps,
                             join_scores=join_scores, joined_to=joined_to.astype(np.int64))
-    return DedupeResult(items=out, config=config, clustering=clustering)
+    return DedupeResult(items=out, config=config, clustering=clustering,
+                        scorer_params=prep.scorer.params)
 
 
-def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None) -> DedupeResult:
-    """Group duplicate news items: exact pass, then gated greedy near pass.
+def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
+           reference: DocumentFrequency | None = None,
+           progress: Callable[[int, int], None] | None = None) -> DedupeResult:
+    """Group duplicate news items: exact pass, then gated greedy near pass in buckets.
 
     Args:
         items: One row per item; needs ``title``, uses ``summary`` (with
             ``text="title+summary"``), ``host``/``url``/``published_at`` (for
             :func:`keep_rank`) and ``id`` (for :meth:`DedupeResult.groups`).
         config: Parameters; :class:`DedupeConfig` defaults when None.
+        reference: Document frequencies of a reference corpus for the
+            ``"idf"`` scorer (same ``n``); None uses the batch (seed 000).
+        progress: Called with ``(items scored, items to score)`` during the near pass.
 
     Returns:
         The :class:`DedupeResult`; every input row appears exactly once.
@@ -444,53 +565,126 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None) -> DedupeRes
         ...     "진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수 - 충청일보",
         ...     "진천군 온디바이스 AI기반 스마트돌봄 본격화",
         ...     "어드밴트, 온디바이스 AI 서비스 실증·확산 사업 참여"]})
-        >>> dedupe(df).items[["group", "stage", "lead"]].values.tolist()
-        [[0, 'near', '진천군'], [0, 'near', '진천군'], [1, 'unique', '어드밴트']]
+        >>> dedupe(df).items[["group", "stage", "lead", "rule"]].values.tolist()
+        [[0, 'near', '진천군', 'representative'], [0, 'near', '진천군', 'near-threshold'], \
+[1, 'unique', '어드밴트', 'representative']]
     """
     config = config or DedupeConfig()
-    prep = _prepare(items, config)
-    return _assemble(items, config, prep, _near(prep, config.threshold))
+    prep = _prepare(items, config, reference)
+    pairs = _near_pairs(prep, config.threshold, progress=progress)
+    return _assemble(items, config, prep, _near(prep, pairs, config.threshold))
+
+
+def document_frequencies(items: pd.DataFrame, config: DedupeConfig | None = None
+                         ) -> DocumentFrequency:
+    """Document frequencies of a reference corpus, shingled exactly as :func:`dedupe` would.
+
+    Pass the result as ``reference`` to :func:`dedupe` to weigh a small batch
+    by a larger corpus's IDF instead of its own (seed 000's small-batch
+    weakness). Every reference row counts once; no exact pass is applied,
+    because repetition in the reference is part of what makes a shingle common.
+
+    Args:
+        items: The reference items (``title``, and ``summary`` for
+            ``text="title+summary"``).
+        config: The dedupe settings whose ``n``, ``text``, ``scheme`` and
+            ``strip_outlet`` must match the batch's; defaults when None.
+
+    Returns:
+        The :class:`~newsdedup.similarity.DocumentFrequency` table.
+    """
+    config = config or DedupeConfig()
+    norm = get_scheme(config.scheme)
+    titles = _titles(items, config)
+    if config.text == "title":
+        texts = [norm(t) for t in titles]
+    else:
+        texts = [norm(item_text(t, s)) for t, s in
+                 zip(titles, _column(items, "summary"), strict=True)]
+    return DocumentFrequency.from_shingles(shingle_matrix(texts, config.n))
 
 
 def sweep_items_left(
-    items: pd.DataFrame, thresholds: Sequence[float], config: DedupeConfig | None = None
+    items: pd.DataFrame, thresholds: Sequence[float], config: DedupeConfig | None = None, *,
+    reference: DocumentFrequency | None = None,
 ) -> pd.DataFrame:
     """Items left after dedupe at each threshold (seed 000's calibration table).
 
-    Normalization, the exact pass, the score matrix and the gate are computed
-    once; only the greedy clustering is rerun per threshold.
+    Normalization, the exact pass and the scores are computed once, at the
+    lowest threshold; only the greedy clustering is rerun per threshold.
 
     Args:
         items: As for :func:`dedupe`.
         thresholds: Thresholds to try (``config.threshold`` is ignored).
-        config: Everything else; defaults when None.
+        config: Everything else (scorer, gate, n, ...); defaults when None.
+        reference: As for :func:`dedupe`.
 
     Returns:
         Columns ``threshold``; ``pairs_at_or_above`` (near-pass pairs, i.e.
-        between exact-pass survivors, with ``score >= threshold``);
-        ``allowed_pairs_at_or_above`` (those the gate lets through, equal to
-        the former without the gate); ``items_left`` (groups after dedupe).
+        between exact-pass survivors of one bucket -- the whole batch when the
+        gate is off -- with ``score >= threshold``); ``items_left`` (groups
+        after dedupe).
 
     Examples:
         >>> df = pd.DataFrame({"title": ["진천군, 스마트 돌봄 구축 착수",
         ...                              "진천군 스마트돌봄 구축 본격화", "화성시 화재감지"]})
         >>> sweep_items_left(df, [0.9, 0.3], DedupeConfig(scorer="jaccard"))
-           threshold  pairs_at_or_above  allowed_pairs_at_or_above  items_left
-        0        0.9                  0                          0           3
-        1        0.3                  1                          1           2
+           threshold  pairs_at_or_above  items_left
+        0        0.9                  0           3
+        1        0.3                  1           2
     """
     config = config or DedupeConfig()
-    prep = _prepare(items, config)
+    prep = _prepare(items, config, reference)
     t = np.asarray(thresholds, dtype=np.float64)
-    pairs = upper_pairs(prep.scores)
-    if prep.allowed is None:
-        allowed_pairs = pairs
-    else:
-        keep = prep.allowed[pairs.i, pairs.j]
-        allowed_pairs = type(pairs)(pairs.i[keep], pairs.j[keep], pairs.score[keep])
+    if t.size == 0:
+        return pd.DataFrame({"threshold": t, "pairs_at_or_above": np.zeros(0, np.int64),
+                             "items_left": np.zeros(0, np.int64)})
+    pairs = _near_pairs(prep, float(np.nanmin(t)))
+    ordered = np.sort(pairs[2])
+    at_or_above = ordered.size - np.searchsorted(ordered, t, side="left")
     return pd.DataFrame({
         "threshold": t,
-        "pairs_at_or_above": pairs.count_at_or_above(t),
-        "allowed_pairs_at_or_above": allowed_pairs.count_at_or_above(t),
-        "items_left": np.array([_near(prep, float(x)).n_groups for x in t], dtype=np.int64),
+        "pairs_at_or_above": at_or_above.astype(np.int64),
+        "items_left": np.array([_near(prep, pairs, float(x)).n_groups for x in t],
+                               dtype=np.int64),
     })
+
+
+def sweep_dedupe(
+    items: pd.DataFrame,
+    thresholds: Sequence[float],
+    scorers: Sequence[str] = SCORERS,
+    gates: Sequence[bool] = (True, False),
+    config: DedupeConfig | None = None,
+    *,
+    reference: DocumentFrequency | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """:func:`sweep_items_left` for every scorer, gate on and off: the threshold-choice table.
+
+    Args:
+        items: As for :func:`dedupe`.
+        thresholds: Thresholds to try.
+        scorers: Scorer names (:data:`newsdedup.scorers.SCORERS`).
+        gates: Gate settings to try.
+        config: Everything else; defaults when None.
+        reference: As for :func:`dedupe`.
+        progress: Called with a message per (scorer, gate).
+
+    Returns:
+        Columns ``scorer``, ``gate`` (bool), ``threshold``,
+        ``pairs_at_or_above``, ``items_left``, ``merged`` (items removed,
+        ``N - items_left``), in the order scorers x gates x thresholds.
+    """
+    base = config or DedupeConfig()
+    frames = []
+    for name in scorers:
+        for gate in gates:
+            if progress:
+                progress(f"sweep: {name}, gate {'on' if gate else 'off'}")
+            cfg = replace(base, scorer=name, gate=gate)
+            table = sweep_items_left(items, thresholds, cfg, reference=reference)
+            frames.append(table.assign(scorer=name, gate=bool(gate)))
+    out = pd.concat(frames, ignore_index=True)
+    out["merged"] = len(items) - out["items_left"]
+    return out[["scorer", "gate", "threshold", "pairs_at_or_above", "items_left", "merged"]]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from newsdedup.gate import lead_token
+from newsdedup.gate import bucket_ids, lead_token
 from newsdedup.metrics import (
     DISTRIBUTION_STATS,
     METRIC_COLUMNS,
@@ -41,7 +41,7 @@ from newsdedup.minhash import MinHashParams, estimate_pairs, signatures
 from newsdedup.normalize import DEFAULT_SCHEME, get_scheme
 from newsdedup.pairs import label_pairs
 from newsdedup.shingle import ShingleMatrix, shingle_matrix
-from newsdedup.similarity import idf_weights, pair_jaccard, reference_idf
+from newsdedup.similarity import DocumentFrequency, idf_weights, pair_jaccard
 
 CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.0, 2.0))
 """Default ``(same_at, different_at)`` cut-off pairs reported by :func:`evaluate_sts`.
@@ -295,16 +295,17 @@ def default_scorers(
 def gate_pairs(s1: Sequence[str], s2: Sequence[str]) -> np.ndarray:
     """Whether the subject gate lets each pair ``(s1[k], s2[k])`` merge.
 
-    Lead tokens are read once per sentence (:func:`newsdedup.gate.lead_token`); the pair
-    rule is :func:`newsdedup.gate.gate_allows`, applied to whole arrays.
+    Lead tokens are read once per sentence (:func:`newsdedup.gate.lead_token`); a pair may
+    merge when both sides fall in one bucket (:func:`newsdedup.gate.bucket_ids`), which is
+    the rule of :func:`newsdedup.gate.gate_allows` applied to whole arrays.
 
     Examples:
         >>> gate_pairs(["진천군, 돌봄", "Fed holds", "…"], ["진천군 돌봄", "US Fed", "x"]).tolist()
-        [True, False, True]
+        [True, False, False]
     """
-    a = np.array([lead_token(t) for t in s1], dtype=object)
-    b = np.array([lead_token(t) for t in s2], dtype=object)
-    return (a == b) | (a == "") | (b == "")
+    k = len(s1)
+    ids = bucket_ids([lead_token(t) for t in list(s1) + list(s2)])
+    return ids[:k] == ids[k:]
 
 
 def score_pairs(
@@ -365,8 +366,8 @@ def score_pairs(
             elif s.kind == "idf-batch":
                 score = _rowwise_jaccard(shingled, idf_weights(shingled))
             elif s.kind == "idf-ref":
-                ref = shingle_matrix(ref_texts, n)
-                score = _rowwise_jaccard(shingled, reference_idf(shingled.vocab, ref))
+                ref = DocumentFrequency.from_shingles(shingle_matrix(ref_texts, n))
+                score = _rowwise_jaccard(shingled, ref.weights(shingled.vocab))
             else:
                 empty = shingled.sizes == 0
                 first = np.arange(k, dtype=np.int64)

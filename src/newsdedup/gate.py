@@ -10,12 +10,14 @@ whose keys differ are never merged, whatever their score; the threshold then onl
 has to carry recall and can be set low (0.30 in the seed).
 
 The key is also a bucket key: comparing only within a bucket makes dedupe
-roughly linear instead of quadratic. Here the score matrix is precomputed and
-vectorized anyway, so :func:`gate_matrix` is a mask over it rather than buckets.
+roughly linear instead of quadratic (:func:`bucketed_pairs`). With the gate
+off the whole batch is one bucket, the quadratic baseline.
 
 An empty key means "no usable subject" (the headline is punctuation only, or
-empty). The gate then stays out of the way: an empty key is allowed to merge
-with anything and the score alone decides, as in the seed.
+empty). Such items cannot be told apart by subject, so the gate does not
+separate them from each other: they share one bucket (the empty key) and the
+score alone decides among them. They are not compared with keyed items, since
+a bucket is exactly the set of items with one key.
 
 Known limitations (the seed's and this implementation's):
 
@@ -32,9 +34,10 @@ Known limitations (the seed's and this implementation's):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
+import pandas as pd
 
 # Google-News style titles end in " - 연합뉴스"; other feeds use " | outlet".
 # The separators need spaces on both sides so "AI-기반" or "3-4위" are not cut.
@@ -110,25 +113,25 @@ def lead_token(headline: str) -> str:
 
 
 def gate_allows(lead_a: str, lead_b: str) -> bool:
-    """Whether two headlines with these keys may be merged.
+    """Whether two headlines with these keys may be merged: only within one bucket.
 
     Args:
         lead_a: Key of the first headline (:func:`lead_token`).
         lead_b: Key of the second headline.
 
     Returns:
-        True when the keys are equal, or when either is empty (no subject
-        known, so the gate does not block).
+        True when the keys are equal; two empty keys are equal (the bucket of
+        headlines without a subject).
 
     Examples:
         >>> gate_allows("어드밴트", "엠젠솔루션")
         False
         >>> gate_allows("진천군", "진천군")
         True
-        >>> gate_allows("", "진천군")
-        True
+        >>> gate_allows("", ""), gate_allows("", "진천군")
+        (True, False)
     """
-    return not lead_a or not lead_b or lead_a == lead_b
+    return lead_a == lead_b
 
 
 def gate_matrix(leads: Sequence[str]) -> np.ndarray:
@@ -143,14 +146,117 @@ def gate_matrix(leads: Sequence[str]) -> np.ndarray:
 
     Examples:
         >>> gate_matrix(["진천군", "경북도", "진천군", ""]).astype(int).tolist()
-        [[1, 0, 1, 1], [0, 1, 0, 1], [1, 0, 1, 1], [1, 1, 1, 1]]
+        [[1, 0, 1, 0], [0, 1, 0, 0], [1, 0, 1, 0], [0, 0, 0, 1]]
     """
-    keys = np.asarray(list(leads), dtype=object)
-    if keys.size == 0:
-        return np.zeros((0, 0), dtype=bool)
-    # Integer ids per distinct key turn N^2 string comparisons into one
-    # broadcast integer comparison.
-    _, ids = np.unique(keys, return_inverse=True)
-    ids = ids.reshape(-1)
-    empty = keys == ""
-    return (ids[:, None] == ids[None, :]) | empty[:, None] | empty[None, :]
+    ids = bucket_ids(leads)
+    return ids[:, None] == ids[None, :]
+
+
+def bucket_ids(leads: Sequence[str] | None, n: int | None = None) -> np.ndarray:
+    """Bucket number of each item: equal keys, equal numbers (first-seen order).
+
+    Args:
+        leads: One key per item; None means the gate is off, and every item
+            is in bucket 0.
+        n: Number of items, needed only when ``leads`` is None.
+
+    Returns:
+        ``int64`` array, one bucket id per item.
+
+    Examples:
+        >>> bucket_ids(["b", "a", "b", ""]).tolist()
+        [0, 1, 0, 2]
+        >>> bucket_ids(None, 3).tolist()
+        [0, 0, 0]
+    """
+    if leads is None:
+        return np.zeros(n or 0, dtype=np.int64)
+    ids, _ = pd.factorize(pd.Series(list(leads), dtype=object), sort=False)
+    return ids.astype(np.int64)
+
+
+def bucketed_pairs(
+    block: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    buckets: np.ndarray,
+    threshold: float,
+    chunk: int = 256,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair inside one bucket that scores at or above ``threshold``.
+
+    Only items sharing a bucket are scored, so the cost is the sum of the
+    squared bucket sizes instead of ``N**2``: near-linear when subjects are
+    diverse, as they are in a news feed. Small buckets are packed together
+    into blocks of about ``chunk`` items and scored with one sparse product
+    per block (pairs across buckets are masked out); a bucket larger than
+    ``chunk`` is scored in row blocks against itself. Singleton buckets cost
+    nothing.
+
+    Args:
+        block: ``block(rows, cols) -> float64 (len(rows), len(cols))`` scores
+            between item indices (:meth:`newsdedup.scorers.BlockScorer.block`).
+        buckets: ``int64`` bucket id per item (:func:`bucket_ids`).
+        threshold: Keep pairs with ``score >= threshold``.
+        chunk: Items per scored block (memory ``O(chunk x max(chunk, bucket))``).
+        progress: Called with ``(items done, items to score)`` after each block.
+
+    Returns:
+        ``(i, j, score)`` with ``i < j``, sorted by ``(i, j)``.
+
+    Examples:
+        >>> s = np.array([[1, .9, .9], [.9, 1, .9], [.9, .9, 1]])
+        >>> i, j, sc = bucketed_pairs(lambda r, c: s[np.ix_(r, c)], np.array([0, 1, 0]), 0.5)
+        >>> i.tolist(), j.tolist()
+        ([0], [2])
+    """
+    buckets = np.asarray(buckets, dtype=np.int64)
+    sizes = np.bincount(buckets) if buckets.size else np.zeros(0, dtype=np.int64)
+    multi = sizes[buckets] > 1
+    items = np.flatnonzero(multi)
+    # Items of one bucket next to each other, in index order inside the bucket.
+    items = items[np.argsort(buckets[items], kind="stable")]
+    b_sorted = buckets[items]
+    starts = (np.flatnonzero(np.r_[True, b_sorted[1:] != b_sorted[:-1]]) if items.size
+              else items)
+    ends = np.r_[starts[1:], items.size].astype(np.int64)
+    big = (ends - starts) > chunk
+    # Small buckets: a block is every bucket whose first item falls in the same
+    # chunk-wide window of the sorted order (blocks stay under 2 * chunk items).
+    small_starts, small_ends = starts[~big], ends[~big]
+    segment = small_starts // chunk
+    seg_bounds = (np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]]) if segment.size
+                  else segment)
+    out_i: list[np.ndarray] = []
+    out_j: list[np.ndarray] = []
+    out_s: list[np.ndarray] = []
+    done, total = 0, int(items.size)
+
+    def keep(rows: np.ndarray, cols: np.ndarray, scores: np.ndarray, same: np.ndarray) -> None:
+        ok = same & (rows[:, None] < cols[None, :]) & (scores >= threshold)
+        r, c = np.nonzero(ok)
+        out_i.append(rows[r])
+        out_j.append(cols[c])
+        out_s.append(scores[r, c])
+
+    seg_ends = np.r_[seg_bounds[1:], segment.size] if segment.size else segment
+    for a, b in zip(seg_bounds, seg_ends, strict=True):
+        idx = np.concatenate([items[lo:hi] for lo, hi in
+                              zip(small_starts[a:b], small_ends[a:b], strict=True)])
+        keep(idx, idx, block(idx, idx), buckets[idx][:, None] == buckets[idx][None, :])
+        done += idx.size
+        if progress:
+            progress(done, total)
+    for lo_b, hi_b in zip(starts[big], ends[big], strict=True):
+        members = items[lo_b:hi_b]
+        for lo in range(0, members.size, chunk):
+            rows = members[lo : lo + chunk]
+            keep(rows, members, block(rows, members), np.ones((1, 1), dtype=bool))
+            done += rows.size
+            if progress:
+                progress(done, total)
+    if not out_i:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy(), np.zeros(0, dtype=np.float64)
+    i, j, sc = np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_s)
+    order = np.lexsort((j, i))
+    return i[order].astype(np.int64), j[order].astype(np.int64), sc[order].astype(np.float64)

@@ -7,7 +7,7 @@ else holds logic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -24,7 +24,13 @@ from newsdedup.calibration import (
 from newsdedup.cluster import greedy_clusters
 from newsdedup.config import sha256_file
 from newsdedup.crosshost import CrossHostReport, cross_host
-from newsdedup.dedupe import DedupeConfig, sweep_items_left
+from newsdedup.dedupe import (
+    DedupeConfig,
+    dedupe,
+    document_frequencies,
+    sweep_dedupe,
+    sweep_items_left,
+)
 from newsdedup.measure import MeasureConfig, MeasureReport, normalized_texts, run_measure
 from newsdedup.minhash import MinHashParams, estimate_matrix, signatures
 from newsdedup.normalize import DEFAULT_SCHEME
@@ -148,7 +154,7 @@ def sweep_seed000(items: pd.DataFrame, thresholds: np.ndarray) -> pd.DataFrame:
     """
     table = sweep_items_left(items, thresholds, DedupeConfig())
     return pd.DataFrame({"scorer": SEED000, "threshold": table["threshold"],
-                         "pairs": table["allowed_pairs_at_or_above"],
+                         "pairs": table["pairs_at_or_above"],
                          "items_left": table["items_left"]})
 
 
@@ -259,21 +265,44 @@ def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None
     return rep
 
 
+DEDUPE_SWEEP: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 13))
+"""Thresholds 0.05, 0.10, ..., 0.60 swept by ``run`` and ``make dedupe`` for every scorer."""
+
+DEDUPE_COLUMNS = ("id", "title", "source", "url", "published_at", "group", "is_representative",
+                  "representative", "stage", "rule", "score_to_rep", "lead", "kept_because")
+"""Columns of the ``dedupe/items.csv`` audit file (those the corpus has)."""
+
+
 def run_dedupe(corpus, name: str, out: Path, config, progress: Progress = _quiet,
-               echo: bool = True):
+               echo: bool = True, reference=None, sweep: Sequence[float] | None = None):
     """Dedupe a corpus with a ``DedupeConfig``; writes ``<out>/<name>/dedupe/``.
 
-    Every input row is written to ``items.csv`` with its group, whether it is
-    kept, how it matched (exact / near / unique) and its score to the
-    representative; ``groups.csv`` lists the merged groups; ``dedupe.json``
-    records the configuration, the threshold's source and rationale.
-    """
-    from newsdedup.dedupe import dedupe
+    Every input row is written to ``items.csv`` (the audit file) with its
+    group, whether it is kept, its representative, how it matched (exact /
+    near / unique), the rule that decided, its score to the representative,
+    its gate key and why the representative was preferred. ``groups.csv``
+    lists the merged groups; ``dedupe.json`` records the configuration, the
+    scorer's parameters (IDF source, MinHash family/seed/num_perm), the
+    threshold's source and rationale. With ``sweep`` thresholds, ``sweep.csv``
+    holds items left per threshold for every scorer, gate on and off.
 
+    Args:
+        corpus: A :class:`~newsdedup.corpus.LoadResult`.
+        name: Results folder name.
+        out: Results root.
+        config: A :class:`~newsdedup.dedupe.DedupeConfig`.
+        progress: Progress callback.
+        echo: Print the groups.
+        reference: A ``LoadResult`` whose document frequencies weigh the
+            ``"idf"`` scorer; None for batch IDF.
+        sweep: Thresholds to sweep, or None.
+    """
     gate = "on" if config.gate else "off"
+    df = None if reference is None else document_frequencies(reference.items, config)
+    idf = "batch" if df is None else f"reference ({df.n_docs} documents)"
     progress(f"dedupe: threshold {config.threshold:.2f} ({config.threshold_source}), "
-             f"{config.scorer} n={config.n} on {config.text}, gate {gate}")
-    result = dedupe(corpus.items, config)
+             f"{config.scorer} n={config.n} on {config.text}, gate {gate}, idf {idf}")
+    result = dedupe(corpus.items, config, reference=df)
     rows = result.items
     groups = result.groups()
     merged = groups[groups["size"] > 1]
@@ -282,16 +311,31 @@ def run_dedupe(corpus, name: str, out: Path, config, progress: Progress = _quiet
         for g in merged.itertuples(index=False):
             print(f"  [{g.size}] {g.title}  <- {', '.join(map(str, g.members))}")
     out_dir = out / name / "dedupe"
-    cols = ["id", "title", "group", "is_representative", "stage", "score_to_rep", "lead"]
-    write_csv(rows[[c for c in cols if c in rows.columns]], out_dir / "items.csv")
+    write_csv(rows[[c for c in DEDUPE_COLUMNS if c in rows.columns]], out_dir / "items.csv")
     write_csv(merged.assign(members=[" ".join(map(str, m)) for m in merged["members"]]),
               out_dir / "groups.csv")
-    write_json({"corpus": corpus_meta(corpus, name),
-                "config": {k: v for k, v in asdict(config).items()},
-                "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
-                "environment": environment()}, out_dir / "dedupe.json")
+    meta = {"corpus": corpus_meta(corpus, name),
+            "config": {k: v for k, v in asdict(config).items()},
+            "scorer": result.scorer_params,
+            "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
+            "by_stage": {k: int(v) for k, v in rows["stage"].value_counts().sort_index().items()}}
+    if sweep:
+        table = sweep_dedupe(corpus.items, sweep, config=config, reference=df,
+                             progress=progress)
+        write_csv(table, out_dir / "sweep.csv")
+        meta["sweep"] = {"thresholds": list(sweep), "minhash": config.minhash_params().as_dict()}
+        if echo:
+            print(sweep_console(table))
+    write_json(meta | {"environment": environment()}, out_dir / "dedupe.json")
     progress(f"dedupe: wrote {out_dir}")
     return result
+
+
+def sweep_console(table: pd.DataFrame) -> str:
+    """Items left per threshold, one column per scorer and gate setting."""
+    wide = table.assign(column=table["scorer"] + np.where(table["gate"], "+gate", ""))
+    wide = wide.pivot(index="threshold", columns="column", values="items_left")
+    return "items left per threshold\n" + wide.to_string()
 
 
 def _write_tables(tables: dict[str, pd.DataFrame], out_dir: Path, prefix: str = "") -> list[str]:
@@ -377,7 +421,7 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     # Recorded relative to the results root, so the written files do not depend on
     # where the checkout (or a test's temporary folder) lives.
     config = replace(config, threshold_source=f"{name}/calibration.json")
-    run_dedupe(corpus, name, out, config, progress, echo)
+    run_dedupe(corpus, name, out, config, progress, echo, sweep=DEDUPE_SWEEP)
 
 
 # --- labelled evaluation: pair study, Korean against English -------------------------
@@ -524,6 +568,7 @@ class ClusterStudyOptions:
     thresholds: tuple[float, ...] = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
     examples_at: float = 0.3
     top: int = 10
+    reference_corpora: Path | None = None  # folder with stsb-en/: adds the "idf-ref" runs
 
 
 def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions | None = None,
@@ -548,8 +593,20 @@ def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions
     scorers = study_scorers()
     progress(f"clusters: {len(items)} items of {items[options.story_col].nunique()} stories, "
              f"scorers {list(scorers)}, gate off/on, {len(options.thresholds)} thresholds")
+    reference = None
+    if options.reference_corpora is not None:
+        # English news sentences of STS-B (MSRpar, deft-news): same language, other outlets.
+        from newsdedup import evaluate as ev
+        from newsdedup.pairs import load_stsb
+
+        folder = options.reference_corpora / "stsb-en"
+        sentences = ev.reference_sentences([load_stsb(folder / f"sts-{s}.csv")
+                                            for s in ("train", "dev")])
+        reference = pd.DataFrame({"title": sentences})
+        progress(f"clusters: reference IDF from {len(sentences)} STS-B news sentences")
     tables = cluster_study(items, options.story_col, options.thresholds, scorers, n=options.n,
-                           examples_at=options.examples_at, top=options.top, progress=progress)
+                           examples_at=options.examples_at, top=options.top, progress=progress,
+                           reference=reference)
     out_dir = out / name / "eval"
     for key, table in tables.items():
         write_csv(table, out_dir / f"{key}.csv")
@@ -558,7 +615,13 @@ def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions
     for cfg in configs:
         cfg.pop("rationale", None)
         cfg.pop("threshold", None)
-    write_json({"corpus": corpus_meta(corpus, name), "options": asdict(options),
+    minhash = DedupeConfig(scorer="minhash", n=options.n).minhash_params().as_dict()
+    opts = asdict(options)
+    # Recorded relative to the checkout: written files must not depend on where it lives.
+    opts["reference_corpora"] = None if reference is None else "stsb-en (MSRpar, deft-news)"
+    write_json({"corpus": corpus_meta(corpus, name), "options": opts,
+                "minhash": minhash if "minhash" in scorers else None,
+                "reference": None if reference is None else {"sentences": len(reference)},
                 "sampled_items": len(items),
                 "dedupe": {"configs": configs, "gate": [False, True],
                            "thresholds": list(options.thresholds)},

@@ -14,10 +14,10 @@ shorter than n) scores 0.0; see :mod:`newsdedup.shingle` for why.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from newsdedup.shingle import ShingleMatrix
@@ -147,6 +147,66 @@ def all_pairs_jaccard(shingled: ShingleMatrix, block: int = DEFAULT_BLOCK) -> Pa
     return upper_pairs(jaccard_matrix(shingled, block))
 
 
+@dataclass(frozen=True)
+class DocumentFrequency:
+    """How many documents of a reference corpus contain each shingle.
+
+    Batch IDF (seed 000) is unstable for small batches: in a batch of five
+    headlines every shingle is rare. Passing the document frequencies of a
+    larger reference corpus (yesterday's feed, an archive) fixes the weights.
+    Two tables built on disjoint parts of a corpus add up (:meth:`merge`) to
+    the table of the whole, which is how a distributed run gets global IDF.
+
+    Attributes:
+        n_docs: Number of documents counted, ``>= 0``.
+        counts: ``int64`` document frequency per shingle, indexed by the
+            shingle string (sorted, so equal tables compare equal).
+        n: The n-gram size the shingles were cut with.
+    """
+
+    n_docs: int
+    counts: pd.Series
+    n: int
+
+    @classmethod
+    def from_shingles(cls, shingled: ShingleMatrix) -> DocumentFrequency:
+        """Count the documents of a shingle matrix.
+
+        Examples:
+            >>> from newsdedup.shingle import shingle_matrix
+            >>> df = DocumentFrequency.from_shingles(shingle_matrix(["abcd", "bcd"], 3))
+            >>> df.n_docs, df.counts.to_dict()
+            (2, {'abc': 1, 'bcd': 2})
+        """
+        x = shingled.matrix
+        df = np.bincount(x.indices, minlength=x.shape[1]).astype(np.int64)
+        counts = pd.Series(df, index=pd.Index(shingled.vocab, dtype=object), name="df")
+        return cls(n_docs=int(x.shape[0]), counts=counts.sort_index(), n=shingled.n)
+
+    def merge(self, other: DocumentFrequency) -> DocumentFrequency:
+        """The table of both corpora together (document counts add)."""
+        if other.n != self.n:
+            raise ValueError(f"cannot merge document frequencies of n={self.n} and n={other.n}")
+        counts = self.counts.add(other.counts, fill_value=0).astype(np.int64).sort_index()
+        return DocumentFrequency(self.n_docs + other.n_docs, counts.rename("df"), self.n)
+
+    def weights(self, vocab: list[str]) -> np.ndarray:
+        """IDF ``log(1 + N / (1 + df))`` of each shingle of ``vocab`` under this table.
+
+        A shingle the reference never saw has ``df = 0`` and gets the largest
+        weight, ``log(1 + N)``.
+
+        Examples:
+            >>> from newsdedup.shingle import shingle_matrix
+            >>> ref = DocumentFrequency.from_shingles(shingle_matrix(["abcd", "bcd"], 3))
+            >>> ref.weights(["bcd", "zzz"]).round(4).tolist()
+            [0.5108, 1.0986]
+        """
+        pos = self.counts.index.get_indexer(pd.Index(vocab, dtype=object))
+        df = np.where(pos >= 0, self.counts.to_numpy()[np.maximum(pos, 0)], 0).astype(np.float64)
+        return np.log1p(self.n_docs / (1.0 + df))
+
+
 def idf_weights(shingled: ShingleMatrix) -> np.ndarray:
     """Batch IDF of each shingle, as in seed 000.
 
@@ -202,36 +262,6 @@ def pair_jaccard(
     np.divide(inter, union, out=out, where=union > 0)
     # Weighted sums can round a hair past 1 for identical sets; the score lives in [0, 1].
     return np.clip(out, 0.0, 1.0)
-
-
-def reference_idf(vocab: Sequence[str], reference: ShingleMatrix) -> np.ndarray:
-    """IDF of each shingle of ``vocab`` measured on a reference corpus instead of the batch.
-
-    Same formula as :func:`idf_weights`, ``w = log(1 + N_ref / (1 + df_ref))``, with the
-    document frequencies of the reference; a shingle the reference never saw has
-    ``df_ref = 0`` and the highest weight. Batch IDF is unstable for small batches (seed
-    000's stated limitation); a fixed reference gives every batch the same weights.
-
-    Args:
-        vocab: Shingles to weigh (e.g. ``ShingleMatrix.vocab`` of the batch).
-        reference: The reference corpus as a shingle matrix (same n).
-
-    Returns:
-        ``float64`` weights, one per entry of ``vocab``.
-
-    Examples:
-        >>> import math
-        >>> from newsdedup.shingle import shingle_matrix
-        >>> ref = shingle_matrix(["abc", "abd", "xyz"], 2)
-        >>> w = reference_idf(["ab", "xy", "qq"], ref)
-        >>> bool(w[0] < w[1] < w[2]), round(float(w[2]), 4) == round(math.log1p(3), 4)
-        (True, True)
-    """
-    ref_df = np.bincount(reference.matrix.indices, minlength=len(reference.vocab))
-    index = dict(zip(reference.vocab, ref_df.tolist(), strict=True))
-    # One dictionary lookup per vocabulary entry (not per pair).
-    df = np.fromiter((index.get(g, 0) for g in vocab), np.float64, len(vocab))
-    return np.log1p(reference.n_items / (1.0 + df))
 
 
 def weighted_jaccard_matrix(

@@ -320,6 +320,7 @@ def cluster_study(
     examples_at: float = 0.3,
     top: int = 10,
     progress=None,
+    reference: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Run the dedupe module per scorer, gate and threshold and score its groups against stories.
 
@@ -344,6 +345,9 @@ def cluster_study(
         examples_at: Threshold of the example lists (seed 000's 0.30 by default).
         top: Examples per list and run.
         progress: Optional callable taking a message.
+        reference: Items (a ``title`` column) of a reference corpus; when given, the
+            ``"idf"`` scorer is also run with IDF from it (scorer ``"idf-ref"`` in the tables,
+            :func:`newsdedup.dedupe.document_frequencies`).
 
     Returns:
         ``{"runs": one row per scorer, gate and threshold; "false_merges"; "missed";
@@ -353,7 +357,7 @@ def cluster_study(
     Raises:
         ValueError: An item without a story id.
     """
-    from newsdedup.dedupe import DedupeConfig, dedupe
+    from newsdedup.dedupe import DedupeConfig, dedupe, document_frequencies
     from newsdedup.metrics import bcubed, pairwise_scores
 
     if items[story_col].isna().any():
@@ -369,13 +373,17 @@ def cluster_study(
     titles = items["title"].astype(str).tolist()
     ids = (items["id"] if "id" in items.columns else items.index.to_series()).astype(str).tolist()
     runs, false_rows, missed_rows = [], [], []
-    for scorer in scorers:
+    runs_of = [(s, s) for s in scorers]
+    if reference is not None:
+        runs_of.append(("idf-ref", "idf"))
+    for label, scorer in runs_of:
+        ref = document_frequencies(reference, DedupeConfig(n=n)) if label == "idf-ref" else None
         for gate in gates:
             for t in thresholds:
                 config = DedupeConfig(threshold=float(t), scorer=scorer, gate=bool(gate), n=n)
-                res = dedupe(items, config)
+                res = dedupe(items, config, reference=ref)
                 group = res.items["group"].to_numpy()
-                head = {"scorer": scorer, "gate": bool(gate), "threshold": float(t)}
+                head = {"scorer": label, "gate": bool(gate), "threshold": float(t)}
                 pw = pairwise_scores(group, story)
                 b3 = bcubed(group, story)
                 same_key = pairwise_scores(group * (key_codes.max() + 1) + key_codes, story)
@@ -391,14 +399,14 @@ def cluster_study(
                              "bcubed_precision": b3["precision"], "bcubed_recall": b3["recall"],
                              "bcubed_f1": b3["f1"]})
                 if progress is not None:
-                    progress(f"clusters: {scorer} gate={'on' if gate else 'off'} t={t:.2f}: "
+                    progress(f"clusters: {label} gate={'on' if gate else 'off'} t={t:.2f}: "
                              f"{runs[-1]['items_left']} left, pair precision "
                              f"{pw['precision']:.3f}, B-cubed P/R {b3['precision']:.3f}/"
                              f"{b3['recall']:.3f}")
                 if math.isclose(t, examples_at):
                     false_rows.append(_false_merges(res, story, titles, ids, head, top))
                     missed_rows.append(_missed(items, res, config, si, sj, story, titles, ids,
-                                               head, top))
+                                               head, top, ref))
     noise = label_noise(items, story_col)
     sizes = np.bincount(codes)
     summary = pd.DataFrame([{
@@ -433,15 +441,23 @@ def _false_merges(res, story, titles, ids, head: dict, top: int) -> pd.DataFrame
     })
 
 
-def _missed(items, res, config, si, sj, story, titles, ids, head: dict, top: int) -> pd.DataFrame:
-    """Same-story pairs the run left in different groups, most similar first."""
+def _missed(items, res, config, si, sj, story, titles, ids, head: dict, top: int,
+            reference=None) -> pd.DataFrame:
+    """Same-story pairs the run left in different groups, most similar first.
+
+    Scored with the run's score over all items (IDF from the whole study set or from the
+    reference); the ``"minhash"`` run's pairs get the exact Jaccard it estimates.
+    """
     from newsdedup.similarity import idf_weights, pair_jaccard
 
     group = res.items["group"].to_numpy()
     apart = group[si] != group[sj]
     i, j = si[apart], sj[apart]
     shingled = shingle_matrix(exact_keys(items, config.scheme, config.strip_outlet), config.n)
-    weights = idf_weights(shingled) if config.scorer == "idf" else None
+    weights = None
+    if config.scorer == "idf":
+        weights = idf_weights(shingled) if reference is None \
+            else reference.weights(shingled.vocab)
     score = pair_jaccard(shingled, i, j, weights)
     order = np.lexsort((j, i, -score))[:top]
     a, b = i[order], j[order]
