@@ -168,7 +168,9 @@ def test_cluster_study_lists_missed_pairs_most_similar_first() -> None:
 def test_cluster_study_needs_a_story_for_every_item() -> None:
     bad = TINY.assign(STORY=["a", None, "a", "b", "c"])
     with pytest.raises(ValueError, match="position 1 has no 'STORY'"):
-        cluster_study(bad, thresholds=[0.5], scorers=["jaccard"])
+        cluster_study(bad, thresholds=[0.5], scorers=["jaccard"], examples_at=0.5)
+    with pytest.raises(ValueError, match="not one of the thresholds"):
+        cluster_study(TINY, thresholds=[0.5], scorers=["jaccard"])
 
 
 def test_sample_stories_keeps_whole_stories_in_order() -> None:

@@ -242,6 +242,7 @@ def _cmd_evaluate_clusters(args) -> None:
     options = ClusterStudyOptions(story_col=args.story_col, stories=args.stories,
                                   sample_seed=args.sample_seed, n=args.cluster_n,
                                   thresholds=args.cluster_thresholds,
+                                  examples_at=args.examples_at,
                                   reference_corpora=args.reference)
     run_cluster_study(corpus, name, args.out, options, _progress)
 
@@ -386,6 +387,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--thresholds", dest="cluster_thresholds", type=_floats,
                    default=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                    help="dedupe thresholds (default 0.2,...,0.9)")
+    p.add_argument("--examples-at", type=float, default=0.3,
+                   help="threshold (one of --thresholds) of the false-merge and missed-pair "
+                        "lists (default 0.3)")
     p.add_argument("--reference", type=Path, default=config.CORPORA_DIR,
                    help="folder with stsb-en/ whose news sentences give reference IDF for the "
                         "extra 'idf-ref' runs (default: %(default)s)")

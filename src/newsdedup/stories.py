@@ -355,11 +355,14 @@ def cluster_study(
         label-noise pairs}``.
 
     Raises:
-        ValueError: An item without a story id.
+        ValueError: An item without a story id, or ``examples_at`` not among ``thresholds``.
     """
     from newsdedup.dedupe import DedupeConfig, dedupe, document_frequencies
     from newsdedup.metrics import bcubed, pairwise_scores
 
+    if not any(math.isclose(examples_at, float(t)) for t in thresholds):
+        raise ValueError(f"examples_at={examples_at} is not one of the thresholds "
+                         f"{list(thresholds)}")
     if items[story_col].isna().any():
         row = int(np.flatnonzero(items[story_col].isna().to_numpy())[0])
         raise ValueError(f"item at position {row} has no {story_col!r}: every item needs a story")
