@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: help install reproduce measure calibrate crosshost evaluate dedupe figures notebooks lab test lint bench fetch clean
+.PHONY: help install reproduce measure calibrate crosshost evaluate eval eval-full dedupe figures notebooks lab test lint bench fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -45,6 +45,13 @@ evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story 
 	$(BIN)/newsdedup evaluate-sts
 	$(BIN)/newsdedup evaluate-stories ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv \
 	    --name uci-head --columns id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
+
+eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in results/*/eval)
+	$(BIN)/newsdedup evaluate-pairs
+	$(BIN)/newsdedup evaluate-clusters --stories 12
+
+eval-full: $(STAMP)  ## the clustering study on all 6,366 UCI items (a few minutes)
+	$(BIN)/newsdedup evaluate-clusters
 
 dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, gate on/off
 	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \

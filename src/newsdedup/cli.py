@@ -222,6 +222,34 @@ def _cmd_evaluate_sts(args) -> None:
     run_evaluate_sts(args.korsts, args.stsb, args.name, args.out, args.ngrams, _progress)
 
 
+def _cmd_evaluate_pairs(args) -> None:
+    from newsdedup.pipeline import PairStudyOptions, run_pair_study
+
+    options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
+                               seed=args.seed)
+    run_pair_study(args.corpora, args.out, options, _progress)
+
+
+def _cmd_evaluate_clusters(args) -> None:
+    from newsdedup.pipeline import ClusterStudyOptions, run_cluster_study
+
+    if args.corpus is None:
+        args.corpus = config.shared_corpus_file(*UCI_FILE)
+        args.columns = args.columns or dict(config.UCI_COLUMNS)
+    corpus, name = _load(args)
+    if args.name is None:
+        name = f"{name}-sample{args.stories}" if args.stories else name
+    options = ClusterStudyOptions(story_col=args.story_col, stories=args.stories,
+                                  sample_seed=args.sample_seed, n=args.cluster_n,
+                                  thresholds=args.cluster_thresholds,
+                                  examples_at=args.examples_at,
+                                  reference_corpora=args.reference)
+    run_cluster_study(corpus, name, args.out, options, _progress)
+
+
+UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
+
+
 def _cmd_evaluate_stories(args) -> None:
     corpus, name = _load(args)
     run_evaluate_stories(corpus, name, args.out, args.story_col, args.story_n, _progress)
@@ -440,6 +468,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="sts-headlines-dev", help="results folder name")
     p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
     p.set_defaults(func=_cmd_evaluate_sts)
+    p = sub.add_parser("evaluate-pairs", help="every scorer on labelled headline pairs, "
+                                              "Korean against English (results/<corpus>/eval)",
+                       description="KorSTS and STS-B news-headline pairs: plain, batch-IDF and "
+                                   "reference-IDF Jaccard (n = 2..5) and MinHash (n = 3, k = "
+                                   "16..256), subject gate off and on; thresholds chosen on one "
+                                   "split, AUC / AP / P / R / F1 with bootstrap intervals on the "
+                                   "other; the aligned Korean and English pairs compared.")
+    p.add_argument("--corpora", type=Path, default=config.CORPORA_DIR,
+                   help="folder holding korsts/ and stsb-en/ (default: %(default)s)")
+    p.add_argument("--select", default="train", help="split where thresholds are chosen "
+                                                     "(default train)")
+    p.add_argument("--test", default="dev", help="split where they are measured (default dev)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
+    p.set_defaults(func=_cmd_evaluate_pairs)
+    p = sub.add_parser("evaluate-clusters", help="the dedupe module against story ids (UCI)",
+                       description="Runs the dedupe per scorer, gate and threshold on a corpus "
+                                   "with story ids (default: the UCI aggregator sample) and "
+                                   "writes pairwise and B-cubed precision / recall, items "
+                                   "left, worst false merges, most similar missed pairs and "
+                                   "label noise to results/<name>/eval/.")
+    _add_corpus_args(p)
+    p.add_argument("--story-col", default="STORY", help="story id column (default STORY)")
+    p.add_argument("--stories", type=int, default=0,
+                   help="evaluate a seeded sample of this many whole stories (default 0: all)")
+    p.add_argument("--sample-seed", type=int, default=0, help="seed of the story sample")
+    p.add_argument("--n", dest="cluster_n", type=int, default=3, help="n-gram size (default 3)")
+    p.add_argument("--thresholds", dest="cluster_thresholds", type=_floats,
+                   default=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+                   help="dedupe thresholds (default 0.2,...,0.9)")
+    p.add_argument("--examples-at", type=float, default=0.3,
+                   help="threshold (one of --thresholds) of the false-merge and missed-pair "
+                        "lists (default 0.3)")
+    p.add_argument("--reference", type=Path, default=config.CORPORA_DIR,
+                   help="folder with stsb-en/ whose news sentences give reference IDF for the "
+                        "extra 'idf-ref' runs (default: %(default)s)")
+    p.set_defaults(func=_cmd_evaluate_clusters)
     p = sub.add_parser("evaluate-stories", help="precision against story ids (e.g. UCI)",
                        description="All-pairs Jaccard against an event-cluster id column.")
     _add_corpus_args(p)
