@@ -9,7 +9,6 @@ Markdown byte for byte, JSON after dropping the ``environment`` block (library v
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from newsdedup import config
 from newsdedup.corpus import CorpusWarning, load_corpus
 from newsdedup.pipeline import ClusterStudyOptions, run_cluster_study, run_pair_study
+from newsdedup.report import result_difference
 
 DATASETS = ("korsts", "stsb-en", "sts-ko-en", "uci-news-aggregator-head-sample12")
 COMMITTED = config.RESULTS_DIR
@@ -42,24 +42,11 @@ def _committed() -> list[str]:
     return files or ["<missing>"]
 
 
-def _without_environment(obj):
-    if isinstance(obj, dict):
-        return {k: _without_environment(v) for k, v in obj.items() if k != "environment"}
-    if isinstance(obj, list):
-        return [_without_environment(v) for v in obj]
-    return obj
-
-
 @pytest.mark.parametrize("rel", _committed())
 def test_committed_eval_file_is_reproduced(fresh: Path, rel: str) -> None:
     old, new = COMMITTED / rel, fresh / rel
     assert old.is_file(), "no committed eval tables: run `make eval` and commit results/*/eval"
-    assert new.is_file(), f"a fresh run no longer writes {rel}"
-    if rel.endswith(".json"):
-        assert _without_environment(json.loads(new.read_text("utf-8"))) == \
-            _without_environment(json.loads(old.read_text("utf-8")))
-    else:
-        assert new.read_text("utf-8") == old.read_text("utf-8"), f"{rel} differs from a fresh run"
+    assert result_difference(old, new) is None, rel
 
 
 def test_every_fresh_eval_table_is_committed(fresh: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -10,6 +9,7 @@ import pytest
 
 from newsdedup import cli
 from newsdedup.config import DATA_DIR, PALDYN, results_dir
+from newsdedup.report import result_difference
 from newsdedup.signal_runs import run_evaluate_gold, run_signals
 
 COMMITTED = results_dir(PALDYN.name) / "signals"
@@ -31,21 +31,9 @@ def _committed() -> list[str]:
                   and p.name not in REGENERATED) if COMMITTED.is_dir() else ["<missing>"]
 
 
-def _strip(obj):
-    if isinstance(obj, dict):
-        return {k: _strip(v) for k, v in obj.items() if k != "environment"}
-    return obj
-
-
 @pytest.mark.parametrize("name", _committed())
 def test_committed_signal_file_is_reproduced(fresh, name):
-    old, new = COMMITTED / name, fresh / name
-    assert new.is_file(), f"a fresh run no longer writes signals/{name}"
-    if name.endswith(".json"):
-        assert _strip(json.loads(new.read_text("utf-8"))) == _strip(
-            json.loads(old.read_text("utf-8")))
-    else:
-        assert new.read_text("utf-8") == old.read_text("utf-8"), f"{name} differs"
+    assert result_difference(COMMITTED / name, fresh / name) is None, f"signals/{name}"
 
 
 def test_every_fresh_signal_file_is_committed(fresh):

@@ -9,8 +9,8 @@ import pytest
 from newsdedup.config import UCI_COLUMNS, shared_corpus_file
 from newsdedup.corpus import load_corpus
 from newsdedup.entities import EntityConfig
-from newsdedup.evaluate import same_label_pairs
 from newsdedup.signals import SignalConfig, pair_signals, prepare
+from newsdedup.stories import same_label_pairs
 from newsdedup.story_signals import StoryRules, story_rule_metrics
 
 ENGLISH = SignalConfig(entities=EntityConfig(unit="token", korean=False))

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.detector import DetectorConfig, detect
-from newsdedup.evaluate import best_threshold, separation_auc, threshold_metrics
+from newsdedup.metrics import best_threshold, separation_auc, threshold_metrics
 from newsdedup.signals import SURFACE, Prepared, describe, pair_signals
 
 LABELS: tuple[str, ...] = ("same", "followup", "related", "different")

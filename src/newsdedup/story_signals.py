@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from newsdedup.evaluate import same_label_pairs
 from newsdedup.signals import Prepared, pair_signals
+from newsdedup.stories import same_label_pairs
 
 Rule = Callable[[pd.DataFrame], np.ndarray]
 
