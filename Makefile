@@ -49,6 +49,7 @@ evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story 
 eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in results/*/eval)
 	$(BIN)/newsdedup evaluate-pairs
 	$(BIN)/newsdedup evaluate-clusters --stories 12
+	$(BIN)/python -m newsdedup.eval_figures
 
 eval-full: $(STAMP)  ## the clustering study on all 6,366 UCI items (a few minutes)
 	$(BIN)/newsdedup evaluate-clusters

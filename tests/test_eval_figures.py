@@ -111,3 +111,21 @@ def test_notebook_07_runs_against_the_committed_tables(tmp_path: Path) -> None:
     plot_cells = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith(plots)]
     # every plot cell renders its figure exactly once (no duplicate from an implicit show)
     assert len(plot_cells) >= 4 and len(images) == len(plot_cells)
+
+
+def test_committed_eval_figures_are_redrawn_from_the_committed_tables(tmp_path: Path) -> None:
+    from newsdedup import config
+    from newsdedup.report import result_difference
+
+    for dataset, _ in eval_figures.EVAL_FIGURES.values():
+        target = tmp_path / dataset / "eval"
+        target.mkdir(parents=True, exist_ok=True)
+        for table in (config.RESULTS_DIR / dataset / "eval").glob("*.*"):
+            shutil.copy(table, target / table.name)
+    paths = eval_figures.write_eval_figures(tmp_path)
+    assert len(paths) == len(eval_figures.EVAL_FIGURES)
+    for path in paths:
+        committed = config.RESULTS_DIR / path.relative_to(tmp_path)
+        assert committed.is_file(), f"{committed} not committed: run `make eval`"
+        assert result_difference(committed, path) is None
+        assert path.with_suffix(".svg").is_file()

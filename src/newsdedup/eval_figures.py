@@ -241,3 +241,81 @@ def recommendations(results: EvalResults) -> pd.DataFrame:
     if results.recommendation is None:
         raise ValueError(f"{results.path} holds no recommendation.json (not a pair study)")
     return pd.DataFrame(results.recommendation["recommendations"])[list(RECOMMENDATION_COLUMNS)]
+
+
+EVAL_FIGURES: dict[str, tuple[str, str]] = {
+    "roc": ("korsts", "roc_same4_diff1.png"),
+    "pr": ("korsts", "pr_same4_diff1.png"),
+    "roc_en": ("stsb-en", "roc_same4_diff1.png"),
+    "language_gap": ("sts-ko-en", "language_gap_same4_diff1.png"),
+    "cluster_runs": ("uci-news-aggregator-head-sample12", "cluster_runs.png"),
+}
+"""Figure key -> (dataset, file under ``results/<dataset>/eval/figures/``)."""
+
+
+def draw(key: str, root: Path | None = None) -> Figure:
+    """One of the :data:`EVAL_FIGURES`, drawn from its dataset's tables.
+
+    Args:
+        key: Figure key.
+        root: Results root; :data:`newsdedup.config.RESULTS_DIR` by default.
+    """
+    dataset, _ = EVAL_FIGURES[key]
+    res = load_eval(dataset, root)
+    t = res.tables
+    if key in ("roc", "roc_en"):
+        return curves(t["scores"], t["summary"], 4.0, 1.0, kind="roc")
+    if key == "pr":
+        return curves(t["scores"], t["summary"], 4.0, 1.0, kind="pr")
+    if key == "language_gap":
+        return language_gap(t["compare"], 4.0, 1.0)
+    return cluster_runs(t["runs"])
+
+
+def save_eval_figure(fig: Figure, key: str, root: Path | None = None) -> Path:
+    """Save a figure of :data:`EVAL_FIGURES` (PNG and SVG) where :func:`write_eval_figures` does.
+
+    Returns:
+        The PNG path.
+    """
+    from newsdedup.figures import save
+
+    dataset, name = EVAL_FIGURES[key]
+    return save(fig, (root or config.RESULTS_DIR) / dataset / "eval" / "figures" / name)
+
+
+def write_eval_figures(root: Path | None = None) -> list[Path]:
+    """Draw and save every figure of :data:`EVAL_FIGURES` (``make eval`` runs this).
+
+    Returns:
+        The PNG paths, in :data:`EVAL_FIGURES` order.
+    """
+    return [save_eval_figure(draw(key, root), key, root) for key in EVAL_FIGURES]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python -m newsdedup.eval_figures [--root DIR]`` (``make eval``)."""
+    import argparse
+
+    import matplotlib
+
+    parser = argparse.ArgumentParser(
+        prog="python -m newsdedup.eval_figures",
+        description="Draw the labelled-evaluation figures (ROC and PR curves of every scorer, "
+                    "Korean against English, the UCI clustering runs) from results/*/eval/ "
+                    "into results/<dataset>/eval/figures/.")
+    parser.add_argument("--root", type=Path, default=None,
+                        help=f"results root (default: {config.RESULTS_DIR})")
+    args = parser.parse_args(argv)
+    matplotlib.use("Agg")  # headless: make and CI have no display
+    try:
+        paths = write_eval_figures(args.root)
+    except FileNotFoundError as exc:
+        parser.exit(2, f"error: {exc}\n")
+    for path in paths:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
