@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: help install reproduce measure calibrate crosshost evaluate dedupe figures notebooks test lint bench bench-scale join fetch clean
+.PHONY: help install reproduce measure calibrate crosshost evaluate eval eval-full dedupe figures notebooks lab test lint bench bench-scale join fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -29,6 +29,7 @@ install: $(STAMP)  ## create .venv and install newsdedup with its dependencies
 
 reproduce: $(STAMP)  ## the main job: all published tables and figures for the pinned corpus
 	$(BIN)/newsdedup run $(RUN_ARGS)
+	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate-gold)
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
 
 measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1)
@@ -45,15 +46,39 @@ evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story 
 	$(BIN)/newsdedup evaluate-stories ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv \
 	    --name uci-head --columns id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
 
+eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in results/*/eval)
+	$(BIN)/newsdedup evaluate-pairs
+	$(BIN)/newsdedup evaluate-clusters --stories 12
+	$(BIN)/python -m newsdedup.eval_figures
+
+eval-full: $(STAMP)  ## the clustering study on all 6,366 UCI items (a few minutes)
+	$(BIN)/newsdedup evaluate-clusters
+
 dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, gate on/off
 	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \
 	    --sweep 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6
 
-figures: $(STAMP)  ## PNG figures from the results tables
+.PHONY: signals candidates
+UCI_HEAD := ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv
+UCI_COLS := id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
+
+signals: $(STAMP)  ## host/date/entity signals: funnel, candidates, gold metrics; UCI rules
+	$(BIN)/newsdedup signals $(RUN_ARGS)
+	$(if $(CORPUS),,$(BIN)/newsdedup evaluate-gold)
+	$(if $(CORPUS),,$(BIN)/newsdedup story-signals $(UCI_HEAD) --name uci-head \
+	    --columns $(UCI_COLS) --entity-unit token --no-korean --relations same-org,cross-org)
+
+candidates: $(STAMP)  ## labeling sheet of candidate pairs (results/<name>/signals/to_label.csv)
+	$(BIN)/newsdedup candidates $(RUN_ARGS)
+
+figures: $(STAMP)  ## PNG (and SVG) figures from the results tables
 	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
 
-notebooks: $(STAMP)  ## execute the notebooks in place (they read results/)
-	$(BIN)/python -m newsdedup.notebooks notebooks
+notebooks: $(STAMP)  ## execute every notebook headless; regenerates every figure (PNG + SVG)
+	$(BIN)/python -m newsdedup.notebooks notebooks --no-write --jobs 2
+
+lab: $(STAMP)  ## open the notebooks in JupyterLab
+	$(BIN)/jupyter lab notebooks
 
 test: $(STAMP)  ## lint and run the test suite
 	$(BIN)/ruff check src tests bench measure calibrate notebooks

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -86,3 +88,23 @@ def test_no_band_means_no_threshold():
     assert cal.recommended is None and cal.band is None
     assert "no threshold separates" in cal.rationale
     assert cal.as_dict()["recommended_threshold"] is None
+
+
+def test_recalibrate_rewrites_the_same_calibration(tmp_path):
+    from newsdedup import cli
+    from newsdedup.config import PALDYN
+    from newsdedup.pipeline import RecalibrationError, recalibrate
+
+    assert cli.main(["calibrate", "--out", str(tmp_path), "--trials", "3"]) == 0
+    written = tmp_path / PALDYN.name / "calibration.json"
+    before = written.read_bytes()
+    written.unlink()
+    cal = recalibrate(PALDYN.name, root=tmp_path)
+    assert written.read_bytes() == before
+    assert cal.recommended == json.loads(before)["recommended_threshold"]
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"id": "a", "title": "t", "summary": "s"}\n', encoding="utf-8")
+    with pytest.raises(RecalibrationError, match="not the corpus calibrated"):
+        recalibrate(PALDYN.name, corpus_path=other, root=tmp_path)
+    with pytest.raises(RecalibrationError, match="make calibrate NAME=nothing"):
+        recalibrate("nothing", root=tmp_path)

@@ -132,3 +132,49 @@ def test_join_writes_the_brute_force_pairs_on_both_paths(corpus, tmp_path):
         outs[path] = [(out / "feed" / "join" / f).read_bytes()
                       for f in ("pairs.csv", "topk.csv", "histogram.csv", "lsh_recall.csv")]
     assert outs["one"] == outs["dask"]  # byte for byte
+
+
+STORY_CSV = (
+    "ID,TITLE,URL,PUBLISHER,CATEGORY,STORY,HOSTNAME,TIMESTAMP\n"
+    "1,Fed holds rates steady,http://a.example/1,A,b,s1,a.example,1394470370698\n"
+    "2,Fed holds rates steady again,http://b.example/2,B,b,s1,b.example,1394470371207\n"
+    "3,Apple sues Samsung,http://a.example/3,A,t,s2,a.example,1394470371550\n"
+    "4,Apple sues Samsung,http://b.example/4,B,t,s3,b.example,1394470371793\n"
+    "5,Rain in Spain,http://a.ex"
+)
+
+
+@pytest.mark.parametrize("cmd", ["evaluate-pairs", "evaluate-clusters"])
+def test_evaluate_commands_have_help(cmd, capsys):
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args([cmd, "--help"])
+    assert exc.value.code == 0
+    assert "usage: newsdedup" in capsys.readouterr().out
+
+
+def test_evaluate_clusters_accounts_for_every_record(tmp_path, capsys):
+    path = tmp_path / "stories.csv"
+    path.write_text(STORY_CSV, "utf-8")
+    out = tmp_path / "results"
+    cols = "id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP"
+    assert main(["evaluate-clusters", str(path), "--columns", cols, "--name", "tiny", "--out",
+                 str(out), "--thresholds", "0.5", "--reference", str(tmp_path / "none")]) == 2
+    assert "stsb-en" in capsys.readouterr().err  # a missing reference folder is named
+    assert main(["evaluate-clusters", str(path), "--columns", cols, "--out", str(out),
+                 "--thresholds", "0.5"]) == 2
+    assert "examples_at=0.3 is not one of the thresholds" in capsys.readouterr().err
+    code = main(["evaluate-clusters", str(path), "--columns", cols, "--name", "tiny", "--out",
+                 str(out), "--thresholds", "0.5", "--examples-at", "0.5"])
+    assert code == 0
+    params = json.loads((out / "tiny/eval/params.json").read_text("utf-8"))
+    assert params["corpus"]["records"] == 5 and params["corpus"]["items"] == 4
+    assert params["corpus"]["rejected"][0]["id"] == "5"  # the truncated last row
+    assert params["minhash"]["family"] == "crc32-mersenne61"
+    runs = pd.read_csv(out / "tiny/eval/runs.csv")
+    assert (runs["items"] == 4).all()
+    noise = pd.read_csv(out / "tiny/eval/noise.csv")
+    assert noise["cross_pairs"].tolist() == [1]  # the two 'Apple sues Samsung' stories
+    assert "rejected stories.csv line 6" in capsys.readouterr().err
+    assert main(["evaluate-clusters", str(path), "--columns", cols, "--story-col", "NOPE",
+                 "--out", str(out)]) == 2
+    assert "no story column 'NOPE'" in capsys.readouterr().err

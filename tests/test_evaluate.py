@@ -1,10 +1,9 @@
-"""Tests for newsdedup.evaluate: hand-computed tables first, then the real labelled corpora."""
+"""Tests for newsdedup.evaluate: hand-computed tables first, then the real labelled pairs."""
 
 from __future__ import annotations
 
 import functools
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -12,103 +11,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.config import UCI_COLUMNS, shared_corpus_file
-from newsdedup.corpus import CorpusWarning, LoadResult, load_corpus
+from newsdedup.config import shared_corpus_file
 from newsdedup.evaluate import (
     CUTOFFS,
-    DISTRIBUTION_STATS,
-    METRIC_COLUMNS,
-    best_threshold,
-    evaluate_stories,
+    Scorer,
+    compare_languages,
+    default_scorers,
     evaluate_sts,
-    grid_above,
-    labelled_bound,
-    metric_grid,
-    same_label_pairs,
-    score_distribution,
+    gate_pairs,
+    headline_split,
+    pair_study,
+    recommend,
+    reference_sentences,
+    score_columns,
+    score_pairs,
     sentence_pair_jaccard,
-    separation_auc,
-    threshold_metrics,
 )
+from newsdedup.gate import gate_allows, lead_token
+from newsdedup.metrics import DISTRIBUTION_STATS, METRIC_COLUMNS, metric_grid
+from newsdedup.minhash import MinHashParams, estimate_pairs, signatures
 from newsdedup.normalize import SCHEMES, get_scheme
 from newsdedup.pairs import load_korsts, load_stsb
-from newsdedup.shingle import shingles
-
-# ---------------------------------------------------------------------------------------
-# threshold_metrics / best_threshold
-# ---------------------------------------------------------------------------------------
-
-SCORES = np.array([0.9, 0.6, 0.4, 0.7, 0.2])
-POSITIVE = np.array([True, True, True, False, False])
-
-
-def test_threshold_metrics_by_hand() -> None:
-    m = threshold_metrics(SCORES, POSITIVE, [0.0, 0.4, 0.5, 0.7, 0.95])
-    assert list(m.columns) == list(METRIC_COLUMNS)
-    assert m[["tp", "fp", "fn"]].dtypes.eq("int64").all()
-    # 0.4 and 0.7 equal a score: score >= threshold flags it.
-    assert m[["tp", "fp", "fn"]].values.tolist() == [
-        [3, 2, 0],
-        [3, 1, 0],
-        [2, 1, 1],
-        [1, 1, 2],
-        [0, 0, 3],
-    ]
-    expected_p = [3 / 5, 3 / 4, 2 / 3, 1 / 2, math.nan]
-    expected_r = [1.0, 1.0, 2 / 3, 1 / 3, 0.0]
-    expected_f1 = [6 / 8, 6 / 7, 4 / 6, 2 / 5, 0.0]
-    np.testing.assert_allclose(m["precision"], expected_p)  # NaN == NaN here
-    np.testing.assert_allclose(m["recall"], expected_r)
-    np.testing.assert_allclose(m["f1"], expected_f1)
-
-
-def test_threshold_metrics_degenerate_classes() -> None:
-    only_neg = threshold_metrics(np.array([0.2, 0.8]), np.array([False, False]), [0.5, 0.9])
-    assert only_neg["tp"].tolist() == [0, 0] and only_neg["fp"].tolist() == [1, 0]
-    assert np.isnan(only_neg["recall"]).all()
-    assert only_neg["f1"].tolist()[0] == 0.0 and np.isnan(only_neg["f1"].iloc[1])
-    with pytest.raises(ValueError, match="same shape"):
-        threshold_metrics(np.array([0.1, 0.2]), np.array([True]), [0.5])
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), st.booleans()), max_size=30
-    ),
-    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
-)
-def test_threshold_metrics_matches_masks(pairs: list, thresholds: list) -> None:
-    scores = np.array([s for s, _ in pairs], dtype=np.float64)
-    positive = np.array([p for _, p in pairs], dtype=bool)
-    m = threshold_metrics(scores, positive, thresholds)
-    for row, t in zip(m.itertuples(), thresholds, strict=True):
-        flagged = scores >= t
-        assert row.tp == int((flagged & positive).sum())
-        assert row.fp == int((flagged & ~positive).sum())
-        assert row.fn == int((~flagged & positive).sum())
-
-
-def test_best_threshold_prefers_higher_on_ties_and_skips_nan() -> None:
-    m = threshold_metrics(SCORES, POSITIVE, [0.0, 0.4, 0.5, 0.95])
-    best = best_threshold(m)
-    assert best["threshold"] == 0.4 and best["tp"] == 3 and isinstance(best["tp"], int)
-    tie = pd.DataFrame({"threshold": [0.1, 0.3, 0.2, 0.9], "f1": [0.5, 0.8, 0.8, math.nan]})
-    assert best_threshold(tie) == {"threshold": 0.3, "f1": 0.8}
-    with pytest.raises(ValueError, match="no threshold"):
-        best_threshold(pd.DataFrame({"threshold": [0.5], "f1": [math.nan]}))
-
-
-def test_grid_and_grid_above() -> None:
-    grid = metric_grid()
-    assert len(grid) == 19 and grid[0] == 0.05 and grid[-1] == 0.95
-    assert 0.3 in grid.tolist() and 0.7 in grid.tolist()
-    assert [grid_above(x) for x in (0.0, 0.1146, 0.3, 0.999, 1.0)] == [0.01, 0.12, 0.31, 1.0, 1.01]
-
-
-# ---------------------------------------------------------------------------------------
-# sentence_pair_jaccard
-# ---------------------------------------------------------------------------------------
+from newsdedup.shingle import shingle_matrix, shingles
 
 
 def set_jaccard(a: set, b: set) -> float:
@@ -163,60 +87,6 @@ def test_sentence_pair_jaccard_edges() -> None:
         sentence_pair_jaccard(["a"], ["a", "b"], 2)
     with pytest.raises(ValueError, match="unknown normalization scheme"):
         sentence_pair_jaccard(["a"], ["b"], 2, scheme="nope")
-
-
-# ---------------------------------------------------------------------------------------
-# same_label_pairs, labelled_bound, distributions, AUC
-# ---------------------------------------------------------------------------------------
-
-
-def test_same_label_pairs() -> None:
-    labels = pd.Series(["s1", "s2", "s1", None, math.nan, 7], index=[10, 11, 12, 13, 14, 15])
-    i = np.array([0, 0, 1, 3, 3, 5, 2])
-    j = np.array([2, 1, 2, 4, 3, 5, 0])
-    # read by position; missing labels match nothing, not even themselves
-    assert same_label_pairs(labels, i, j).tolist() == [True, False, False, False, False, True, True]
-
-
-def test_same_label_pairs_matches_a_loop() -> None:
-    rng = np.random.default_rng(0)
-    labels = rng.integers(0, 5, size=40).tolist()
-    i, j = np.triu_indices(40, k=1)
-    want = [labels[a] == labels[b] for a, b in zip(i, j, strict=True)]
-    assert same_label_pairs(labels, i, j).tolist() == want
-
-
-def test_labelled_bound() -> None:
-    scores = np.array([0.9, 0.1, 0.3, 0.5, 0.2])
-    negative = np.array([False, True, True, True, True])
-    assert labelled_bound(scores, negative) == {"count": 4, "max": 0.5, "q": 0.999, "quantile": 0.5}
-    # lower order statistic: sorted [0.1, 0.2, 0.3, 0.5][floor(4 * 0.5)] = 0.3
-    assert labelled_bound(scores, negative, q=0.5)["quantile"] == 0.3
-    empty = labelled_bound(scores, np.zeros(5, dtype=bool))
-    assert empty["count"] == 0 and math.isnan(empty["max"]) and math.isnan(empty["quantile"])
-
-
-def test_score_distribution_and_auc() -> None:
-    scores = np.arange(20) / 20
-    classes = np.where(np.arange(20) < 10, "different", "same")
-    d = score_distribution(scores, classes)
-    assert list(d.columns) == ["label", *DISTRIBUTION_STATS]
-    assert d["label"].tolist() == ["different", "same"]
-    assert d["count"].tolist() == [10, 10]
-    assert d["p50"].tolist() == [0.25, 0.75]  # sorted[floor(10 * 0.5)]
-    assert d["max"].tolist() == [0.45, 0.95]
-    assert separation_auc(scores, classes == "same") == 1.0
-    rng = np.random.default_rng(1)
-    s = rng.choice([0.0, 0.2, 0.5, 1.0], size=50)
-    pos = rng.random(50) < 0.4
-    diff = s[pos][:, None] - s[~pos][None, :]
-    brute = ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
-    assert separation_auc(s, pos) == pytest.approx(brute, abs=1e-12)
-
-
-# ---------------------------------------------------------------------------------------
-# evaluate_sts / evaluate_stories on synthetic data
-# ---------------------------------------------------------------------------------------
 
 
 def synthetic_sts() -> pd.DataFrame:
@@ -277,40 +147,6 @@ def test_evaluate_sts_main_cutoff_first_and_errors() -> None:
         evaluate_sts(df, same_at=5.5, different_at=1.0)
 
 
-def test_evaluate_stories_synthetic() -> None:
-    items = pd.DataFrame(
-        {
-            "title": [
-                "Fed holds rates",
-                "Fed holds rates steady",
-                "Apple sues",
-                "Apple sues",
-                "Lone item",
-            ],
-            "summary": ["", "", "", "", ""],
-            "STORY": ["a", "a", "b", "c", None],
-        }
-    )
-    out = evaluate_stories(items, n=3, thresholds=[0.5, 0.99])
-    summary = out["summary"].iloc[0]
-    assert (summary["pairs"], summary["positives"], summary["negatives"]) == (10, 1, 9)
-    assert summary["stories"] == 3
-    assert out["distribution"]["label"].tolist() == ["same_story", "different_story"]
-    assert out["distribution"]["count"].tolist() == [1, 9]
-    # the two identical "Apple sues" headlines are filed under different stories
-    bound = out["bound"].set_index("bound")
-    assert bound.loc["max", "value"] == 1.0 and bound.loc["max", "threshold"] == 1.01
-    assert bound.loc["max", "tp"] == 0 and bound.loc["max", "recall"] == 0.0
-    assert out["metrics"][["tp", "fp", "fn"]].values.tolist() == [[1, 1, 0], [0, 1, 1]]
-
-
-# ---------------------------------------------------------------------------------------
-# real files (fail, not skip, when the shared files are missing)
-# ---------------------------------------------------------------------------------------
-
-
-
-
 @functools.cache
 def sts_results(split: str) -> dict[str, dict[str, pd.DataFrame]]:
     ko = load_korsts(shared_corpus_file("korsts", f"sts-{split}.tsv"))
@@ -366,44 +202,142 @@ def test_sts_cutoffs_table_has_both_pairs() -> None:
     assert len(metrics) == 3 * len(metric_grid())
 
 
+# ---------------------------------------------------------------------------------------
+# the pair study: scorers, gate, selection on one split, bootstrap, Korean vs English
+# ---------------------------------------------------------------------------------------
 
 
-def load_uci() -> LoadResult:
-    path = shared_corpus_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = load_corpus(path, columns=UCI_COLUMNS)
-    assert [w.category for w in caught] == [CorpusWarning]
-    return res
+def test_scorer_names_and_validation() -> None:
+    names = [s.name for s in default_scorers()]
+    assert len(names) == len(set(names)) == 3 * 4 + 5
+    assert {"jaccard-n2", "idf-batch-n5", "idf-ref-n3", "minhash-n3-k256"} <= set(names)
+    for bad in (("cosine", 3, 0), ("jaccard", 0, 0), ("minhash", 3, 0), ("jaccard", 3, 8)):
+        with pytest.raises(ValueError):
+            Scorer(*bad)
 
 
-def test_uci_story_pairs() -> None:
-    res = load_uci()
-    [rej] = res.rejected  # the truncated last row is reported, not scored
-    assert rej.id == "6367"
-    items = res.items
-    assert len(items) == 6366 and "STORY" in items.columns
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=8))
+def test_gate_pairs_is_gate_allows_per_pair(pairs: list) -> None:
+    got = gate_pairs([a for a, _ in pairs], [b for _, b in pairs]).tolist()
+    assert got == [gate_allows(lead_token(a), lead_token(b)) for a, b in pairs]
 
-    out = evaluate_stories(items)
-    summary = out["summary"].iloc[0]
-    sizes = items["STORY"].value_counts()
-    assert summary["stories"] == len(sizes) == 87
-    assert summary["positives"] == int((sizes * (sizes - 1) // 2).sum())
-    assert summary["pairs"] == 6366 * 6365 // 2
-    assert summary["positives"] + summary["negatives"] == summary["pairs"]
-    assert out["distribution"]["count"].tolist() == [summary["positives"], summary["negatives"]]
 
-    metrics = out["metrics"]
-    assert (metrics["tp"] + metrics["fn"] == summary["positives"]).all()
-    assert (np.diff(metrics["tp"]) <= 0).all() and (np.diff(metrics["fp"]) <= 0).all()
-    at = metrics.set_index("threshold")
-    # same-story pairs are mostly rewrites: high thresholds are precise but recall little
-    for t in (0.3, 0.5, 0.7):
-        assert at.loc[t, "precision"] > 0.85 and at.loc[t, "recall"] < 0.05
+PAIRS = pd.DataFrame({
+    "sentence1": ["진천군, 스마트 돌봄 구축", "Fed holds rates steady", "유가 급등", "abc", "x"],
+    "sentence2": ["진천군 스마트돌봄 구축 착수", "US Fed holds rates", "유가 급락", "abd", "y"],
+})
+REFERENCE = ["스마트 돌봄 사업", "Fed rates", "유가 하락", "돌봄 확대"]
 
-    bound = out["bound"].set_index("bound")
-    assert (bound["negatives"] == summary["negatives"]).all()
-    assert bound.loc["max", "value"] >= bound.loc["q0.999", "value"]
-    assert bound.loc["q0.999", "threshold"] == grid_above(bound.loc["q0.999", "value"])
-    dist = out["distribution"].set_index("label")
-    assert dist.loc["same_story", "mean"] > dist.loc["different_story", "mean"]
+
+def test_score_pairs_against_independent_computations() -> None:
+    scorers = [Scorer("jaccard", 2), Scorer("idf-batch", 3), Scorer("idf-ref", 2),
+               Scorer("minhash", 2, 8), Scorer("minhash", 2, 32)]
+    out = score_pairs(PAIRS, scorers, reference=REFERENCE)
+    s1, s2 = PAIRS["sentence1"].tolist(), PAIRS["sentence2"].tolist()
+    assert out["jaccard-n2"].tolist() == sentence_pair_jaccard(s1, s2, 2).tolist()
+    np.testing.assert_allclose(out["idf-batch-n3"], sentence_pair_jaccard(s1, s2, 3,
+                                                                          weighted=True))
+    # reference IDF by hand: documents of the reference corpus containing each 2-gram
+    norm = get_scheme("hangul-alnum")
+    ref_sets = [shingles(norm(t), 2) for t in REFERENCE]
+
+    def w(g: str) -> float:
+        return math.log1p(len(ref_sets) / (1 + sum(g in s for s in ref_sets)))
+
+    for k, (a, b) in enumerate(zip(s1, s2, strict=True)):
+        sa, sb = shingles(norm(a), 2), shingles(norm(b), 2)
+        union = sum(map(w, sa | sb))
+        want = sum(map(w, sa & sb)) / union if union else 0.0
+        assert out["idf-ref-n2"][k] == pytest.approx(want)
+    # MinHash at k = 8 uses the first 8 permutations: equal to a signature drawn with k = 8
+    texts = [norm(t) for t in s1 + s2]
+    sm = shingle_matrix(texts, 2)
+    sigs = signatures(sm, MinHashParams(num_perm=8, seed=42))
+    first = np.arange(len(s1))
+    want8 = estimate_pairs(sigs, sm.sizes == 0, first, first + len(s1))
+    assert out["minhash-n2-k8"].tolist() == want8.tolist()
+    # the gate: the 'Fed' / 'US', 'abc' / 'abd' and 'x' / 'y' pairs start differently
+    assert out["gate"].tolist() == [True, False, True, False, False]
+    for col in score_columns(out):
+        if col.endswith("+gate"):
+            base = out[col.removesuffix("+gate")]
+            assert (out[col] == np.where(out["gate"], base, 0.0)).all()
+    with pytest.raises(ValueError, match="reference"):
+        score_pairs(PAIRS, [Scorer("idf-ref", 2)])
+
+
+def _graded(scores: list[float], grades: list[float]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    pairs = pd.DataFrame({"score": grades})
+    scored = pd.DataFrame({"gate": [True] * len(scores), "jaccard-n2": scores})
+    return pairs, scored
+
+
+def test_pair_study_selects_on_one_split_and_measures_on_the_other() -> None:
+    # select: same pairs score 0.6/0.7, different 0.1/0.35 -> best F1 = 1 at 0.4..0.6,
+    # ties go to the highest, 0.6
+    sel, sel_scored = _graded([0.6, 0.7, 0.1, 0.35], [5.0, 4.0, 0.0, 1.0])
+    # test: ranked 0.9 (+) 0.8 (-) 0.5 (+) 0.3 (-) 0.2 (+), plus one unlabelled pair
+    test, test_scored = _graded([0.9, 0.8, 0.5, 0.3, 0.2, 0.99], [4.5, 0.5, 4.0, 1.0, 5.0, 2.5])
+    out = pair_study(sel, test, sel_scored, test_scored, cutoffs=[(4.0, 1.0)],
+                     thresholds=[0.2, 0.4, 0.6, 0.8], n_resamples=200, seed=1)
+    row = out["summary"].iloc[0]
+    assert (row["scorer"], row["kind"], row["n"], row["k"], row["gate"]) == (
+        "jaccard-n2", "jaccard", 2, 0, False)
+    assert row["threshold"] == 0.6 and row["select_f1"] == 1.0
+    assert (row["n_same"], row["n_different"]) == (3, 2)
+    # on test at 0.6: flagged 0.9 (+), 0.8 (-): P = 1/2, R = 1/3
+    assert row["precision"] == 0.5 and row["recall"] == pytest.approx(1 / 3)
+    # AUC: positives 0.9, 0.5, 0.2 against negatives 0.8, 0.3 -> (2 + 1 + 0) / 6
+    assert row["auc"] == pytest.approx(3 / 6)
+    # AP: precisions at the positives 1/1, 2/3, 3/5
+    assert row["ap"] == pytest.approx((1 + 2 / 3 + 3 / 5) / 3)
+    for stat in ("auc", "ap", "precision", "recall", "f1"):
+        assert row[f"{stat}_lo"] <= row[f"{stat}_hi"]
+    again = pair_study(sel, test, sel_scored, test_scored, cutoffs=[(4.0, 1.0)],
+                       thresholds=[0.2, 0.4, 0.6, 0.8], n_resamples=200, seed=1)
+    pd.testing.assert_frame_equal(out["summary"], again["summary"])
+    # the per-threshold table on test: at 0.2 every labelled pair is flagged
+    first = out["thresholds"].iloc[0]
+    assert (first["tp"], first["fp"], first["fpr"]) == (3, 2, 1.0)
+    with pytest.raises(ValueError, match="class empty"):
+        pair_study(sel, test, sel_scored, test_scored, cutoffs=[(5.5, 1.0)])
+
+
+def test_compare_languages_is_paired() -> None:
+    test, a = _graded([0.9, 0.8, 0.5, 0.3, 0.2], [4.5, 0.5, 4.0, 1.0, 5.0])
+    _, b = _graded([0.9, 0.1, 0.5, 0.3, 0.2], [4.5, 0.5, 4.0, 1.0, 5.0])
+    same = compare_languages(test, a, a, cutoffs=[(4.0, 1.0)], n_resamples=100)
+    assert same[["auc_diff", "auc_diff_lo", "auc_diff_hi", "ap_diff"]].abs().max().max() == 0.0
+    ab = compare_languages(test, a, b, cutoffs=[(4.0, 1.0)], n_resamples=100)
+    ba = compare_languages(test, b, a, cutoffs=[(4.0, 1.0)], n_resamples=100)
+    assert ab["auc_diff"].iloc[0] == pytest.approx(-ba["auc_diff"].iloc[0])
+    # b ranks the negative 0.8 down to 0.1: AUC 3/6 -> 5/6
+    assert ab["auc_en"].iloc[0] == pytest.approx(5 / 6) and ab["auc_ko"].iloc[0] == 0.5
+    assert ab["auc_diff_lo"].iloc[0] == pytest.approx(-ba["auc_diff_hi"].iloc[0])
+
+
+def test_recommend_takes_the_best_select_f1_of_a_cutoff() -> None:
+    s = pd.DataFrame({"same_at": [4.0, 4.0, 3.5], "different_at": [1.0, 1.0, 3.5],
+                      "scorer": ["a", "b", "c"], "select_f1": [0.9, 0.9, 0.99],
+                      "select_ap": [0.8, 0.85, 0.9]})
+    assert recommend(s, 4.0, 1.0)["scorer"] == "b"  # tie on F1, higher AP
+    assert recommend(s, 3.5, 3.5)["scorer"] == "c"
+    with pytest.raises(ValueError, match="no rows"):
+        recommend(s, 3.0, 2.0)
+
+
+def test_pair_study_on_the_real_headlines_counts_the_known_classes() -> None:
+    ko_dev = headline_split(load_korsts(shared_corpus_file("korsts", "sts-dev.tsv")))
+    ko_train = load_korsts(shared_corpus_file("korsts", "sts-train.tsv"))
+    reference = reference_sentences([ko_train])
+    # MSRpar (1,000) and deft-news (300) rows of the train split, two sentences each
+    assert len(reference) == 2 * 1300
+    scorers = [Scorer("jaccard", 3), Scorer("idf-ref", 3)]
+    scored = score_pairs(ko_dev, scorers, reference=reference)
+    out = pair_study(ko_dev, ko_dev, scored, scored, n_resamples=50)
+    main = out["summary"][out["summary"]["same_at"] == 4.0]
+    assert set(zip(main["n_same"], main["n_different"], strict=True)) == {
+        tuple(LABEL_COUNTS["dev"][(4.0, 1.0)][:2])}
+    split = out["summary"][out["summary"]["same_at"] == 3.5]
+    assert (split["n_same"] + split["n_different"] == len(ko_dev)).all()

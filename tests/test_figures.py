@@ -111,12 +111,37 @@ def write_tree(root: Path, name: str = "toy") -> Path:
         "calibrate/retention.csv": _both().assign(above_bound=0.5),
         "calibrate/sweep.csv": _sweep(),
         "crosshost/cross_pairs.csv": _cross_pairs(),
+        "measure/ngram_sweep.csv": _ngram_sweep(),
+        "measure/ngram_tracks.csv": _ngram_tracks(),
+        "dedupe/sweep.csv": _dedupe_sweep(),
     }
     for rel, df in tables.items():
         (base / rel).parent.mkdir(parents=True, exist_ok=True)
         df.to_csv(base / rel, index=False, float_format="%.6f")
     (base / "calibration.json").write_text(json.dumps(_calibration()), encoding="utf-8")
+    (base / "dedupe/dedupe.json").write_text(json.dumps({"config": {"threshold": RECOMMENDED}}),
+                                             encoding="utf-8")
     return base
+
+
+def _ngram_sweep() -> pd.DataFrame:
+    n = np.arange(2, 7)
+    return pd.DataFrame({"n": n, "mean": 0.04 / n, "p90": 0.1 / n, "p99": 0.2 / n,
+                         "p999": 0.4 / n, "max": 0.9 / n})
+
+
+def _ngram_tracks() -> pd.DataFrame:
+    return pd.DataFrame({"rank": np.repeat([1, 2, 3, 4], 5), "n": np.tile(np.arange(2, 7), 4),
+                         "score": np.linspace(0.4, 0.1, 20)})
+
+
+def _dedupe_sweep() -> pd.DataFrame:
+    t = np.round(np.arange(1, 7) / 10, 10)
+    frames = [pd.DataFrame({"scorer": scorer, "gate": gate, "threshold": t,
+                            "pairs_at_or_above": (40 / t).astype(int) * (1 if gate else 2),
+                            "items_left": (100 - 5 / t).astype(int) - (0 if gate else 10)})
+              for scorer in ("jaccard", "idf") for gate in (True, False)]
+    return pd.concat(frames, ignore_index=True)
 
 
 def _line(ax, label: str):
@@ -126,6 +151,41 @@ def _line(ax, label: str):
 
 
 # --- plot functions ------------------------------------------------------------
+
+
+def test_score_distribution_marks_the_labelled_same_event_pairs() -> None:
+    gold = pd.DataFrame({"label": ["same", "different", "same", "related"],
+                         "text_jaccard": [0.129, 0.4, 0.095, 0.3]})
+    fig = figures.score_distribution(_histogram(), BOUND, bound_n=4, labelled=gold, labelled_n=4)
+    marks = _line(fig.axes[1], "labelled same-event pairs (2)")
+    assert marks.get_xdata().tolist() == [0.095, 0.129]
+    assert not [ln for ln in fig.axes[0].lines if "labelled" in str(ln.get_label())]
+
+
+def test_ngram_sweep_plots_every_statistic_and_track() -> None:
+    sweep, tracks = _ngram_sweep(), _ngram_tracks()
+    fig = figures.ngram_sweep(sweep, tracks, BOUND, 4, label_top=2)
+    for col in ("mean", "p90", "p99", "p999", "max"):
+        line = _line(fig.axes[0], col)
+        assert np.array_equal(line.get_xdata(), sweep["n"])
+        assert np.allclose(line.get_ydata(), sweep[col])
+    right = fig.axes[1].lines
+    assert len(right) == 4 + 1  # one line per tracked pair, plus the bound marker
+    assert [ln.get_label() for ln in right[:2]] == ["pair #1", "pair #2"]
+    assert np.allclose(right[3].get_ydata(), tracks[tracks["rank"] == 4]["score"])
+
+
+def test_dedupe_sweep_draws_gate_on_solid_and_off_dashed() -> None:
+    t = _dedupe_sweep()
+    fig = figures.dedupe_sweep(t, RECOMMENDED)
+    for scorer in ("jaccard", "idf"):
+        on = _line(fig.axes[1], f"{scorer}, gate on")
+        off = _line(fig.axes[1], f"{scorer}, gate off")
+        assert on.get_linestyle() == "-" and off.get_linestyle() == "--"
+        sub = t[(t["scorer"] == scorer) & ~t["gate"]]
+        assert np.array_equal(off.get_ydata(), sub["items_left"])
+        assert on.get_color() == off.get_color()
+    assert f"{RECOMMENDED:.2f}" in fig._suptitle.get_text()
 
 
 def test_score_distribution_plots_the_histogram_columns() -> None:
@@ -338,17 +398,19 @@ def _png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def test_write_figures_writes_five_stable_pngs(tmp_path: Path) -> None:
+def test_write_figures_writes_stable_png_and_svg(tmp_path: Path) -> None:
     write_tree(tmp_path)
     paths = figures.write_figures("toy", tmp_path)
     assert [p.name for p in paths] == list(figures.FIGURE_FILES.values())
     assert all(p.parent == tmp_path / "toy" / "figures" for p in paths)
     first = {p.name: p.read_bytes() for p in paths}
     assert all(b"Software" not in data for data in first.values())
+    svgs = {p.name: p.with_suffix(".svg").read_bytes() for p in paths}
     # Fixed size and dpi: the pixel size is the figure size, whatever the text lengths.
     assert _png_size(paths[1]) == (750, 480)
     again = figures.write_figures("toy", tmp_path)
     assert {p.name: p.read_bytes() for p in again} == first
+    assert {p.name: p.with_suffix(".svg").read_bytes() for p in again} == svgs
 
 
 def test_cli_writes_and_prints_paths(tmp_path: Path, capsys) -> None:

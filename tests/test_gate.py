@@ -147,3 +147,15 @@ def test_bucketed_pairs_skip_singletons_and_report_progress():
 def test_bucket_ids_gate_off_is_one_bucket():
     assert bucket_ids(None, 4).tolist() == [0, 0, 0, 0]
     assert bucket_ids(["a", "", "a", ""]).tolist() == [0, 1, 0, 1]
+
+
+@pytest.mark.parametrize(("headline", "expected"), [
+    ("Forex - Pound drops to 2-week low vs dollar", "Forex - Pound drops to 2-week low vs dollar"),
+    ("Forex - Pound at 2-week lows", "Forex - Pound at 2-week lows"),
+    ("Oil prices rise on supply worries - The Korea Herald", "Oil prices rise on supply worries"),
+    ("진천군 스마트돌봄 본격화 | 뉴스1", "진천군 스마트돌봄 본격화"),
+])
+def test_only_a_short_suffix_is_taken_for_an_outlet(headline, expected):
+    assert strip_outlet(headline) == expected
+    # Two rubric headlines stay distinct: neither is cut down to its rubric "Forex".
+    assert strip_outlet("Forex - Pound drops") != strip_outlet("Forex - Euro rises")

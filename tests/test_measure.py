@@ -85,3 +85,27 @@ def test_error_study_prefix_matches_main_run(report):
     for fam in err.family.unique():
         sub = err[err.family == fam].sort_values("num_perm")
         assert sub.rmse.iloc[-1] < sub.rmse.iloc[0]
+
+
+def test_ngram_sweep_agrees_with_the_published_block(report):
+    sweep = report.ngram_sweep.set_index("n")
+    assert sweep.index.tolist() == [2, 3, 4, 5, 6]
+    for n in (3, 4, 5):
+        shingles, *_, at02, _ = PUBLISHED[n]
+        assert f"{sweep.loc[n, 'mean_shingles']:.1f}" == shingles
+        # The published "real" pairs at 0.2, and none at 0.3, from the sweep's own counts.
+        assert sweep.loc[n, "pairs_ge_0.2"] == at02[0]
+        assert sweep.loc[n, "pairs_ge_0.3"] == 0
+    assert f"{sweep.loc[4, 'max']:.3f}" == PUBLISHED_TOP[0][0]  # the 0.234 bound
+    # Every score falls as n grows on this corpus: quantiles and counts never rise.
+    for col in ("mean", "p90", "p99", "p999", "max", "pairs_ge_0.1"):
+        assert sweep[col].is_monotonic_decreasing, col
+
+
+def test_ngram_tracks_follow_the_top_pairs(report):
+    tracks = report.ngram_tracks
+    at4 = tracks[tracks["n"] == 4].sort_values("rank")
+    assert [f"{s:.3f}" for s in at4["score"]] == [p[0] for p in PUBLISHED_TOP]
+    assert len(tracks) == 12 * 5
+    # The same pair in every row of one rank.
+    assert (tracks.groupby("rank")[["i", "j"]].nunique() == 1).all().all()

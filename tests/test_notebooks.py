@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from newsdedup import cli, config, figures
+from newsdedup import cli, config, figures, signal_figures
 from newsdedup.notebooks import NOTEBOOKS_DIR, clear_outputs, execute_all, main, notebook_paths
 
 EXPECTED = [
@@ -24,6 +24,8 @@ EXPECTED = [
     "03-sensitivity.ipynb",
     "04-threshold-sweep.ipynb",
     "05-cross-host.ipynb",
+    "06-ngram-sweep.ipynb",
+    "08-signals.ipynb",
 ]
 PLOT_CALLS = {
     "01-score-distribution.ipynb": "figures.score_distribution(",
@@ -31,7 +33,24 @@ PLOT_CALLS = {
     "03-sensitivity.ipynb": "figures.sensitivity_curves(",
     "04-threshold-sweep.ipynb": "figures.threshold_sweep(",
     "05-cross-host.ipynb": "figures.cross_host_scores(",
+    "06-ngram-sweep.ipynb": "figures.ngram_sweep(",
+    "08-signals.ipynb": "signal_figures.score_vs_gap(",
 }
+PLOT_KEYS = {
+    "01-score-distribution.ipynb": "score_distribution",
+    "02-minhash-error.ipynb": "minhash_error",
+    "03-sensitivity.ipynb": "sensitivity",
+    "04-threshold-sweep.ipynb": "threshold_sweep",
+    "05-cross-host.ipynb": "cross_host",
+    "06-ngram-sweep.ipynb": "ngram_sweep",
+}
+# Where each notebook's figure is saved, under results/<name>/ (PNG; the SVG beside it).
+SAVED = {name: Path("figures") / figures.FIGURE_FILES[key] for name, key in PLOT_KEYS.items()} | {
+    "08-signals.ipynb": Path("signals") / signal_figures.FIGURE_FILE}
+# How a notebook reads its results, when not through figures.load_results.
+LOADS = {"08-signals.ipynb": "signal_figures.load_signals(NAME)"}
+# Figures each notebook shows (and saves): the threshold notebook adds the dedupe sweep.
+FIGURE_COUNT = {name: 1 for name in PLOT_CALLS} | {"04-threshold-sweep.ipynb": 2}
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
@@ -42,8 +61,10 @@ def _code(nb: nbformat.NotebookNode) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-def test_the_five_notebooks_exist() -> None:
-    assert [p.name for p in notebook_paths(NOTEBOOKS_DIR)] == EXPECTED
+def test_the_notebooks_exist() -> None:
+    # 07-labelled-evaluation is executed by tests/test_eval_figures.py (it needs the eval tables).
+    assert [p.name for p in notebook_paths(NOTEBOOKS_DIR)] == sorted(
+        [*EXPECTED, "07-labelled-evaluation.ipynb"])
 
 
 @pytest.mark.parametrize("name", EXPECTED)
@@ -64,7 +85,7 @@ def test_notebook_only_loads_and_calls_figures(name: str) -> None:
     code = _code(nb)
     assert code[0].startswith(f'NAME = "{config.PALDYN.name}"')
     joined = "\n".join(code)
-    assert "figures.load_results(NAME)" in joined
+    assert LOADS.get(name, "figures.load_results(NAME)") in joined
     assert PLOT_CALLS[name] in joined
     # "Notebooks are for exploration and communication": no functions, classes or
     # plotting code of their own; all of that lives in newsdedup.figures.
@@ -106,6 +127,7 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("results")
     assert cli.main(["run", "--out", str(root), "--trials", "5",
                      "--error-perms", "16,128,1024"]) == 0
+    assert cli.main(["signals", "--out", str(root)]) == 0  # read by 08-signals
     return root
 
 
@@ -113,8 +135,11 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def executed(results_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Copies of the notebooks executed in place by ``python -m newsdedup.notebooks``."""
     folder = tmp_path_factory.mktemp("notebooks")
+    # Those that read the pinned corpus's results (07 reads results/*/eval and is
+    # executed by tests/test_eval_figures.py against the committed tables).
     for path in notebook_paths(NOTEBOOKS_DIR):
-        shutil.copy(path, folder / path.name)
+        if path.name in EXPECTED:
+            shutil.copy(path, folder / path.name)
     with pytest.MonkeyPatch.context() as mp:
         # The kernel is a child process: it inherits this and resolves results/ from it.
         mp.setenv("NEWSDEDUP_RESULTS", str(results_root))
@@ -127,7 +152,8 @@ def test_results_load_and_figures_write(results_root: Path) -> None:
     res = figures.load_results(config.PALDYN.name, results_root)
     assert res.upper_bound == pytest.approx(0.234, abs=5e-4)
     paths = figures.write_figures(config.PALDYN.name, results_root)
-    assert len(paths) == 5 and all(p.stat().st_size > 10_000 for p in paths)
+    assert [p.name for p in paths] == list(figures.FIGURE_FILES.values())
+    assert all(p.stat().st_size > 10_000 for p in paths)
 
 
 @pytest.mark.parametrize("name", EXPECTED)
@@ -139,9 +165,12 @@ def test_notebook_runs_without_errors(executed: Path, results_root: Path, name: 
     # It read the temporary results, not the checkout's results/.
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert str(results_root / config.PALDYN.name) in printed
-    # The plot cell rendered a figure exactly once (no duplicate from an implicit show).
+    # Each plot cell rendered its figure exactly once (no duplicate from an implicit show).
     images = [o for o in outputs if "image/png" in o.get("data", {})]
-    assert len(images) == 1
+    assert len(images) == FIGURE_COUNT[name]
+    # ... and saved it where `python -m newsdedup.figures` writes it, PNG and SVG.
+    saved = results_root / config.PALDYN.name / SAVED[name]
+    assert saved.is_file() and saved.with_suffix(".svg").is_file()
 
 
 @pytest.mark.parametrize("name", EXPECTED)

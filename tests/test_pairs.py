@@ -108,8 +108,11 @@ def test_label_pairs_cutoffs_are_inclusive() -> None:
         "different",
         "different",
     ]
-    with pytest.raises(ValueError, match="must be below"):
-        label_pairs(df, same_at=2.0, different_at=2.0)
+    # equal cut-offs split the scale: at or above is same, strictly below different
+    assert label_pairs(df, same_at=4.0, different_at=4.0).tolist() == [
+        "same", "same", "different", "different", "different", "different"]
+    with pytest.raises(ValueError, match="must not exceed"):
+        label_pairs(df, same_at=2.0, different_at=2.5)
 
 
 # ---------------------------------------------------------------------------------------

@@ -69,3 +69,19 @@ def test_idf_lowers_shared_boilerplate():
              "온디바이스ai서비스실증확산사업", "진천군스마트돌봄"]
     sm = shingle_matrix(texts, 3)
     assert weighted_jaccard_matrix(sm)[0, 1] < jaccard_matrix(sm)[0, 1]
+
+
+@given(st.lists(st.text(alphabet="abcx", max_size=7), min_size=2, max_size=8), st.integers(1, 3))
+def test_pair_jaccard_matches_the_matrix_and_a_weighted_loop(texts, n):
+    from newsdedup.similarity import idf_weights, pair_jaccard
+
+    sm = shingle_matrix(texts, n)
+    i, j = np.triu_indices(len(texts), k=1)
+    assert pair_jaccard(sm, i, j).tolist() == jaccard_matrix(sm)[i, j].tolist()
+    w = idf_weights(sm)
+    sets = [sm.row(k) for k in range(len(texts))]
+    weight = dict(zip(sm.vocab, w.tolist(), strict=True))
+    for a, b, got in zip(i, j, pair_jaccard(sm, i, j, w), strict=True):
+        union = sum(weight[g] for g in sets[a] | sets[b])
+        want = sum(weight[g] for g in sets[a] & sets[b]) / union if union else 0.0
+        assert abs(got - want) < 1e-12

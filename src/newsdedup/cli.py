@@ -259,6 +259,34 @@ def _cmd_evaluate_sts(args) -> None:
     run_evaluate_sts(args.korsts, args.stsb, args.name, args.out, args.ngrams, _progress)
 
 
+def _cmd_evaluate_pairs(args) -> None:
+    from newsdedup.pipeline import PairStudyOptions, run_pair_study
+
+    options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
+                               seed=args.seed)
+    run_pair_study(args.corpora, args.out, options, _progress)
+
+
+def _cmd_evaluate_clusters(args) -> None:
+    from newsdedup.pipeline import ClusterStudyOptions, run_cluster_study
+
+    if args.corpus is None:
+        args.corpus = config.shared_corpus_file(*UCI_FILE)
+        args.columns = args.columns or dict(config.UCI_COLUMNS)
+    corpus, name = _load(args)
+    if args.name is None:
+        name = f"{name}-sample{args.stories}" if args.stories else name
+    options = ClusterStudyOptions(story_col=args.story_col, stories=args.stories,
+                                  sample_seed=args.sample_seed, n=args.cluster_n,
+                                  thresholds=args.cluster_thresholds,
+                                  examples_at=args.examples_at,
+                                  reference_corpora=args.reference)
+    run_cluster_study(corpus, name, args.out, options, _progress)
+
+
+UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
+
+
 def _cmd_evaluate_stories(args) -> None:
     corpus, name = _load(args)
     run_evaluate_stories(corpus, name, args.out, args.story_col, args.story_n, _progress)
@@ -282,6 +310,118 @@ def _cmd_fetch(args) -> None:
                          "nothing written")
     target.write_bytes(data)
     _progress(f"wrote {target} ({len(data):,} bytes, sha256 verified)")
+
+
+def _add_signal_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("signals and detector")
+    g.add_argument("--relations", default=("same-org",),
+                   type=lambda s: tuple(x.strip() for x in s.split(",") if x.strip()),
+                   help="host relations the host rule keeps: same-host, same-org, cross-org "
+                        "(default same-org: different hosts of one organisation)")
+    g.add_argument("--max-days", type=float, default=1.0,
+                   help="date window of the date rule, days (default 1)")
+    g.add_argument("--min-shared", type=int, default=1,
+                   help="shared non-brand entities the entity rule needs (default 1)")
+    for rule in ("host", "date", "entity", "version"):
+        g.add_argument(f"--no-{rule}", action="store_true", help=f"switch the {rule} rule off")
+    g.add_argument("--host-orgs", type=_mapping, default=None,
+                   help="extra host=organisation pairs, e.g. blog.example=example")
+    g.add_argument("--entity-unit", choices=["run", "token"], default="run",
+                   help="run: a run of capitalized tokens is one name (default); token: each "
+                        "capitalized token is one (English title-case headlines)")
+    g.add_argument("--no-korean", action="store_true",
+                   help="skip Korean proper nouns (kiwipiepy)")
+    g.add_argument("--signal-n", type=int, default=4, help="n-gram size of the surface scores")
+
+
+def _signal_options(args):
+    from newsdedup.detector import DetectorConfig
+    from newsdedup.entities import EntityConfig
+    from newsdedup.signal_runs import SignalOptions
+    from newsdedup.signals import HOST_ORGS, SignalConfig
+
+    signals = SignalConfig(n=args.signal_n, host_orgs=HOST_ORGS | dict(args.host_orgs or {}),
+                           entities=EntityConfig(unit=args.entity_unit,
+                                                 korean=not args.no_korean))
+    detector = DetectorConfig(host=not args.no_host, relations=args.relations,
+                              date=not args.no_date, max_days=args.max_days,
+                              entity=not args.no_entity, min_shared=args.min_shared,
+                              version=not args.no_version)
+    return SignalOptions(signals=signals, detector=detector)
+
+
+def _cmd_signals(args) -> None:
+    from newsdedup.signal_runs import run_signals
+
+    corpus, name = _load(args)
+    run_signals(corpus, name, args.out, _signal_options(args), _progress)
+
+
+def _cmd_candidates(args) -> None:
+    from newsdedup.signal_runs import run_candidates
+
+    corpus, name = _load(args)
+    run_candidates(corpus, name, args.out, args.quota, _signal_options(args), args.output,
+                   _progress)
+
+
+def _cmd_evaluate_gold(args) -> None:
+    from newsdedup.signal_runs import run_evaluate_gold
+
+    corpus, name = _load(args)
+    gold = args.gold or config.DATA_DIR / "gold" / f"{name}.csv"
+    if not gold.is_file():
+        raise ValueError(f"gold file {gold} not found; write one with `newsdedup candidates` "
+                         "and label it, or pass --gold")
+    run_evaluate_gold(corpus, name, args.out, gold, _signal_options(args), _progress)
+
+
+def _cmd_story_signals(args) -> None:
+    from newsdedup.signal_runs import run_story_signals
+
+    corpus, name = _load(args)
+    run_story_signals(corpus, name, args.out, args.story_col, options=_signal_options(args),
+                      progress=_progress)
+
+
+def _add_signal_commands(sub) -> None:
+    p = sub.add_parser("signals", help="pair signals (host, date gap, entities), detector funnel "
+                                       "and candidates",
+                       description="Surface scores, host relation, date gap and shared entities "
+                                   "of every pair; the rule-based detector's funnel (all pairs -> "
+                                   "host -> date -> entity -> version) and every pair it proposes. "
+                                   "Writes results/<name>/signals/.")
+    _add_corpus_args(p)
+    _add_signal_args(p)
+    p.set_defaults(func=_cmd_signals)
+    p = sub.add_parser("candidates", help="write a labeling sheet of candidate pairs",
+                       description="The top pairs of every surface scorer (a quota each) and the "
+                                   "detector's candidates, texts side by side, with empty label "
+                                   "and reason columns (default results/<name>/signals/"
+                                   "to_label.csv).")
+    _add_corpus_args(p)
+    _add_signal_args(p)
+    p.add_argument("--quota", type=int, default=10, help="pairs per scorer (default 10)")
+    p.add_argument("--output", type=Path, help="sheet path (default results/<name>/signals/"
+                                                "to_label.csv)")
+    p.set_defaults(func=_cmd_candidates)
+    p = sub.add_parser("evaluate-gold", help="precision and recall of scorers and detector on "
+                                             "a gold file",
+                       description="Read a labelled sheet (id_i, id_j, label, reason; labels "
+                                   "same / followup / related / different) and report every "
+                                   "scorer's and the detector's precision and recall on it.")
+    _add_corpus_args(p)
+    _add_signal_args(p)
+    p.add_argument("--gold", type=Path, help="gold CSV (default data/gold/<name>.csv)")
+    p.set_defaults(func=_cmd_evaluate_gold)
+    p = sub.add_parser("story-signals", help="each pair signal against story ids (e.g. UCI)",
+                       description="Precision and recall of surface thresholds, host, "
+                                   "timestamp window and shared entities, alone and combined, "
+                                   "against a story-id column; all pairs, in blocks.")
+    _add_corpus_args(p)
+    _add_signal_args(p)
+    p.add_argument("--story-col", default="STORY", help="story id column (default STORY)")
+    p.set_defaults(func=_cmd_story_signals)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -390,6 +530,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="sts-headlines-dev", help="results folder name")
     p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
     p.set_defaults(func=_cmd_evaluate_sts)
+    p = sub.add_parser("evaluate-pairs", help="every scorer on labelled headline pairs, "
+                                              "Korean against English (results/<corpus>/eval)",
+                       description="KorSTS and STS-B news-headline pairs: plain, batch-IDF and "
+                                   "reference-IDF Jaccard (n = 2..5) and MinHash (n = 3, k = "
+                                   "16..256), subject gate off and on; thresholds chosen on one "
+                                   "split, AUC / AP / P / R / F1 with bootstrap intervals on the "
+                                   "other; the aligned Korean and English pairs compared.")
+    p.add_argument("--corpora", type=Path, default=config.CORPORA_DIR,
+                   help="folder holding korsts/ and stsb-en/ (default: %(default)s)")
+    p.add_argument("--select", default="train", help="split where thresholds are chosen "
+                                                     "(default train)")
+    p.add_argument("--test", default="dev", help="split where they are measured (default dev)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
+    p.set_defaults(func=_cmd_evaluate_pairs)
+    p = sub.add_parser("evaluate-clusters", help="the dedupe module against story ids (UCI)",
+                       description="Runs the dedupe per scorer, gate and threshold on a corpus "
+                                   "with story ids (default: the UCI aggregator sample) and "
+                                   "writes pairwise and B-cubed precision / recall, items "
+                                   "left, worst false merges, most similar missed pairs and "
+                                   "label noise to results/<name>/eval/.")
+    _add_corpus_args(p)
+    p.add_argument("--story-col", default="STORY", help="story id column (default STORY)")
+    p.add_argument("--stories", type=int, default=0,
+                   help="evaluate a seeded sample of this many whole stories (default 0: all)")
+    p.add_argument("--sample-seed", type=int, default=0, help="seed of the story sample")
+    p.add_argument("--n", dest="cluster_n", type=int, default=3, help="n-gram size (default 3)")
+    p.add_argument("--thresholds", dest="cluster_thresholds", type=_floats,
+                   default=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+                   help="dedupe thresholds (default 0.2,...,0.9)")
+    p.add_argument("--examples-at", type=float, default=0.3,
+                   help="threshold (one of --thresholds) of the false-merge and missed-pair "
+                        "lists (default 0.3)")
+    p.add_argument("--reference", type=Path, default=config.CORPORA_DIR,
+                   help="folder with stsb-en/ whose news sentences give reference IDF for the "
+                        "extra 'idf-ref' runs (default: %(default)s)")
+    p.set_defaults(func=_cmd_evaluate_clusters)
     p = sub.add_parser("evaluate-stories", help="precision against story ids (e.g. UCI)",
                        description="All-pairs Jaccard against an event-cluster id column.")
     _add_corpus_args(p)
@@ -399,6 +577,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fetch", help="download the pinned corpus into data/external (network)",
                        description="Download the pinned archive by commit and verify its sha256.")
     p.set_defaults(func=_cmd_fetch)
+    _add_signal_commands(sub)
     return parser
 
 

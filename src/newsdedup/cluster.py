@@ -95,6 +95,17 @@ def _check_square(scores: np.ndarray, allowed: np.ndarray | None) -> tuple[np.nd
     return s, s.shape[0]
 
 
+def _visit_and_rank(n: int, order: Sequence[int] | None, rank: np.ndarray | None
+                    ) -> tuple[np.ndarray, np.ndarray | None]:
+    visit = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
+    if visit.shape != (n,) or not np.array_equal(np.sort(visit), np.arange(n)):
+        raise ValueError("order must be a permutation of range(N)")
+    pref = None if rank is None else np.asarray(rank)
+    if pref is not None and pref.shape != (n,):
+        raise ValueError(f"rank must have one value per item, got shape {pref.shape}")
+    return visit, pref
+
+
 def greedy_clusters(
     scores: np.ndarray,
     threshold: float,
@@ -144,12 +155,7 @@ def greedy_clusters(
     """
     s, n = _check_square(scores, allowed)
     gate = None if allowed is None else np.asarray(allowed, dtype=bool)
-    visit = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
-    if visit.shape != (n,) or not np.array_equal(np.sort(visit), np.arange(n)):
-        raise ValueError("order must be a permutation of range(N)")
-    pref = None if rank is None else np.asarray(rank)
-    if pref is not None and pref.shape != (n,):
-        raise ValueError(f"rank must have one value per item, got shape {pref.shape}")
+    visit, pref = _visit_and_rank(n, order, rank)
 
     labels = np.full(n, -1, dtype=np.int64)
     reps = np.empty(n, dtype=np.int64)  # reps[:g] are the current representatives
@@ -216,12 +222,7 @@ def greedy_pairs(
         >>> c.labels.tolist(), c.joined_to.tolist()
         ([0, 0, 1], [-1, 0, -1])
     """
-    visit = np.arange(n) if order is None else np.asarray(order, dtype=np.int64)
-    if visit.shape != (n,) or not np.array_equal(np.sort(visit), np.arange(n)):
-        raise ValueError("order must be a permutation of range(N)")
-    pref = None if rank is None else np.asarray(rank)
-    if pref is not None and pref.shape != (n,):
-        raise ValueError(f"rank must have one value per item, got shape {pref.shape}")
+    visit, pref = _visit_and_rank(n, order, rank)
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
     hit = ~np.isnan(score) & (score >= threshold) & (i != j)

@@ -1,47 +1,47 @@
-"""How well character n-gram Jaccard separates "same event" from "different" on labelled data.
+"""Labelled sentence pairs: how well each scorer separates "same" from "different".
 
 :mod:`newsdedup.calibration` sets a threshold from unlabelled data: the highest score over all
 pairs of a corpus is taken as the unrelated-pair bound, which holds only if the corpus has no
-duplicates. With labels the two distributions can be measured directly. This module does that
-for two kinds of labelled data:
+duplicates. With labels the two distributions can be measured directly. Here the labels are
+graded sentence pairs (KorSTS and the English STS Benchmark it was translated from, news
+headlines part): each pair is scored on its own (:func:`sentence_pair_jaccard`) and the 0-5
+grade is cut into ``"same"`` / ``"different"`` at stated cut-offs, the middle left out
+(:func:`evaluate_sts`). The grades are semantic similarity, not a same-event flag, so results
+are reported for more than one pair of cut-offs.
 
-* graded sentence pairs (KorSTS and the English STS Benchmark it was translated from, news
-  headlines part): each pair is scored on its own (:func:`sentence_pair_jaccard`) and the 0-5
-  grade is cut into ``"same"`` / ``"different"`` at stated cut-offs, the middle left out
-  (:func:`evaluate_sts`). The grades are semantic similarity, not a same-event flag, so
-  results are reported for more than one pair of cut-offs;
-* a corpus whose items carry a story (event cluster) id, such as the UCI News Aggregator:
-  every pair is scored and is positive when both items belong to the same story
-  (:func:`evaluate_stories`).
-
-Both come down to the same tables: score distributions per class, precision / recall / F1 per
-threshold (:func:`threshold_metrics`, vectorized by sorting, no loop over pairs), the best-F1
-threshold (:func:`best_threshold`) and the labelled bound, i.e. the maximum and a high
-quantile of the scores of pairs known to be different (:func:`labelled_bound`).
-
-Quantiles (p5, p50, p95 and the bound's quantile) are lower order statistics
-(:func:`newsdedup.calibration.order_quantiles`), the definition of the published tables.
+The metrics themselves live in :mod:`newsdedup.metrics`; corpora with story ids (UCI) in
+:mod:`newsdedup.stories`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from newsdedup.calibration import GRID, default_grid, order_quantiles
-from newsdedup.normalize import DEFAULT_SCHEME, get_scheme, item_text
+from newsdedup.gate import bucket_ids, lead_token
+from newsdedup.metrics import (
+    DISTRIBUTION_STATS,
+    METRIC_COLUMNS,
+    average_precision_rows,
+    best_threshold,
+    bootstrap_indices,
+    metric_grid,
+    percentile_interval,
+    prf_rows,
+    py_scalar,
+    roc_auc_rows,
+    score_distribution,
+    separation_auc,
+    threshold_metrics,
+)
+from newsdedup.minhash import MinHashParams, estimate_pairs, signatures
+from newsdedup.normalize import DEFAULT_SCHEME, get_scheme
 from newsdedup.pairs import label_pairs
-from newsdedup.shingle import shingle_matrix
-from newsdedup.similarity import idf_weights, jaccard_matrix, upper_pairs
-
-METRIC_COLUMNS: tuple[str, ...] = ("threshold", "tp", "fp", "fn", "precision", "recall", "f1")
-"""Columns of :func:`threshold_metrics`, in order."""
-
-DISTRIBUTION_STATS: tuple[str, ...] = ("count", "mean", "p5", "p50", "p95", "max")
-"""Per-class statistics of a score distribution, in order."""
+from newsdedup.shingle import ShingleMatrix, shingle_matrix
+from newsdedup.similarity import DocumentFrequency, idf_weights, pair_jaccard
 
 CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.0, 2.0))
 """Default ``(same_at, different_at)`` cut-off pairs reported by :func:`evaluate_sts`.
@@ -49,17 +49,6 @@ CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.0, 2.0))
 (4, 1) keeps only clear cases; (3, 2) splits the graded scale nearly in the middle, so it
 tests the score on harder pairs. The KorSTS SOURCE.md asks for more than one.
 """
-
-
-def metric_grid() -> np.ndarray:
-    """The default thresholds ``0.05, 0.10, ..., 0.95`` (rounded, so 0.3 is exactly 0.3).
-
-    Examples:
-        >>> g = metric_grid()
-        >>> len(g), g[:3].tolist(), bool(g[5] == 0.3), float(g[-1])
-        (19, [0.05, 0.1, 0.15], True, 0.95)
-    """
-    return default_grid(0.05, 0.95, 0.05)
 
 
 # --------------------------------------------------------------------------------------
@@ -105,258 +94,15 @@ def sentence_pair_jaccard(
     if len(s1) != len(s2):
         raise ValueError(f"s1 and s2 must have the same length, got {len(s1)} and {len(s2)}")
     norm = get_scheme(scheme)
-    k = len(s1)
     shingled = shingle_matrix([norm(t) for t in s1] + [norm(t) for t in s2], n)
-    x = shingled.matrix
-    x1, x2 = x[:k], x[k:]
-    if weighted:
-        w = idf_weights(shingled)
-        inter = np.asarray(x1.multiply(x2) @ w, dtype=np.float64).ravel()
-        mass = np.asarray(x @ w, dtype=np.float64).ravel()
-    else:
-        # Integer counts keep the score bit-identical to len(a & b) / len(a | b).
-        inter = np.asarray(x1.multiply(x2).sum(axis=1), dtype=np.int64).ravel()
-        mass = shingled.sizes
-    union = mass[:k] + mass[k:] - inter
-    out = np.zeros(k, dtype=np.float64)
-    np.divide(inter, union, out=out, where=union > 0)
-    # Weighted sums can round a hair past 1 for identical sets; the score lives in [0, 1].
-    return np.clip(out, 0.0, 1.0)
+    return _rowwise_jaccard(shingled, idf_weights(shingled) if weighted else None)
 
 
-def same_label_pairs(labels: Sequence, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Whether items ``i[k]`` and ``j[k]`` carry the same label, for every pair at once.
-
-    Labels are factorized to integer codes once, so the comparison is on integers. A missing
-    label (``None`` / NaN) matches nothing, not even another missing one: an item without a
-    story is not known to share an event with anything.
-
-    Args:
-        labels: One label per item (list, array or Series; read by position).
-        i: First item index per pair.
-        j: Second item index per pair.
-
-    Returns:
-        Boolean array shaped like ``i``.
-
-    Examples:
-        >>> same_label_pairs(["a", "b", "a", None, None], [0, 0, 1, 3], [2, 1, 2, 4]).tolist()
-        [True, False, False, False]
-    """
-    codes, _ = pd.factorize(pd.Series(labels), use_na_sentinel=True)
-    i = np.asarray(i, dtype=np.int64)
-    j = np.asarray(j, dtype=np.int64)
-    return (codes[i] == codes[j]) & (codes[i] >= 0)
-
-
-# --------------------------------------------------------------------------------------
-# Threshold metrics
-# --------------------------------------------------------------------------------------
-
-
-def threshold_metrics(
-    scores: np.ndarray, positive: np.ndarray, thresholds: Sequence[float]
-) -> pd.DataFrame:
-    """Precision, recall and F1 of the rule ``score >= threshold`` at every threshold.
-
-    Every pair passed in is labelled: ``positive`` true is "same", false is "different"
-    (drop unlabelled pairs before calling). The counts come from sorting each class once and
-    a binary search per threshold, so the cost is ``O(P log P)`` whatever the grid.
-
-    Args:
-        scores: Score per pair.
-        positive: Boolean label per pair, same shape as ``scores``.
-        thresholds: Thresholds to evaluate.
-
-    Returns:
-        One row per threshold with :data:`METRIC_COLUMNS`: counts ``tp`` (positives flagged),
-        ``fp`` (negatives flagged), ``fn`` (positives missed) as ``int64``; ``precision`` is
-        NaN when nothing is flagged, ``recall`` NaN when there are no positives, and
-        ``f1 = 2tp / (2tp + fp + fn)``, which is 0.0 when positives exist but none is flagged
-        and NaN only when there is neither a positive nor a flagged pair.
-
-    Raises:
-        ValueError: ``scores`` and ``positive`` differ in shape.
-
-    Examples:
-        >>> s = np.array([0.9, 0.6, 0.4, 0.7, 0.2])
-        >>> pos = np.array([True, True, True, False, False])
-        >>> m = threshold_metrics(s, pos, [0.5, 0.8, 0.95])
-        >>> m[["tp", "fp", "fn"]].values.tolist()
-        [[2, 1, 1], [1, 0, 2], [0, 0, 3]]
-        >>> m["precision"].round(3).tolist(), m["f1"].round(3).tolist()
-        ([0.667, 1.0, nan], [0.667, 0.5, 0.0])
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    pos = np.asarray(positive, dtype=bool)
-    if s.shape != pos.shape:
-        raise ValueError(f"scores {s.shape} and positive {pos.shape} must have the same shape")
-    t = np.asarray(thresholds, dtype=np.float64)
-    pos_sorted = np.sort(s[pos])
-    neg_sorted = np.sort(s[~pos])
-    n_pos, n_neg = len(pos_sorted), len(neg_sorted)
-    # side="left": a score equal to the threshold is flagged (score >= threshold).
-    tp = (n_pos - np.searchsorted(pos_sorted, t, side="left")).astype(np.int64)
-    fp = (n_neg - np.searchsorted(neg_sorted, t, side="left")).astype(np.int64)
-    fn = n_pos - tp
-    return pd.DataFrame(
-        {
-            "threshold": t,
-            "tp": tp,
-            "fp": fp,
-            "fn": fn,
-            "precision": _ratio(tp, tp + fp),
-            "recall": _ratio(tp, np.full_like(tp, n_pos)),
-            "f1": _ratio(2 * tp, 2 * tp + fp + fn),
-        }
-    )
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` as float, NaN where ``den`` is 0 (the ratio is undefined, not zero)."""
-    out = np.full(num.shape, np.nan)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
-def best_threshold(metrics: pd.DataFrame) -> dict:
-    """The row of a metrics table with the highest F1; ties go to the higher threshold.
-
-    A higher threshold at equal F1 flags fewer pairs, and for dedupe a false merge (an
-    article lost) costs more than a missed one.
-
-    Args:
-        metrics: A table with at least ``threshold`` and ``f1`` (e.g. from
-            :func:`threshold_metrics`, possibly with extra columns).
-
-    Returns:
-        That row as a plain ``dict`` (Python scalars).
-
-    Raises:
-        ValueError: The table is empty or no row has a defined F1.
-
-    Examples:
-        >>> m = pd.DataFrame({"threshold": [0.1, 0.2, 0.3], "f1": [0.5, 0.8, 0.8]})
-        >>> best_threshold(m)
-        {'threshold': 0.3, 'f1': 0.8}
-    """
-    f1 = metrics["f1"].to_numpy(dtype=np.float64)
-    defined = ~np.isnan(f1)
-    if not defined.any():
-        raise ValueError("no threshold has a defined F1 (no positives and nothing flagged)")
-    thr = metrics["threshold"].to_numpy(dtype=np.float64)
-    top = defined & (f1 == f1[defined].max())
-    pick = int(np.flatnonzero(top)[np.argmax(thr[top])])
-    # Column by column: a row Series of a mixed table would turn the int counts into floats.
-    return {c: _py(metrics[c].iloc[pick]) for c in metrics.columns}
-
-
-def _py(value):
-    """A numpy scalar as the matching Python scalar (for dicts that go to JSON or reports)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def labelled_bound(scores: np.ndarray, negative: np.ndarray, q: float = 0.999) -> dict:
-    """The highest scores of pairs known to be different: the labelled counterpart of ``U``.
-
-    :mod:`newsdedup.calibration` must assume every pair of a corpus is unrelated; with labels
-    only the negatives count. The maximum is one pair and moves with every new item, so a
-    high quantile is reported beside it.
-
-    Args:
-        scores: Score per pair.
-        negative: Boolean mask of the pairs labelled different.
-        q: Quantile in ``[0, 1]`` (lower order statistic ``sorted[floor(count * q)]``).
-
-    Returns:
-        ``{"count": number of negatives, "max": highest negative score, "q": q,
-        "quantile": the q-quantile}``; ``max`` and ``quantile`` are NaN without negatives.
-
-    Examples:
-        >>> labelled_bound(np.array([0.1, 0.9, 0.3, 0.5]), np.array([1, 0, 1, 1], bool), 0.5)
-        {'count': 3, 'max': 0.5, 'q': 0.5, 'quantile': 0.3}
-    """
-    neg = np.asarray(scores, dtype=np.float64)[np.asarray(negative, dtype=bool)]
-    if not len(neg):
-        return {"count": 0, "max": math.nan, "q": float(q), "quantile": math.nan}
-    return {
-        "count": int(len(neg)),
-        "max": float(neg.max()),
-        "q": float(q),
-        "quantile": float(order_quantiles(neg, [q])[0]),
-    }
-
-
-def grid_above(bound: float, step: float = GRID) -> float:
-    """First value of the ``step`` grid strictly above ``bound`` (as in calibration).
-
-    Examples:
-        >>> grid_above(0.4545), grid_above(0.5), grid_above(1.0)
-        (0.46, 0.51, 1.01)
-    """
-    return round(math.floor(bound / step + 1e-9) * step + step, 10)
-
-
-def score_distribution(scores: np.ndarray, classes: np.ndarray) -> pd.DataFrame:
-    """:data:`DISTRIBUTION_STATS` of the scores of each class, in order of first appearance.
-
-    Args:
-        scores: Score per pair.
-        classes: Class label per pair (e.g. ``"same"`` / ``"different"``).
-
-    Returns:
-        One row per class: ``label`` then :data:`DISTRIBUTION_STATS`.
-
-    Examples:
-        >>> d = score_distribution(np.array([0.2, 0.8, 0.6]), np.array(["d", "s", "s"]))
-        >>> d[["label", "count", "mean", "max"]].values.tolist()
-        [['d', 1, 0.2, 0.2], ['s', 2, 0.7, 0.8]]
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    codes, names = pd.factorize(pd.Series(classes))
-    # A handful of classes, not pairs.
-    rows = [{"label": name, **_stats(np.sort(s[codes == c]))} for c, name in enumerate(names)]
-    return pd.DataFrame(rows, columns=["label", *DISTRIBUTION_STATS])
-
-
-def _stats(ordered: np.ndarray) -> dict:
-    """:data:`DISTRIBUTION_STATS` of already sorted scores (NaN statistics when empty)."""
-    if not len(ordered):
-        return {"count": 0, **dict.fromkeys(DISTRIBUTION_STATS[1:], math.nan)}
-    # Lower order statistics, as order_quantiles, without sorting again.
-    p5, p50, p95 = ordered[(len(ordered) * np.array([0.05, 0.50, 0.95])).astype(np.int64)]
-    return {
-        "count": int(len(ordered)),
-        "mean": float(ordered.mean()),
-        "p5": float(p5),
-        "p50": float(p50),
-        "p95": float(p95),
-        "max": float(ordered[-1]),
-    }
-
-
-def separation_auc(scores: np.ndarray, positive: np.ndarray) -> float:
-    """Probability that a random positive outscores a random negative (ties count half).
-
-    The threshold-free summary of separation (ROC AUC, the Mann-Whitney U over ``P * N``):
-    the negatives are sorted once and every positive is placed among them by binary search.
-
-    Examples:
-        >>> separation_auc(np.array([0.9, 0.5, 0.5, 0.1]), np.array([1, 1, 0, 0], bool))
-        0.875
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    pos = np.asarray(positive, dtype=bool)
-    return _auc_sorted(s[pos], np.sort(s[~pos]))
-
-
-def _auc_sorted(pos: np.ndarray, neg_sorted: np.ndarray) -> float:
-    if not len(pos) or not len(neg_sorted):
-        return math.nan
-    below = np.searchsorted(neg_sorted, pos, side="left").sum(dtype=np.float64)
-    upto = np.searchsorted(neg_sorted, pos, side="right").sum(dtype=np.float64)
-    # below + (upto - below) / 2: negatives strictly lower, plus half of the ties.
-    return float((below + upto) / 2 / (len(pos) * len(neg_sorted)))
+def _rowwise_jaccard(shingled: ShingleMatrix, weights: np.ndarray | None) -> np.ndarray:
+    """Jaccard of rows ``k`` and ``K + k`` of a ``2K``-row shingle matrix, for every ``k``."""
+    k = shingled.n_items // 2
+    first = np.arange(k, dtype=np.int64)
+    return pair_jaccard(shingled, first, first + k, weights)
 
 
 # --------------------------------------------------------------------------------------
@@ -476,111 +222,405 @@ def evaluate_sts(
     }
 
 
+
+
 # --------------------------------------------------------------------------------------
-# Corpora with story ids (UCI News Aggregator)
+# Every scorer, gate on and off, with bootstrap intervals (the labelled pair study)
 # --------------------------------------------------------------------------------------
 
+SCORER_KINDS: tuple[str, ...] = ("jaccard", "idf-batch", "idf-ref", "minhash")
+"""Scorers of the pair study: plain Jaccard, IDF-weighted Jaccard with IDF from the scored
+batch or from a reference corpus, and the MinHash estimate of plain Jaccard."""
 
-def evaluate_stories(
-    items: pd.DataFrame,
-    story_col: str = "STORY",
-    n: int = 4,
-    scheme: str = DEFAULT_SCHEME,
-    thresholds: Sequence[float] | None = None,
-    q: float = 0.999,
-) -> dict[str, pd.DataFrame]:
-    """Exact Jaccard of all pairs of a corpus against its story (event cluster) ids.
+PAIR_CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.5, 3.5))
+"""``(same_at, different_at)`` of the pair study: clear cases (>= 4 vs <= 1), and the
+scale split in two (>= 3.5 vs < 3.5, see :func:`newsdedup.pairs.label_pairs`)."""
 
-    A pair is positive when both items carry the same story id. Caveat: a story groups all
-    coverage of one event, and most same-story pairs are independent rewrites, not
-    near-duplicates (the UCI SOURCE.md says so). Low recall here is therefore expected and
-    says little about near-duplicate recall; what this measures well is *precision*: how
-    often a pair above a threshold really is the same event, and how high different-story
-    pairs score (the labelled bound).
+MINHASH_SEED = 42
+"""Seed of the published MinHash family used by the ``minhash`` scorers."""
 
-    The texts are ``title + " " + summary`` normalized with ``scheme``, as everywhere in the
-    package. Memory is ``O(N^2)`` (the dense Jaccard matrix plus the pair arrays): about
-    1 GB at 6,400 items.
 
-    Args:
-        items: A corpus table (:func:`newsdedup.corpus.load_corpus`) with ``title``,
-            optionally ``summary``, and ``story_col``.
-        story_col: Column with the story id; a missing id matches nothing.
-        n: n-gram size.
-        scheme: Normalization scheme.
-        thresholds: Threshold grid; :func:`metric_grid` by default.
-        q: Quantile of the different-story scores reported beside their maximum.
+@dataclass(frozen=True)
+class Scorer:
+    """One way of scoring a pair of headlines.
 
-    Returns:
-        ``{"summary": one row: items, stories, pairs, positives, negatives, AUC;
-        "distribution": per class (same_story, different_story):``
-        :data:`DISTRIBUTION_STATS` ``; "metrics": per threshold:`` :data:`METRIC_COLUMNS`
-        ``; "bound": the maximum and the q-quantile of the different-story scores, each with
-        the first 0.01 grid value strictly above it and the tp / fp / precision / recall of
-        that threshold}``.
+    Attributes:
+        kind: One of :data:`SCORER_KINDS`.
+        n: Character n-gram size.
+        num_perm: MinHash permutations (``kind == "minhash"`` only, else 0).
 
     Examples:
-        >>> items = pd.DataFrame({
-        ...     "title": ["Fed holds rates", "Fed holds rates steady", "Apple sues Samsung",
-        ...               "Apple sues Samsung again"],
-        ...     "STORY": ["fed", "fed", "apple", "apple"]})
-        >>> out = evaluate_stories(items, n=3)
-        >>> out["summary"][["pairs", "positives", "negatives"]].values.tolist()
-        [[6, 2, 4]]
-        >>> out["bound"][["bound", "value", "threshold", "recall"]].round(3).values.tolist()
-        [['max', 0.033, 0.04, 1.0], ['q0.999', 0.033, 0.04, 1.0]]
+        >>> Scorer("minhash", 3, 64).name, Scorer("idf-ref", 4).name
+        ('minhash-n3-k64', 'idf-ref-n4')
     """
+
+    kind: str
+    n: int
+    num_perm: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in SCORER_KINDS:
+            raise ValueError(f"unknown scorer {self.kind!r}; choose one of {list(SCORER_KINDS)}")
+        if self.n < 1:
+            raise ValueError(f"n-gram size must be >= 1, got {self.n}")
+        if (self.kind == "minhash") != (self.num_perm > 0):
+            raise ValueError("num_perm > 0 is required for minhash and only for minhash")
+
+    @property
+    def name(self) -> str:
+        base = f"{self.kind}-n{self.n}"
+        return f"{base}-k{self.num_perm}" if self.kind == "minhash" else base
+
+
+def default_scorers(
+    ngrams: Sequence[int] = (2, 3, 4, 5),
+    minhash_n: int = 3,
+    num_perms: Sequence[int] = (16, 32, 64, 128, 256),
+) -> tuple[Scorer, ...]:
+    """Plain, batch-IDF and reference-IDF Jaccard for every n; MinHash at every k for one n.
+
+    n = 3 for MinHash is the production n-gram size (seed 000), so the MinHash rows show
+    what estimating that score costs at each signature length.
+
+    Examples:
+        >>> [s.name for s in default_scorers((3,), 3, (64,))]
+        ['jaccard-n3', 'idf-batch-n3', 'idf-ref-n3', 'minhash-n3-k64']
+    """
+    out = [Scorer(kind, n) for kind in ("jaccard", "idf-batch", "idf-ref") for n in ngrams]
+    out += [Scorer("minhash", minhash_n, k) for k in num_perms]
+    # Grouped by kind for the tables: jaccard n2..n5, idf-batch n2..n5, ...
+    return tuple(sorted(out, key=lambda s: (SCORER_KINDS.index(s.kind), s.n, s.num_perm)))
+
+
+def gate_pairs(s1: Sequence[str], s2: Sequence[str]) -> np.ndarray:
+    """Whether the subject gate lets each pair ``(s1[k], s2[k])`` merge.
+
+    Lead tokens are read once per sentence (:func:`newsdedup.gate.lead_token`); a pair may
+    merge when both sides fall in one bucket (:func:`newsdedup.gate.bucket_ids`), which is
+    the rule of :func:`newsdedup.gate.gate_allows` applied to whole arrays.
+
+    Examples:
+        >>> gate_pairs(["진천군, 돌봄", "Fed holds", "…"], ["진천군 돌봄", "US Fed", "x"]).tolist()
+        [True, False, False]
+    """
+    k = len(s1)
+    ids = bucket_ids([lead_token(t) for t in list(s1) + list(s2)])
+    return ids[:k] == ids[k:]
+
+
+def score_pairs(
+    pairs: pd.DataFrame,
+    scorers: Sequence[Scorer] | None = None,
+    reference: Sequence[str] | None = None,
+    scheme: str = DEFAULT_SCHEME,
+    minhash_seed: int = MINHASH_SEED,
+) -> pd.DataFrame:
+    """Score every pair with every scorer, gate off and gate on.
+
+    Args:
+        pairs: Pairs with ``sentence1``, ``sentence2`` (e.g. :func:`newsdedup.pairs.load_korsts`).
+        scorers: Scorers; :func:`default_scorers` when None.
+        reference: Raw texts of the reference corpus for the ``idf-ref`` scorers (normalized
+            here with ``scheme``); required when such a scorer is asked for.
+        scheme: Normalization scheme.
+        minhash_seed: Seed of the ``crc32-mersenne61`` permutations. One signature of the
+            largest ``k`` is computed; a smaller ``k`` uses its first columns, which is what
+            drawing ``k`` permutations gives (the draws extend, see :mod:`newsdedup.minhash`).
+
+    Returns:
+        One row per pair, in input order (index reset): ``gate`` (the gate allows the pair)
+        and, per scorer, ``<name>`` (the score, in ``[0, 1]``) and ``<name>+gate`` (the
+        score, 0.0 where the gate blocks: the rule "flag if allowed and score >= t").
+
+    Raises:
+        ValueError: An ``idf-ref`` scorer without ``reference``.
+
+    Examples:
+        >>> df = pd.DataFrame({"sentence1": ["abc def", "xyz"], "sentence2": ["abc deg", "qrs"]})
+        >>> out = score_pairs(df, [Scorer("jaccard", 2)])
+        >>> out.columns.tolist(), out["jaccard-n2"].round(3).tolist()
+        (['gate', 'jaccard-n2', 'jaccard-n2+gate'], [0.667, 0.0])
+        >>> out["jaccard-n2+gate"].round(3).tolist()
+        [0.667, 0.0]
+    """
+    scorers = default_scorers() if scorers is None else tuple(scorers)
+    if reference is None and any(s.kind == "idf-ref" for s in scorers):
+        raise ValueError("idf-ref scorers need a reference corpus")
     norm = get_scheme(scheme)
-    summaries = items["summary"] if "summary" in items else pd.Series("", index=items.index)
-    texts = [norm(item_text(t, s)) for t, s in zip(items["title"], summaries, strict=True)]
-    scores = upper_pairs(jaccard_matrix(shingle_matrix(texts, n)))
-    positive = same_label_pairs(items[story_col], scores.i, scores.j)
+    s1 = pairs["sentence1"].tolist()
+    s2 = pairs["sentence2"].tolist()
+    texts = [norm(t) for t in s1] + [norm(t) for t in s2]
+    ref_texts = [norm(t) for t in reference] if reference is not None else []
+    allowed = gate_pairs(s1, s2)
+    k = len(s1)
+    columns: dict[str, np.ndarray] = {"gate": allowed}
+    for n in sorted({s.n for s in scorers}):
+        shingled = shingle_matrix(texts, n)
+        of_n = [s for s in scorers if s.n == n]
+        perms = max((s.num_perm for s in of_n), default=0)
+        sigs = signatures(shingled, MinHashParams(num_perm=perms, seed=minhash_seed)) \
+            if perms else None
+        for s in of_n:
+            if s.kind == "jaccard":
+                score = _rowwise_jaccard(shingled, None)
+            elif s.kind == "idf-batch":
+                score = _rowwise_jaccard(shingled, idf_weights(shingled))
+            elif s.kind == "idf-ref":
+                ref = DocumentFrequency.from_shingles(shingle_matrix(ref_texts, n))
+                score = _rowwise_jaccard(shingled, ref.weights(shingled.vocab))
+            else:
+                empty = shingled.sizes == 0
+                first = np.arange(k, dtype=np.int64)
+                score = estimate_pairs(sigs[:, : s.num_perm], empty, first, first + k)
+            columns[s.name] = score
+            columns[f"{s.name}+gate"] = np.where(allowed, score, 0.0)
+    return pd.DataFrame(columns)
+
+
+def score_columns(scored: pd.DataFrame) -> list[str]:
+    """The score columns of a :func:`score_pairs` table, in order (everything but ``gate``)."""
+    return [c for c in scored.columns if c != "gate"]
+
+
+def minhash_record(scorers: Sequence[Scorer], seed: int = MINHASH_SEED) -> dict:
+    """What a table with MinHash scores must record: family, scheme, seed and every k."""
+    base = MinHashParams(seed=seed).as_dict()
+    base.pop("num_perm")
+    return {**base, "num_perms": sorted({s.num_perm for s in scorers if s.kind == "minhash"}),
+            "lsh": None}
+
+
+SUMMARY_STATS: tuple[str, ...] = ("auc", "ap", "precision", "recall", "f1")
+"""Statistics of the pair study that get a bootstrap interval (``<stat>_lo``, ``<stat>_hi``)."""
+
+
+def _labelled(grades: np.ndarray, same_at: float, different_at: float):
+    labels = label_pairs(pd.DataFrame({"score": grades}), same_at, different_at).to_numpy()
+    keep = labels != "between"
+    return keep, labels[keep] == "same", labels
+
+
+def pair_study(
+    select: pd.DataFrame,
+    test: pd.DataFrame,
+    select_scored: pd.DataFrame,
+    test_scored: pd.DataFrame,
+    cutoffs: Sequence[tuple[float, float]] = PAIR_CUTOFFS,
+    thresholds: Sequence[float] | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, pd.DataFrame]:
+    """AUC, AP and P/R/F1 of every score column, threshold chosen on one split, tested on another.
+
+    For every cut-off and score column (scorer, gate off and on): the threshold with the best
+    F1 on ``select`` (:func:`newsdedup.metrics.best_threshold`, ties to the higher one) is
+    applied to ``test``; AUC, average precision and P/R/F1 at that threshold on ``test`` come
+    with percentile bootstrap intervals (pairs resampled with replacement; one index matrix
+    per cut-off, shared by every column, so columns are compared on the same resamples).
+    Choosing on one split and measuring on the other keeps the reported F1 honest.
+
+    Args:
+        select: Pairs with their grade (``score``) where thresholds are chosen.
+        test: Pairs where everything is measured.
+        select_scored: :func:`score_pairs` of ``select``.
+        test_scored: :func:`score_pairs` of ``test`` (same columns).
+        cutoffs: ``(same_at, different_at)`` pairs.
+        thresholds: Grid of candidate thresholds; :func:`newsdedup.metrics.metric_grid`.
+        n_resamples: Bootstrap resamples.
+        seed: Seed of the resampling.
+
+    Returns:
+        ``{"summary": one row per cut-off and column: class counts, select AUC/AP/best
+        threshold/F1, test AUC/AP/P/R/F1 at that threshold with ``_lo``/``_hi``, and the
+        test's own best threshold and F1 (in-sample, for reference); "thresholds": per cut-off,
+        column and grid threshold on test: :data:`METRIC_COLUMNS` and ``fpr``; "gate": per
+        split, cut-off and class: pairs and the share the gate lets through}``.
+
+    Raises:
+        ValueError: The score columns differ, or a cut-off leaves a class empty.
+    """
+    cols = score_columns(test_scored)
+    if cols != score_columns(select_scored):
+        raise ValueError("select and test were scored with different scorers")
     grid = metric_grid() if thresholds is None else np.asarray(thresholds, dtype=np.float64)
-    head = {"n": n, "scheme": scheme}
-
-    metrics = threshold_metrics(scores.score, positive, grid)
-    # Sorted once per class and summarised directly: a per-pair label column would cost
-    # gigabytes at 20 million pairs.
-    pos_sorted = np.sort(scores.score[positive])
-    neg_sorted = np.sort(scores.score[~positive])
-    dist = pd.DataFrame(
-        [
-            {"label": "same_story", **_stats(pos_sorted)},
-            {"label": "different_story", **_stats(neg_sorted)},
-        ]
-    )
-
-    bound = labelled_bound(scores.score, ~positive, q)
-    rows = []
-    for name, value in (("max", bound["max"]), (f"q{q:g}", bound["quantile"])):
-        t = grid_above(value) if not math.isnan(value) else math.nan
-        at = threshold_metrics(scores.score, positive, [t])
-        rows.append(
-            {
-                "bound": name,
-                "value": value,
-                "threshold": t,
-                **{k: _py(at[k].iloc[0]) for k in ("tp", "fp", "precision", "recall")},
-            }
-        )
-
-    n_pos = int(positive.sum())
-    summary = pd.DataFrame(
-        [
-            {
-                **head,
-                "items": len(items),
-                "stories": int(items[story_col].nunique()),
-                "pairs": len(scores),
-                "positives": n_pos,
-                "negatives": len(scores) - n_pos,
-                "auc": _auc_sorted(pos_sorted, neg_sorted),
-            }
-        ]
-    )
+    g_sel = select["score"].to_numpy(dtype=np.float64)
+    g_test = test["score"].to_numpy(dtype=np.float64)
+    summary, per_threshold, gate = [], [], []
+    for sa, da in cutoffs:
+        cut = {"same_at": float(sa), "different_at": float(da)}
+        keep_s, pos_s, labels_s = _labelled(g_sel, sa, da)
+        keep_t, pos_t, labels_t = _labelled(g_test, sa, da)
+        for split, pos in (("select", pos_s), ("test", pos_t)):
+            if pos.all() or not pos.any():
+                raise ValueError(f"cut-offs ({sa}, {da}) leave a class empty on {split}")
+        for split, labels, scored in (("select", labels_s, select_scored),
+                                      ("test", labels_t, test_scored)):
+            allowed = scored["gate"].to_numpy(dtype=bool)
+            for label in ("same", "different"):
+                mask = labels == label
+                gate.append({"split": split, **cut, "label": label, "pairs": int(mask.sum()),
+                             "gate_allows": float(allowed[mask].mean())})
+        idx = bootstrap_indices(int(keep_t.sum()), n_resamples, seed)
+        boot_pos = pos_t[idx]
+        for col in cols:
+            s_sel = select_scored[col].to_numpy(dtype=np.float64)[keep_s]
+            s_test = test_scored[col].to_numpy(dtype=np.float64)[keep_t]
+            chosen = best_threshold(threshold_metrics(s_sel, pos_s, grid))
+            table = threshold_metrics(s_test, pos_t, grid)
+            n_neg = int((~pos_t).sum())
+            table["fpr"] = table["fp"] / n_neg
+            per_threshold.append(table.assign(**cut, column=col))
+            own = best_threshold(table)
+            boot = {"auc": roc_auc_rows(s_test[idx], boot_pos),
+                    "ap": average_precision_rows(s_test[idx], boot_pos),
+                    **prf_rows(s_test[idx], boot_pos, chosen["threshold"])}
+            point = {"auc": separation_auc(s_test, pos_t),
+                     "ap": float(average_precision_rows(s_test, pos_t)),
+                     **{k: float(v) for k, v in prf_rows(s_test, pos_t,
+                                                          chosen["threshold"]).items()}}
+            row = {**cut, "column": col, "n_same": int(pos_t.sum()), "n_different": n_neg,
+                   "select_auc": separation_auc(s_sel, pos_s),
+                   "select_ap": float(average_precision_rows(s_sel, pos_s)),
+                   "threshold": chosen["threshold"], "select_f1": chosen["f1"]}
+            for stat in SUMMARY_STATS:
+                lo, hi = percentile_interval(boot[stat])
+                row |= {stat: point[stat], f"{stat}_lo": lo, f"{stat}_hi": hi}
+            row |= {"test_best_threshold": own["threshold"], "test_best_f1": own["f1"]}
+            summary.append(row)
+    thresholds_table = pd.concat(per_threshold, ignore_index=True)
+    front = ["same_at", "different_at", "column"]
     return {
-        "summary": summary,
-        "distribution": dist.assign(**head)[["n", "scheme", "label", *DISTRIBUTION_STATS]],
-        "metrics": metrics.assign(**head)[["n", "scheme", *METRIC_COLUMNS]],
-        "bound": pd.DataFrame(rows).assign(**head, negatives=bound["count"]),
+        "summary": _with_scorer_columns(pd.DataFrame(summary)),
+        "thresholds": _with_scorer_columns(
+            thresholds_table[front + [c for c in thresholds_table.columns if c not in front]]),
+        "gate": pd.DataFrame(gate),
     }
+
+
+def _with_scorer_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """Split ``column`` (``minhash-n3-k64+gate``) into scorer, kind, n, k and gate."""
+    name = df["column"].str.removesuffix("+gate")
+    parts = name.str.extract(r"^(?P<kind>[a-z-]+)-n(?P<n>\d+)(?:-k(?P<k>\d+))?$")
+    out = df.drop(columns=["column"]).copy()
+    pos = out.columns.get_loc("different_at") + 1
+    for offset, (key, values) in enumerate((
+        ("scorer", name.astype(object)),
+        ("kind", parts["kind"].astype(object)),
+        ("n", parts["n"].astype(np.int64)),
+        ("k", pd.to_numeric(parts["k"]).fillna(0).astype(np.int64)),
+        ("gate", df["column"].str.endswith("+gate").astype(bool)),
+    )):
+        out.insert(pos + offset, key, values.to_numpy())
+    return out
+
+
+def recommend(summary: pd.DataFrame, same_at: float, different_at: float) -> dict:
+    """The scorer the evidence favours at one cut-off: highest F1 on the select split.
+
+    Chosen on the select split only (ties: higher select AP, then the earlier row, i.e. the
+    simpler scorer); its test figures are then an honest estimate. A row of ``summary``.
+
+    Examples:
+        >>> s = pd.DataFrame({"same_at": [4.0, 4.0], "different_at": [1.0, 1.0],
+        ...                   "scorer": ["a", "b"], "select_f1": [0.8, 0.9],
+        ...                   "select_ap": [0.9, 0.9]})
+        >>> recommend(s, 4.0, 1.0)["scorer"]
+        'b'
+    """
+    part = summary[(summary["same_at"] == same_at) & (summary["different_at"] == different_at)]
+    if not len(part):
+        raise ValueError(f"no rows for cut-offs ({same_at}, {different_at})")
+    order = np.lexsort((np.arange(len(part)), -part["select_ap"].to_numpy(),
+                        -part["select_f1"].to_numpy()))
+    return {c: py_scalar(part[c].iloc[order[0]]) for c in part.columns}
+
+
+def compare_languages(
+    a_test: pd.DataFrame,
+    a_scored: pd.DataFrame,
+    b_scored: pd.DataFrame,
+    cutoffs: Sequence[tuple[float, float]] = PAIR_CUTOFFS,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    names: tuple[str, str] = ("ko", "en"),
+) -> pd.DataFrame:
+    """AUC and AP of each score column in two languages on the same aligned pairs.
+
+    KorSTS rows are STS-B rows translated, with the same grades, so one bootstrap index
+    matrix resamples both sides together and the interval of the difference is paired.
+
+    Args:
+        a_test: The pairs (their ``score`` grades serve both languages).
+        a_scored: :func:`score_pairs` of the first language.
+        b_scored: :func:`score_pairs` of the second language, same rows and columns.
+        cutoffs: ``(same_at, different_at)`` pairs.
+        n_resamples: Bootstrap resamples.
+        seed: Seed of the resampling.
+        names: Suffixes of the two languages' columns.
+
+    Returns:
+        One row per cut-off and column: ``auc_<a>``, ``auc_<b>``, ``auc_diff`` (a - b) with
+        ``auc_diff_lo`` / ``auc_diff_hi``, the same for ``ap``, and the share of same and of
+        different pairs the gate lets through in each language.
+
+    Raises:
+        ValueError: The two tables differ in rows or columns.
+    """
+    cols = score_columns(a_scored)
+    if cols != score_columns(b_scored) or len(a_scored) != len(b_scored):
+        raise ValueError("the two languages must be scored on the same pairs with the same scorers")
+    x, y = names
+    grades = a_test["score"].to_numpy(dtype=np.float64)
+    rows = []
+    for sa, da in cutoffs:
+        keep, pos, _ = _labelled(grades, sa, da)
+        idx = bootstrap_indices(int(keep.sum()), n_resamples, seed)
+        gates = {lang: scored["gate"].to_numpy(dtype=bool)[keep]
+                 for lang, scored in ((x, a_scored), (y, b_scored))}
+        for col in cols:
+            sx = a_scored[col].to_numpy(dtype=np.float64)[keep]
+            sy = b_scored[col].to_numpy(dtype=np.float64)[keep]
+            row = {"same_at": float(sa), "different_at": float(da), "column": col}
+            for stat, fn in (("auc", roc_auc_rows), ("ap", average_precision_rows)):
+                vx, vy = float(fn(sx, pos)), float(fn(sy, pos))
+                lo, hi = percentile_interval(fn(sx[idx], pos[idx]) - fn(sy[idx], pos[idx]))
+                row |= {f"{stat}_{x}": vx, f"{stat}_{y}": vy, f"{stat}_diff": vx - vy,
+                        f"{stat}_diff_lo": lo, f"{stat}_diff_hi": hi}
+            for lang in names:
+                row[f"gate_same_{lang}"] = float(gates[lang][pos].mean())
+                row[f"gate_different_{lang}"] = float(gates[lang][~pos].mean())
+            rows.append(row)
+    return _with_scorer_columns(pd.DataFrame(rows))
+
+
+def headline_split(pairs: pd.DataFrame, filename: str = "headlines") -> pd.DataFrame:
+    """The rows of one ``filename`` (the news-headline pairs), index reset.
+
+    Raises:
+        ValueError: No such rows.
+    """
+    part = pairs[pairs["filename"] == filename].reset_index(drop=True)
+    if not len(part):
+        raise ValueError(f"no rows with filename {filename!r}")
+    return part
+
+
+def reference_sentences(splits: Sequence[pd.DataFrame], genre: str = "main-news",
+                        exclude: str = "headlines") -> list[str]:
+    """Sentences for reference IDF: both sides of every ``genre`` row not in ``exclude``.
+
+    For KorSTS / STS-B that is the MSRpar and deft-news news sentences of all splits given:
+    same language and domain as the headlines, and disjoint from the evaluated pairs, so
+    the IDF is not measured on the pairs it scores.
+
+    Examples:
+        >>> df = pd.DataFrame({"genre": ["main-news"] * 3,
+        ...                    "filename": ["MSRpar", "headlines", "deft-news"],
+        ...                    "sentence1": ["a", "b", "c"], "sentence2": list("xyz")})
+        >>> reference_sentences([df])
+        ['a', 'c', 'x', 'z']
+    """
+    rows = pd.concat([s[(s["genre"] == genre) & (s["filename"] != exclude)] for s in splits])
+    if not len(rows):
+        raise ValueError(f"no {genre!r} rows outside {exclude!r} for a reference corpus")
+    return rows["sentence1"].tolist() + rows["sentence2"].tolist()

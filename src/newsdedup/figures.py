@@ -50,6 +50,8 @@ FIGURE_FILES: dict[str, str] = {
     "sensitivity": "sensitivity.png",
     "threshold_sweep": "threshold_sweep.png",
     "cross_host": "cross_host.png",
+    "ngram_sweep": "ngram_sweep.png",
+    "dedupe_sweep": "dedupe_sweep.png",
 }
 """Figure key -> file name under ``results/<name>/figures/``."""
 
@@ -68,12 +70,19 @@ _FILES: dict[str, tuple[str, str]] = {
     "sweep": ("calibrate/sweep.csv", "calibrate"),
     "quantiles": ("calibrate/quantiles.csv", "calibrate"),
     "cross_pairs": ("crosshost/cross_pairs.csv", "crosshost"),
+    "ngram_sweep": ("measure/ngram_sweep.csv", "measure"),
+    "ngram_tracks": ("measure/ngram_tracks.csv", "measure"),
+    "dedupe_sweep": ("dedupe/sweep.csv", "dedupe"),
+    "gold_pairs": ("signals/gold_pairs.csv", "signals"),
 }
 CALIBRATION_FILE = "calibration.json"
 
 # Written only under some options (LSH can be switched off; quantiles are an
 # optional extra table): reading them gives None instead of an error.
-_OPTIONAL = frozenset({"lsh", "quantiles"})
+# The n-gram sweep and the dedupe sweep are newer steps: an older results tree
+# without them still draws the other figures.
+_OPTIONAL = frozenset({"lsh", "quantiles", "ngram_sweep", "ngram_tracks", "dedupe_sweep",
+                       "gold_pairs"})
 
 
 def _missing(path: Path, target: str, name: str) -> FileNotFoundError:
@@ -135,6 +144,13 @@ class Results:
     sweep = _Table("``calibrate/sweep.csv``: scorer, threshold, pairs, items_left.")
     quantiles = _Table("``calibrate/quantiles.csv`` (side, f, q, value), or None.")
     cross_pairs = _Table("``crosshost/cross_pairs.csv``: every cross-host pair, best first.")
+    ngram_sweep = _Table("``measure/ngram_sweep.csv``: n, pairs, mean_shingles, mean, p50, p90, "
+                         "p99, p999, max, pairs_ge_*; or None.")
+    ngram_tracks = _Table("``measure/ngram_tracks.csv``: rank, i, j, n, score; or None.")
+    gold_pairs = _Table("``signals/gold_pairs.csv``: labelled pairs with their signals "
+                        "(``newsdedup evaluate-gold``); or None.")
+    dedupe_sweep = _Table("``dedupe/sweep.csv``: scorer, gate, threshold, pairs_at_or_above, "
+                          "items_left, merged; or None.")
 
     def table(self, key: str) -> pd.DataFrame | None:
         """One table by attribute name; None for an absent optional table.
@@ -176,6 +192,22 @@ class Results:
         """``(low, high]`` of the threshold band, or None."""
         band = self.calibration.get("band")
         return None if band is None else (float(band[0]), float(band[1]))
+
+    @property
+    def gold_n(self) -> int | None:
+        """n-gram size of the labelled pairs' scores (``signals/gold_params.json``), or None."""
+        path = self.path / "signals" / "gold_params.json"
+        if not path.is_file():
+            return None
+        return int(json.loads(path.read_text(encoding="utf-8"))["options"]["signals"]["n"])
+
+    @property
+    def dedupe_threshold(self) -> float | None:
+        """The threshold of the last dedupe run (``dedupe/dedupe.json``), or None."""
+        path = self.path / "dedupe" / "dedupe.json"
+        if not path.is_file():
+            return None
+        return float(json.loads(path.read_text(encoding="utf-8"))["config"]["threshold"])
 
     @property
     def calibration_n(self) -> int | None:
@@ -275,11 +307,25 @@ def _new_figure(width: float, height: float, ncols: int = 1, **kw) -> tuple[Figu
     return fig, list(axes)
 
 
+def _sweep_axes(axes: list[Axes], pairs_label: str, pairs_title: str, items_label: str) -> None:
+    """Axes of a two-panel threshold sweep: pairs (symlog, zero visible) and items left."""
+    for ax in axes:
+        ax.set_xlabel("threshold (score at or above)")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_yscale("symlog", linthresh=1.0)
+    axes[0].set_ylim(bottom=0)
+    axes[0].set_ylabel(f"{pairs_label} (symlog)")
+    axes[0].set_title(pairs_title)
+    axes[1].set_ylabel(items_label)
+    axes[1].set_title("items left")
+
+
 # --- plots -------------------------------------------------------------------
 
 
 def score_distribution(histogram: pd.DataFrame, upper_bound: float,
-                       bound_n: int | None = None) -> Figure:
+                       bound_n: int | None = None, labelled: pd.DataFrame | None = None,
+                       labelled_n: int | None = None) -> Figure:
     """Counts of all-pairs exact Jaccard and MinHash estimates per score bin, one panel per n.
 
     Answers: how far is the bulk of the pairs from any usable threshold, and
@@ -291,10 +337,17 @@ def score_distribution(histogram: pd.DataFrame, upper_bound: float,
         upper_bound: The unrelated-pair upper bound, drawn as a vertical line.
         bound_n: n-gram size the bound was measured at; the line is drawn only in
             that panel (the bound of other n differs). None draws it everywhere.
+        labelled: Labelled pairs with their exact score on the same text
+            (``signals/gold_pairs.csv``: ``label``, ``text_jaccard``); the
+            ``"same"`` pairs are marked by triangles along the top of the
+            ``labelled_n`` panel, so one sees where true duplicates fall in the
+            distribution (seed 004's AlphaEvolve pair sits below the bound).
+        labelled_n: n-gram size of the labelled scores.
 
     Returns:
         The figure; each panel holds two ``StepPatch`` artists (exact, estimate)
-        whose values are the frame's columns.
+        whose values are the frame's columns, and the marked panel one line
+        labelled ``"labelled same-event pairs (k)"`` whose x data are their scores.
 
     Examples:
         >>> h = pd.DataFrame({"n": [4, 4], "bin_lo": [0.0, 0.5], "bin_hi": [0.5, 1.0],
@@ -316,6 +369,12 @@ def score_distribution(histogram: pd.DataFrame, upper_bound: float,
         if bound_n is None or n == bound_n:
             _bound_line(ax, upper_bound, vertical=True)
             legend_ax = legend_ax or ax
+        if labelled is not None and n == labelled_n:
+            same = np.sort(labelled.loc[labelled["label"] == "same", "text_jaccard"].to_numpy())
+            # x in data, y in axes fraction: the markers sit along the top whatever the counts.
+            ax.plot(same, np.full(same.size, 0.97), ls="none", marker="v", ms=8,
+                    color="#27ae60", transform=ax.get_xaxis_transform(),
+                    label=f"labelled same-event pairs ({same.size})")
         nonzero = np.flatnonzero(exact > 0)
         top = edges[nonzero[-1] + 1] if len(nonzero) else 1.0
         # Zoom to the occupied range: beyond the highest pair the axis is empty by construction.
@@ -497,14 +556,7 @@ def threshold_sweep(sweep: pd.DataFrame, recommended: float | None,
         if recommended is not None:
             ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.",
                        label=f"recommended {recommended:.2f}")
-        ax.set_xlabel("threshold (score at or above)")
-        ax.grid(alpha=0.3, which="both")
-    axes[0].set_yscale("symlog", linthresh=1.0)
-    axes[0].set_ylim(bottom=0)
-    axes[0].set_ylabel("pairs at or above (symlog)")
-    axes[0].set_title("pairs flagged")
-    axes[1].set_ylabel("items left after greedy clustering")
-    axes[1].set_title("items left")
+    _sweep_axes(axes, "pairs at or above", "pairs flagged", "items left after greedy clustering")
     axes[0].legend(fontsize=8, loc="upper right")
     if band is None and recommended is None:
         axes[0].text(0.02, 0.03, "no calibrated band for this corpus", transform=axes[0].transAxes,
@@ -602,36 +654,176 @@ def cross_host_scores(cross_pairs: pd.DataFrame, upper_bound: float, window_days
     return fig
 
 
+def ngram_sweep(sweep: pd.DataFrame, tracks: pd.DataFrame, upper_bound: float | None = None,
+                bound_n: int | None = None, label_top: int = 3) -> Figure:
+    """How every pair's score moves with the n-gram size.
+
+    Answers: which n separates best? Left: the distribution of all pair
+    scores per n (mean, upper quantiles, maximum; log axis). Right: the top pairs at the
+    reference n followed across n; the best ``label_top`` are labelled by rank.
+
+    Args:
+        sweep: ``measure/ngram_sweep.csv``.
+        tracks: ``measure/ngram_tracks.csv``.
+        upper_bound: The unrelated-pair bound, marked at ``bound_n`` (both or neither).
+        bound_n: The n-gram size the bound was measured at.
+        label_top: Tracked pairs to label.
+
+    Returns:
+        The figure; the left panel has one line per statistic, labelled with
+        the column name, whose y data are the column.
+
+    Examples:
+        >>> s = pd.DataFrame({"n": [3, 4], "mean": [.02, .01], "p90": [.05, .03],
+        ...                   "p99": [.1, .06], "p999": [.2, .1], "max": [.3, .2]})
+        >>> t = pd.DataFrame({"rank": [1, 1], "n": [3, 4], "score": [.3, .2]})
+        >>> [ln.get_label() for ln in ngram_sweep(s, t).axes[0].lines]
+        ['mean', 'p90', 'p99', 'p999', 'max']
+    """
+    fig, axes = _new_figure(10.5, 4.4, ncols=2)
+    s = sweep.sort_values("n")
+    for col, style in (("mean", "-"), ("p90", "--"), ("p99", "-."), ("p999", ":"),
+                       ("max", "-")):
+        if col in s:
+            axes[0].plot(s["n"], s[col], ls=style, marker="o", ms=4, lw=1.6, label=col)
+    for rank, g in tracks.groupby("rank", sort=True):
+        g = g.sort_values("n")
+        top = rank <= label_top
+        axes[1].plot(g["n"], g["score"], marker="o", ms=3, lw=1.4 if top else 0.8,
+                     alpha=1.0 if top else 0.45, label=f"pair #{rank}" if top else None)
+    for ax in axes:
+        if upper_bound is not None and bound_n is not None:
+            ax.plot([bound_n], [upper_bound], marker="D", ms=8, color=BOUND_COLOR, ls="none",
+                    label=f"unrelated-pair bound {upper_bound:.3f} (n={bound_n})", zorder=4)
+        ax.set_xlabel("n-gram size n (characters)")
+        ax.set_xticks(sorted(s["n"].unique()))
+        ax.grid(alpha=0.3)
+    # Log scale: the statistics span two decades; a zero (a quantile at large n)
+    # simply drops out of the line.
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("exact Jaccard (log)")
+    axes[0].set_title("all pairs: distribution per n")
+    axes[1].set_ylabel("exact Jaccard")
+    axes[1].set_title("the top pairs at the reference n, across n")
+    axes[0].legend(fontsize=8, loc="lower left")
+    axes[1].legend(fontsize=8, loc="lower left")
+    fig.suptitle("n-gram sweep: every score falls as n grows")
+    return fig
+
+
+def dedupe_sweep(sweep: pd.DataFrame, threshold: float | None = None) -> Figure:
+    """Items left and pairs flagged per threshold, per scorer, with the gate on and off.
+
+    Answers: what does the subject gate buy, and at what threshold does each
+    scorer start merging? Solid lines are gated, dashed ungated, one colour
+    per scorer; the gap between a solid and a dashed line is what the gate
+    blocks. The threshold in use is drawn as a vertical line.
+
+    Args:
+        sweep: ``dedupe/sweep.csv``: scorer, gate, threshold, pairs_at_or_above,
+            items_left.
+        threshold: The dedupe's threshold, or None.
+
+    Returns:
+        The figure; every line is labelled ``"<scorer>, gate on|off"``.
+
+    Examples:
+        >>> t = pd.DataFrame({"scorer": ["idf"] * 4, "gate": [True, True, False, False],
+        ...                   "threshold": [.2, .3] * 2, "pairs_at_or_above": [2, 1, 5, 3],
+        ...                   "items_left": [8, 9, 5, 7]})
+        >>> [ln.get_label() for ln in dedupe_sweep(t).axes[1].lines]
+        ['idf, gate on', 'idf, gate off']
+    """
+    fig, axes = _new_figure(10.5, 4.4, ncols=2, sharex=True)
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (scorer, g) in enumerate(sweep.groupby("scorer", sort=False)):
+        for gate, sub in g.groupby("gate", sort=False):
+            sub = sub.sort_values("threshold")
+            label = f"{scorer}, gate {'on' if gate else 'off'}"
+            style = dict(color=colors[k % len(colors)], lw=1.6, ls="-" if gate else "--")
+            axes[0].plot(sub["threshold"], sub["pairs_at_or_above"], label=label, **style)
+            axes[1].plot(sub["threshold"], sub["items_left"], label=label, **style)
+    for ax in axes:
+        if threshold is not None:
+            ax.axvline(threshold, color=RECOMMENDED_COLOR, lw=1.2, ls="-.")
+    _sweep_axes(axes, "near-pass pairs at or above", "pairs the near pass compares and flags",
+                "items left after dedupe")
+    axes[1].legend(fontsize=8, loc="lower right")
+    title = "Dedupe sweep: scorers with the subject gate on (solid) and off (dashed)"
+    if threshold is not None:
+        title += f"; threshold in use {threshold:.2f}"
+    fig.suptitle(title)
+    return fig
+
+
 # --- writing -----------------------------------------------------------------
 
 
 def all_figures(results: Results) -> dict[str, Figure]:
-    """The five figures of one results tree, keyed as :data:`FIGURE_FILES`."""
+    """Every figure of one results tree, keyed as :data:`FIGURE_FILES`.
+
+    The five figures of the published blocks always; the n-gram and dedupe
+    sweeps when their tables exist.
+    """
     window = None
     cross_json = results.path / "crosshost" / "crosshost.json"
     if cross_json.is_file():
         window = json.loads(cross_json.read_text(encoding="utf-8")).get(
             "params", {}).get("window_days")
-    return {
+    out = {
         "score_distribution": score_distribution(results.histogram, results.upper_bound,
-                                                 results.calibration_n),
+                                                 results.calibration_n, results.gold_pairs,
+                                                 results.gold_n),
         "minhash_error": minhash_error(results.errors),
         "sensitivity": sensitivity_curves(results.both_sided, results.one_sided,
                                           results.upper_bound, results.recommended),
         "threshold_sweep": threshold_sweep(results.sweep, results.recommended, results.band),
         "cross_host": cross_host_scores(results.cross_pairs, results.upper_bound, window),
     }
+    if results.ngram_sweep is not None and results.ngram_tracks is not None:
+        out["ngram_sweep"] = ngram_sweep(results.ngram_sweep, results.ngram_tracks,
+                                         results.upper_bound, results.calibration_n)
+    if results.dedupe_sweep is not None:
+        out["dedupe_sweep"] = dedupe_sweep(results.dedupe_sweep, results.dedupe_threshold)
+    return out
 
 
 def save(fig: Figure, path: Path) -> Path:
-    """Write a figure as PNG so that reruns on one machine give identical bytes.
+    """Write a figure as PNG, and SVG beside it, so reruns give identical bytes.
 
-    ``metadata={"Software": None}`` drops the matplotlib version stamp; the
-    size comes from the figure and :data:`DPI`, not from a tight bounding box.
+    ``metadata={"Software": None}`` drops the matplotlib version stamp (and
+    ``"Date"`` the SVG's time stamp); the size comes from the figure and
+    :data:`DPI`, not from a tight bounding box; a fixed ``svg.hashsalt``
+    makes the SVG's element ids stable.
+
+    Returns:
+        The PNG path (the SVG has the same stem).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=DPI, format="png", metadata={"Software": None})
+    with matplotlib.rc_context({"svg.hashsalt": "newsdedup", "svg.fonttype": "path"}):
+        fig.savefig(path.with_suffix(".svg"), format="svg",
+                    metadata={"Date": None, "Creator": None})
     return path
+
+
+def save_figure(results: Results, key: str, fig: Figure) -> Path:
+    """Save one figure of a results tree under its file name (PNG and SVG).
+
+    What the notebooks call, so that executing them regenerates every figure
+    exactly as ``python -m newsdedup.figures`` writes it.
+
+    Args:
+        results: The results tree the figure was drawn from.
+        key: Figure key of :data:`FIGURE_FILES`.
+        fig: The figure.
+
+    Returns:
+        The PNG path.
+    """
+    if key not in FIGURE_FILES:
+        raise KeyError(f"unknown figure {key!r}; figures: {', '.join(FIGURE_FILES)}")
+    return save(fig, results.path / "figures" / FIGURE_FILES[key])
 
 
 def write_figures(name: str = DEFAULT_NAME, root: Path | None = None) -> list[Path]:

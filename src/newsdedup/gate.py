@@ -26,9 +26,9 @@ Known limitations (the seed's and this implementation's):
   direction (one duplicate stays visible) but it is a miss.
 * Headlines that do not start with their subject (common in English) make the
   gate block true duplicates that begin differently.
-* Stripping the outlet suffix trusts the last ``" - "`` / ``" | "``; a headline
-  whose own text ends in ``"A - B"`` loses ``B``. Only the lead token is taken
-  from the remainder, so this rarely changes the key.
+* Stripping the outlet suffix trusts the last ``" - "`` / ``" | "`` when what
+  follows is short (at most four words, shorter than the rest); a headline
+  whose own text ends in ``"A long headline - B"`` still loses ``B``.
 """
 
 from __future__ import annotations
@@ -51,12 +51,17 @@ _OUTLET_SEPARATORS: tuple[str, ...] = (" - ", " | ")
 _FRAGMENT = re.compile(r"[^\s,，、:：·・･‧∙]+")
 
 
+MAX_OUTLET_WORDS = 4
+"""Longest suffix, in words, taken for an outlet name ("The Korea Herald" is 3)."""
+
+
 def strip_outlet(headline: str) -> str:
     """Remove a trailing outlet name (``" - 연합뉴스"``, ``" | 뉴스1"``).
 
-    The part after the *last* separator is dropped, but only when something
-    non-blank precedes it, so a headline that is nothing but ``" - x"`` is
-    kept as it is.
+    The part after the *last* separator is dropped when it looks like an
+    outlet name: at most :data:`MAX_OUTLET_WORDS` words and shorter than the
+    non-blank text before it. A rubric headline such as ``"Forex - Pound
+    drops to 2-week low"`` is therefore kept whole.
 
     Args:
         headline: A raw headline.
@@ -71,11 +76,19 @@ def strip_outlet(headline: str) -> str:
         'A - B'
         >>> strip_outlet(" - 연합뉴스")
         '- 연합뉴스'
+        >>> strip_outlet("Forex - Pound drops to 2-week low vs dollar")
+        'Forex - Pound drops to 2-week low vs dollar'
     """
     text = headline.strip()
     cut = max(text.rfind(" - "), text.rfind(" | "))  # _OUTLET_SEPARATORS, unrolled: hot path
-    if cut > 0 and text[:cut].strip():
-        return text[:cut].strip()
+    if cut <= 0:
+        return text
+    head, outlet = text[:cut].strip(), text[cut + 3:].strip()
+    # An outlet name is short and shorter than the headline it follows. Without
+    # this check a rubric headline ("Forex - Pound drops to 2-week low") loses
+    # everything but its rubric, and all of the rubric's stories become one key.
+    if head and len(outlet) < len(head) and len(outlet.split()) <= MAX_OUTLET_WORDS:
+        return head
     return text
 
 

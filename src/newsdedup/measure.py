@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from newsdedup.calibration import order_quantiles
 from newsdedup.minhash import (
     MinHashParams,
     estimate_matrix,
@@ -53,6 +54,8 @@ class MeasureConfig:
         error_families: Families of that study (each with its own seed).
         lsh: Whether to report LSH banding candidates per threshold.
         error_max_pairs: Pairs of the error study; larger corpora use a seeded sample.
+        sweep_ngrams: n-gram sizes of the n-gram sweep (how every score moves
+            with n); the top pairs at ``top_ngram`` are followed across them.
     """
 
     ngrams: tuple[int, ...] = (3, 4, 5)
@@ -68,6 +71,7 @@ class MeasureConfig:
     )
     lsh: bool = True
     error_max_pairs: int = 250_000
+    sweep_ngrams: tuple[int, ...] = (2, 3, 4, 5, 6)
 
     def __post_init__(self) -> None:
         if self.top_ngram not in self.ngrams:
@@ -88,6 +92,7 @@ class MeasureConfig:
             "error_perms": list(self.error_perms),
             "error_families": [p.as_dict() for p in self.error_families],
             "error_max_pairs": self.error_max_pairs,
+            "sweep_ngrams": list(self.sweep_ngrams),
             "lsh": "datasketch MinHashLSH optimiser, weights (0.5, 0.5)" if self.lsh else None,
         }
 
@@ -319,12 +324,16 @@ class MeasureReport:
         per_ngram: One :class:`NgramMeasurement` per n, in ``config.ngrams`` order.
         top: Top exact pairs at ``config.top_ngram``.
         errors: Error-versus-permutations table (at ``config.top_ngram``).
+        ngram_sweep: Distribution of all exact scores per n (:func:`ngram_sweep`).
+        ngram_tracks: Scores of the top pairs at every n (:func:`ngram_sweep`).
     """
 
     config: MeasureConfig
     per_ngram: list[NgramMeasurement]
     top: pd.DataFrame
     errors: pd.DataFrame
+    ngram_sweep: pd.DataFrame = field(default_factory=pd.DataFrame)
+    ngram_tracks: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def summary(self) -> pd.DataFrame:
         """One row per n: items, pairs, mean shingles, error mean and max, exact max."""
@@ -393,9 +402,79 @@ def run_measure(
     say(f"measure: error versus permutations {list(config.error_perms)}")
     errors = error_vs_num_perm(top_m.shingled, top_m.exact, config.error_families,
                                config.error_perms, config.error_max_pairs)
+    say(f"measure: n-gram sweep {list(config.sweep_ngrams)}")
+    measured = {m.n: m.exact for m in per_ngram}
+    sweep, tracks = ngram_sweep(texts, config.sweep_ngrams, top_m.exact.top(config.top_k),
+                                like=top_m.exact, known=measured)
     return MeasureReport(
         config=config,
         per_ngram=per_ngram,
         top=top_pairs(items, top_m.exact, config.top_k),
         errors=errors,
+        ngram_sweep=sweep,
+        ngram_tracks=tracks,
     )
+
+
+SWEEP_QUANTILES: dict[str, float] = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p999": 0.999}
+SWEEP_LEVELS: tuple[float, ...] = (0.1, 0.2, 0.3)
+
+
+def ngram_sweep(
+    texts: Sequence[str],
+    ngrams: Sequence[int],
+    tracked: np.ndarray,
+    like: PairScores | None = None,
+    known: dict[int, PairScores] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """How every pair's exact Jaccard moves with the n-gram size.
+
+    Smaller n shares more short fragments (particles, syllables), so all
+    scores rise; larger n keeps only longer runs, so unrelated pairs fall to
+    zero faster than rewrites do. The sweep shows both at once: the
+    distribution of all pair scores per n, and the scores of a few tracked
+    pairs (the top pairs at the reference n) followed across n.
+
+    Args:
+        texts: Normalized texts.
+        ngrams: n-gram sizes, characters, each ``>= 1``.
+        tracked: Positions (in combinations order) of the pairs to follow.
+        like: Pairs whose index arrays to reuse (same items).
+        known: Exact scores already computed for some n (not recomputed).
+
+    Returns:
+        ``(sweep, tracks)``. ``sweep``: one row per n with ``pairs``,
+        ``mean_shingles``, ``mean``, quantiles ``p50``/``p90``/``p99``/``p999``
+        (order statistics, :func:`newsdedup.calibration.order_quantiles`),
+        ``max`` and ``pairs_ge_0.1``/``0.2``/``0.3``. ``tracks``: one row per
+        tracked pair and n with ``rank`` (1 = best at the reference n), ``i``,
+        ``j``, ``n``, ``score``.
+
+    Examples:
+        >>> sweep, tracks = ngram_sweep(["abcdef", "abcxyz", "uvwxyz"], [2, 3], np.array([0]))
+        >>> sweep[["n", "max"]].round(3).values.tolist()
+        [[2.0, 0.25], [3.0, 0.143]]
+        >>> tracks["score"].round(3).tolist()
+        [0.25, 0.143]
+    """
+    known = known or {}
+    rows, track_rows = [], []
+    for n in ngrams:
+        shingled = shingle_matrix(texts, n)
+        scores = known.get(n) or upper_pairs(jaccard_matrix(shingled), like=like)
+        like = like or scores
+        v = scores.score
+        q = order_quantiles(v, list(SWEEP_QUANTILES.values()))
+        row = {"n": n, "pairs": len(v),
+               "mean_shingles": float(shingled.sizes.mean()) if shingled.n_items else 0.0,
+               "mean": math.fsum(v) / len(v) if len(v) else float("nan")}
+        row |= {name: float(val) for name, val in zip(SWEEP_QUANTILES, q, strict=True)}
+        row |= {"max": scores.max()}
+        counts = scores.count_at_or_above(list(SWEEP_LEVELS))
+        row |= {f"pairs_ge_{t}": int(c) for t, c in zip(SWEEP_LEVELS, counts, strict=True)}
+        rows.append(row)
+        track_rows.append(pd.DataFrame({
+            "rank": np.arange(1, len(tracked) + 1), "i": scores.i[tracked],
+            "j": scores.j[tracked], "n": n, "score": v[tracked]}))
+    tracks = (pd.concat(track_rows, ignore_index=True) if track_rows else pd.DataFrame())
+    return pd.DataFrame(rows), tracks

@@ -209,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="seconds per cell (default: %(default)s)")
     parser.add_argument("-j", "--jobs", type=int, default=1,
                         help="notebooks executed at once (default: %(default)s)")
+    parser.add_argument("--no-write", dest="write", action="store_false",
+                        help="execute but leave the notebook files as they are (checks that "
+                             "they run; their figures are still regenerated)")
     parser.add_argument("--clear", action="store_true",
                         help="do not execute; remove outputs and execution counts instead "
                              "(the committed form)")
@@ -222,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"[{k}/{len(paths)}] cleared {path}", flush=True)
         return 0
     print(f"executing {len(paths)} notebooks in {args.folder} (jobs={args.jobs})", flush=True)
-    runs = execute_all(paths, jobs=args.jobs, timeout=args.timeout,
+    runs = execute_all(paths, jobs=args.jobs, timeout=args.timeout, write=args.write,
                        progress=lambda line: print(line, flush=True))
     failed = [r for r in runs if not r.ok]
     for run in failed:

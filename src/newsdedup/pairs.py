@@ -134,20 +134,26 @@ def label_pairs(df: pd.DataFrame, same_at: float = 4.0, different_at: float = 1.
     Args:
         df: A table with a numeric ``score`` column.
         same_at: Scores at or above this are ``"same"``.
-        different_at: Scores at or below this are ``"different"``; must be below ``same_at``.
+        different_at: Scores at or below this are ``"different"``; at most ``same_at``.
+            Equal to ``same_at`` it splits the scale in two with nothing between:
+            ``"same"`` at or above, ``"different"`` strictly below.
 
     Returns:
         A ``label`` Series aligned with ``df``'s index.
 
     Raises:
-        ValueError: ``different_at >= same_at``.
+        ValueError: ``different_at > same_at``.
 
     Examples:
         >>> label_pairs(pd.DataFrame({"score": [5.0, 4.0, 2.5, 1.0, 0.0]})).tolist()
         ['same', 'same', 'between', 'different', 'different']
+        >>> label_pairs(pd.DataFrame({"score": [3.6, 3.5, 3.4]}), 3.5, 3.5).tolist()
+        ['same', 'same', 'different']
     """
-    if not different_at < same_at:
-        raise ValueError(f"different_at ({different_at}) must be below same_at ({same_at})")
+    if different_at > same_at:
+        raise ValueError(f"different_at ({different_at}) must not exceed same_at ({same_at})")
+    # np.select takes the first true condition, so at different_at == same_at a score
+    # equal to the cut is "same" and "different" means strictly below.
     score = df["score"].to_numpy(dtype=np.float64)
     labels = np.select(
         [score >= same_at, score <= different_at], ["same", "different"], default="between"

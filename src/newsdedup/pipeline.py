@@ -7,6 +7,7 @@ else holds logic.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from newsdedup.calibration import (
     sweep,
 )
 from newsdedup.cluster import greedy_clusters
+from newsdedup.config import sha256_file
 from newsdedup.crosshost import CrossHostReport, cross_host
 from newsdedup.dedupe import (
     DedupeConfig,
@@ -233,6 +235,61 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     return cal
 
 
+class RecalibrationError(ValueError):
+    """The recorded calibration cannot be rerun (no record, or another corpus)."""
+
+
+def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = None,
+                columns: dict[str, str] | None = None, progress: Progress = _quiet
+                ) -> Calibration:
+    """Rerun the calibration of a results tree with the options it was run with.
+
+    This is how a notebook writes ``calibration.json``: it reruns the same
+    step, from the same corpus (checked by sha256) and the same options
+    (read back from ``calibrate/params.json``), so the threshold it writes
+    and the tables it plots are one computation. Rerunning with unchanged
+    inputs rewrites identical files.
+
+    Args:
+        name: Corpus name (folder under the results root).
+        corpus_path: The corpus file; None for the pinned archive.
+        root: Results root; default :data:`newsdedup.config.RESULTS_DIR`.
+        columns: Field names of the corpus, as for :func:`newsdedup.corpus.load_corpus`.
+        progress: Progress callback.
+
+    Returns:
+        The :class:`~newsdedup.calibration.Calibration` (also written to disk).
+
+    Raises:
+        RecalibrationError: No ``calibrate/params.json`` for ``name``, or the
+            corpus's checksum differs from the one calibrated.
+    """
+    from newsdedup import config
+    from newsdedup.corpus import load_corpus
+
+    root = Path(root) if root is not None else config.RESULTS_DIR
+    params_path = root / name / "calibrate" / "params.json"
+    if not params_path.is_file():
+        raise RecalibrationError(f"{params_path} not found: run `make calibrate NAME={name}` "
+                                 "(or `newsdedup calibrate`) once first")
+    params = json.loads(params_path.read_text(encoding="utf-8"))
+    recorded = params["corpus"]
+    path = config.locate_pinned() if corpus_path is None else Path(corpus_path)
+    digest = config.sha256_file(path)
+    if digest != recorded["sha256"]:
+        raise RecalibrationError(
+            f"{path} (sha256 {digest[:12]}...) is not the corpus calibrated in "
+            f"{params_path} ({recorded['file']}, sha256 {recorded['sha256'][:12]}...)")
+    corpus = load_corpus(path, columns=columns, dialect=recorded.get("dialect") or "standard")
+    sens = params["sensitivity"]
+    grid = params["sweep"]["thresholds"]
+    options = CalibrateOptions(n=sens["n"], fractions=tuple(sens["fractions"]),
+                               trials=sens["trials"], seed=sens["seed"],
+                               min_words=sens["min_words"], method=sens["method"],
+                               sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"])
+    return run_calibrate(corpus, name, root, options, progress, echo=False)
+
+
 @dataclass(frozen=True)
 class CrossHostOptions:
     """Options of the cross-host run.
@@ -380,7 +437,7 @@ def run_evaluate_sts(korsts: Path, stsb: Path, name: str, out: Path,
 def run_evaluate_stories(corpus, name: str, out: Path, story_col: str = "STORY", n: int = 4,
                          progress: Progress = _quiet, echo: bool = True) -> dict:
     """Precision of n-gram Jaccard against story ids; writes ``<out>/<name>/evaluate/``."""
-    from newsdedup.evaluate import evaluate_stories
+    from newsdedup.stories import evaluate_stories
 
     if story_col not in corpus.items.columns:
         raise ValueError(f"{corpus.path}: no story column {story_col!r}; columns are "
@@ -421,3 +478,227 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     # where the checkout (or a test's temporary folder) lives.
     config = replace(config, threshold_source=f"{name}/calibration.json")
     run_dedupe(corpus, name, out, config, progress, echo, sweep=DEDUPE_SWEEP)
+
+
+# --- labelled evaluation: pair study, Korean against English -------------------------
+
+
+@dataclass(frozen=True)
+class PairStudyOptions:
+    """Parameters of :func:`run_pair_study` (all written to ``params.json``)."""
+
+    select: str = "train"
+    test: str = "dev"
+    n_resamples: int = 1000
+    seed: int = 0
+    grid_step: float = 0.01
+    minhash_seed: int = 42
+
+
+PAIR_DATASETS: tuple[tuple[str, str, str], ...] = (
+    ("ko", "korsts", "tsv"),
+    ("en", "stsb-en", "csv"),
+)
+"""(language, corpus folder under ``shared/corpora``, file extension) of the aligned pairs."""
+
+
+def run_pair_study(corpora: Path, out: Path, options: PairStudyOptions | None = None,
+                   progress: Progress = _quiet, echo: bool = True) -> dict[str, dict]:
+    """Every scorer on the KorSTS and STS-B headline pairs; Korean against English.
+
+    Thresholds are chosen on ``options.select`` and measured on ``options.test``. Writes
+    ``<out>/korsts/eval/`` and ``<out>/stsb-en/eval/`` (``summary.csv``, ``thresholds.csv``,
+    ``scores.csv``, ``gate.csv``, ``recommendation.json``, ``eval.md``, ``params.json``)
+    and ``<out>/sts-ko-en/eval/`` (``compare.csv``, ``compare.md``, ``params.json``).
+    """
+    from newsdedup import evaluate as ev
+    from newsdedup.calibration import default_grid
+    from newsdedup.pairs import load_korsts, load_stsb
+
+    options = options or PairStudyOptions()
+    loaders = {"ko": load_korsts, "en": load_stsb}
+    grid = default_grid(options.grid_step, 1.0 - options.grid_step, options.grid_step)
+    scorers = ev.default_scorers()
+    results: dict[str, dict] = {}
+    for lang, folder, ext in PAIR_DATASETS:
+        paths = {split: corpora / folder / f"sts-{split}.{ext}"
+                 for split in (options.select, options.test)}
+        frames = {split: loaders[lang](path) for split, path in paths.items()}
+        reference = ev.reference_sentences(list(frames.values()))
+        select = ev.headline_split(frames[options.select])
+        test = ev.headline_split(frames[options.test])
+        progress(f"eval {folder}: {len(select)} {options.select} / {len(test)} {options.test} "
+                 f"headline pairs, {len(scorers)} scorers x gate off/on, reference IDF from "
+                 f"{len(reference)} other news sentences")
+        kw = {"scorers": scorers, "reference": reference, "minhash_seed": options.minhash_seed}
+        sel_scored = ev.score_pairs(select, **kw)
+        test_scored = ev.score_pairs(test, **kw)
+        progress(f"eval {folder}: bootstrap ({options.n_resamples} resamples, seed "
+                 f"{options.seed})")
+        tables = ev.pair_study(select, test, sel_scored, test_scored, thresholds=grid,
+                               n_resamples=options.n_resamples, seed=options.seed)
+        # The per-threshold table is for reading: the coarse grid (plots use scores.csv).
+        coarse = np.isin(np.round(tables["thresholds"]["threshold"], 10),
+                         np.round(ev.metric_grid(), 10))
+        tables["thresholds"] = tables["thresholds"][coarse].reset_index(drop=True)
+        scores = pd.concat([test[["id", "score"]].rename(columns={"score": "grade"}),
+                            test_scored], axis=1)
+        recs = [ev.recommend(tables["summary"], sa, da) for sa, da in ev.PAIR_CUTOFFS]
+        out_dir = out / folder / "eval"
+        for key in ("summary", "thresholds", "gate"):
+            write_csv(tables[key], out_dir / f"{key}.csv")
+        write_csv(scores, out_dir / "scores.csv")
+        write_json({"recommendations": recs}, out_dir / "recommendation.json")
+        params = {
+            "files": {split: {"file": p.name, "sha256": sha256_file(p)}
+                      for split, p in paths.items()},
+            "pairs": {"select": len(select), "test": len(test)},
+            "reference": {"rows": "genre main-news, filename != headlines, both splits",
+                          "sentences": len(reference)},
+            "options": asdict(options),
+            "cutoffs": [list(c) for c in ev.PAIR_CUTOFFS],
+            "scorers": [s.name for s in scorers],
+            "minhash": ev.minhash_record(scorers, options.minhash_seed),
+            "bootstrap": {"method": "percentile", "confidence": 0.95,
+                          "resamples": options.n_resamples, "seed": options.seed},
+            "environment": environment(),
+        }
+        write_json(params, out_dir / "params.json")
+        sections = _pair_sections(tables, recs, options)
+        write_markdown(sections, out_dir / "eval.md", f"Labelled headline pairs: {folder}")
+        if echo:
+            print(f"{folder}\n{sections[0][1]}\n")
+        results[lang] = {"pairs": test, "scored": test_scored, "tables": tables,
+                         "recommendations": recs}
+        progress(f"eval {folder}: wrote {out_dir}")
+
+    compare = ev.compare_languages(results["ko"]["pairs"], results["ko"]["scored"],
+                                   results["en"]["scored"], n_resamples=options.n_resamples,
+                                   seed=options.seed)
+    out_dir = out / "sts-ko-en" / "eval"
+    write_csv(compare, out_dir / "compare.csv")
+    keys = ["same_at", "different_at", "scorer", "gate", "auc_ko", "auc_en", "auc_diff",
+            "auc_diff_lo", "auc_diff_hi", "ap_diff", "ap_diff_lo", "ap_diff_hi"]
+    gate_cols = ["same_at", "different_at", "gate_same_ko", "gate_same_en",
+                 "gate_different_ko", "gate_different_en"]
+    write_markdown([
+        ("Korean minus English, same pairs and grades (paired bootstrap, 95%)",
+         markdown_table(compare[keys], ".3f")),
+        ("Share of pairs the subject gate lets through",
+         markdown_table(compare[gate_cols].drop_duplicates(), ".3f")),
+    ], out_dir / "compare.md", "KorSTS against STS-B: the same headline pairs")
+    write_json({"test": options.test, "options": asdict(options),
+                "minhash": ev.minhash_record(scorers, options.minhash_seed),
+                "bootstrap": {"method": "percentile", "paired": True, "confidence": 0.95,
+                              "resamples": options.n_resamples, "seed": options.seed},
+                "environment": environment()}, out_dir / "params.json")
+    progress(f"eval sts-ko-en: wrote {out_dir}")
+    results["compare"] = compare
+    return results
+
+
+def _pair_sections(tables: dict[str, pd.DataFrame], recs: list[dict],
+                   options: PairStudyOptions) -> list[tuple[str, str]]:
+    s = tables["summary"]
+    cols = ["same_at", "different_at", "scorer", "gate", "select_auc", "threshold", "select_f1",
+            "auc", "auc_lo", "auc_hi", "ap", "precision", "recall", "f1", "f1_lo", "f1_hi"]
+    rec = pd.DataFrame(recs)[cols]
+    return [
+        (f"Recommended per cut-off (best F1 on {options.select}, measured on {options.test})",
+         markdown_table(rec, ".3f", {"threshold": ".2f"})),
+        (f"Every scorer: threshold chosen on {options.select}, AUC / AP / P / R / F1 on "
+         f"{options.test} with 95% bootstrap intervals", markdown_table(s[cols], ".3f",
+                                                                         {"threshold": ".2f"})),
+        ("Share of pairs the subject gate lets through", markdown_table(tables["gate"], ".3f")),
+    ]
+
+
+@dataclass(frozen=True)
+class ClusterStudyOptions:
+    """Parameters of :func:`run_cluster_study` (all written to ``params.json``)."""
+
+    story_col: str = "STORY"
+    stories: int = 0  # 0: every story; otherwise a seeded sample of whole stories
+    sample_seed: int = 0
+    n: int = 3
+    thresholds: tuple[float, ...] = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    examples_at: float = 0.3
+    top: int = 10
+    reference_corpora: Path | None = None  # folder with stsb-en/: adds the "idf-ref" runs
+
+
+def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions | None = None,
+                      progress: Progress = _quiet, echo: bool = True) -> dict[str, pd.DataFrame]:
+    """The dedupe module against story ids; writes ``<out>/<name>/eval/``.
+
+    Files: ``runs.csv`` (per scorer, gate and threshold: items left, pairwise and B-cubed
+    precision / recall), ``false_merges.csv``, ``missed.csv``, ``noise.csv`` (identical
+    normalized headlines under different stories), ``summary.csv``, ``clusters.md`` and
+    ``params.json`` (corpus with its rejected records, options, the dedupe configs).
+    """
+    from newsdedup.dedupe import DedupeConfig
+    from newsdedup.stories import cluster_study, sample_stories, study_scorers
+
+    options = options or ClusterStudyOptions()
+    items = corpus.items
+    if options.story_col not in items.columns:
+        raise ValueError(f"{corpus.path}: no story column {options.story_col!r}; columns are "
+                         f"{list(items.columns)}")
+    if options.stories:
+        items = sample_stories(items, options.stories, options.sample_seed, options.story_col)
+    scorers = study_scorers()
+    progress(f"clusters: {len(items)} items of {items[options.story_col].nunique()} stories, "
+             f"scorers {list(scorers)}, gate off/on, {len(options.thresholds)} thresholds")
+    reference = None
+    if options.reference_corpora is not None:
+        # English news sentences of STS-B (MSRpar, deft-news): same language, other outlets.
+        from newsdedup import evaluate as ev
+        from newsdedup.pairs import load_stsb
+
+        folder = options.reference_corpora / "stsb-en"
+        sentences = ev.reference_sentences([load_stsb(folder / f"sts-{s}.csv")
+                                            for s in ("train", "dev")])
+        reference = pd.DataFrame({"title": sentences})
+        progress(f"clusters: reference IDF from {len(sentences)} STS-B news sentences")
+    tables = cluster_study(items, options.story_col, options.thresholds, scorers, n=options.n,
+                           examples_at=options.examples_at, top=options.top, progress=progress,
+                           reference=reference)
+    out_dir = out / name / "eval"
+    for key, table in tables.items():
+        write_csv(table, out_dir / f"{key}.csv")
+    configs = [asdict(DedupeConfig(threshold=options.examples_at, scorer=s, n=options.n))
+               for s in scorers]
+    for cfg in configs:
+        cfg.pop("rationale", None)
+        cfg.pop("threshold", None)
+    minhash = DedupeConfig(scorer="minhash", n=options.n).minhash_params().as_dict()
+    opts = asdict(options)
+    # Recorded relative to the checkout: written files must not depend on where it lives.
+    opts["reference_corpora"] = None if reference is None else "stsb-en (MSRpar, deft-news)"
+    write_json({"corpus": corpus_meta(corpus, name), "options": opts,
+                "minhash": minhash if "minhash" in scorers else None,
+                "reference": None if reference is None else {"sentences": len(reference)},
+                "sampled_items": len(items),
+                "dedupe": {"configs": configs, "gate": [False, True],
+                           "thresholds": list(options.thresholds)},
+                "environment": environment()}, out_dir / "params.json")
+    runs = tables["runs"]
+    show = ["scorer", "gate", "threshold", "items_left", "merged_pairs", "noise_merges",
+            "pair_precision", "pair_precision_without_noise", "pair_recall", "bcubed_precision",
+            "bcubed_recall"]
+    sections = [
+        ("Items", markdown_table(tables["summary"])),
+        ("Dedupe runs against story ids (recall is bounded: a story is all coverage of "
+         "an event, mostly rewrites)", markdown_table(runs[show], ".3f", {"threshold": ".2f"})),
+        (f"Worst false merges at {options.examples_at:.2f}",
+         markdown_table(tables["false_merges"], ".3f")),
+        (f"Most similar missed same-story pairs at {options.examples_at:.2f}",
+         markdown_table(tables["missed"], ".3f")),
+        ("Label noise: identical normalized headlines under different story ids",
+         markdown_table(tables["noise"], ".3f")),
+    ]
+    write_markdown(sections, out_dir / "clusters.md", f"Dedupe against story ids: {name}")
+    if echo:
+        print(f"{sections[1][0]}\n{sections[1][1]}\n")
+    progress(f"clusters: wrote {out_dir}")
+    return tables
