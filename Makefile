@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: help install reproduce measure calibrate crosshost evaluate eval eval-full dedupe figures notebooks lab test lint bench fetch clean
+.PHONY: help install reproduce measure calibrate crosshost evaluate eval eval-full dedupe figures notebooks lab test lint bench bench-scale join fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -89,6 +89,13 @@ lint: $(STAMP)  ## ruff only
 
 bench: $(STAMP)  ## benchmark against plain-Python implementations (writes bench/results/)
 	$(BIN)/python bench/bench_pipeline.py
+
+bench-scale: $(STAMP)  ## how join, LSH, signatures and dedupe grow with N, 1k-1M (bench/results/scale*)
+	$(BIN)/python bench/bench_scale.py --sizes 1000 10000 100000 1000000 --budget 300
+
+join: $(STAMP)  ## exact threshold join, top-K, histogram, LSH recall (THRESHOLD=0.5)
+	$(BIN)/newsdedup join $(RUN_ARGS) --threshold $(or $(THRESHOLD),0.5) --top-k 5 \
+	    --lsh-threshold $(or $(THRESHOLD),0.5) --lsh-recall 0.95
 
 fetch: $(STAMP)  ## download the pinned corpus into data/external (needs network)
 	$(BIN)/newsdedup fetch

@@ -28,7 +28,8 @@ def corpus(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("cmd", ["measure", "calibrate", "crosshost", "run", "dedupe", "fetch"])
+@pytest.mark.parametrize("cmd", ["measure", "calibrate", "crosshost", "run", "dedupe", "join",
+                                 "fetch"])
 def test_every_command_has_help(cmd, capsys):
     with pytest.raises(SystemExit) as exc:
         build_parser().parse_args([cmd, "--help"])
@@ -98,6 +99,39 @@ def test_evaluate_sts_writes_both_languages(tmp_path):
     # same rows, same grades: the label counts agree across languages
     assert ko[["n_same", "n_different"]].equals(en[["n_same", "n_different"]])
     assert (ko["mean_same"] > ko["mean_different"]).all()
+
+
+@pytest.mark.filterwarnings("ignore:.*rejected 1 of 6 records")  # the fixture's id-less row
+def test_join_writes_the_brute_force_pairs_on_both_paths(corpus, tmp_path):
+    import numpy as np
+
+    from newsdedup.corpus import load_corpus
+    from newsdedup.normalize import hangul_alnum, item_text
+    from newsdedup.shingle import shingle_matrix
+    from newsdedup.similarity import jaccard_matrix, upper_pairs
+
+    items = load_corpus(corpus).items
+    full = upper_pairs(jaccard_matrix(shingle_matrix(
+        [hangul_alnum(item_text(t, s)) for t, s in zip(items.title, items.summary, strict=True)],
+        3)))
+    keep = full.score >= 0.2
+    assert keep.any()
+    outs = {}
+    for path, extra in (("one", []), ("dask", ["--scheduler", "local"])):
+        out = tmp_path / path
+        assert main(["join", str(corpus), "--name", "feed", "--out", str(out), "--threshold", "0.2",
+                     "--text", "title+summary", "--top-k", "2", "--lsh-threshold", "0.3",
+                     "--lsh-recall", "0.9", *extra]) == 0
+        pairs = pd.read_csv(out / "feed" / "join" / "pairs.csv")
+        assert pairs[["i", "j"]].values.tolist() == np.column_stack(
+            (full.i[keep], full.j[keep])).tolist()
+        np.testing.assert_allclose(pairs.score, full.score[keep], atol=5e-7)  # 6 decimals
+        info = json.loads((out / "feed" / "join" / "join.json").read_text("utf-8"))
+        assert info["pairs"] == int(keep.sum()) and info["banding"]["rule"] == "recall>=0.9"
+        assert info["pairs"] + info["pairs_below_threshold"] == len(full)
+        outs[path] = [(out / "feed" / "join" / f).read_bytes()
+                      for f in ("pairs.csv", "topk.csv", "histogram.csv", "lsh_recall.csv")]
+    assert outs["one"] == outs["dask"]  # byte for byte
 
 
 STORY_CSV = (

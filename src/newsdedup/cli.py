@@ -218,6 +218,43 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(w.strip() for w in text.split(",") if w.strip())
 
 
+def _cmd_join(args) -> None:
+    from newsdedup.join import write_join
+    from newsdedup.lsh import choose_bands
+    from newsdedup.normalize import get_scheme, item_text
+    from newsdedup.shingle import shingle_matrix
+
+    corpus, name = _load(args)
+    items = corpus.items
+    norm = get_scheme(args.scheme)
+    raw = (items.title.fillna("") if args.text == "title" else
+           [item_text(t, s) for t, s in zip(items.title.fillna(""), items.summary.fillna(""),
+                                            strict=True)])
+    _progress(f"shingling {len(items)} items (n={args.join_n}, {args.scheme})")
+    shingled = shingle_matrix([norm(t) for t in raw], args.join_n)
+    lsh = None
+    if args.lsh_threshold is not None:
+        mh = (MinHashParams.published(args.num_perm) if args.minhash_family == "crc32-mersenne61"
+              else MinHashParams.datasketch(args.num_perm))
+        lsh = (mh, choose_bands(args.lsh_threshold, args.num_perm, args.lsh_recall))
+    params = {"corpus": name, "n": args.join_n, "scheme": args.scheme, "text": args.text,
+              "rejected_records": len(corpus.rejected)}
+    client = None
+    if args.scheduler:
+        from distributed import Client, LocalCluster
+
+        client = Client(LocalCluster(dashboard_address=":0") if args.scheduler == "local"
+                        else args.scheduler)
+        params["scheduler"] = args.scheduler
+    try:
+        write_join(items["id"].astype(str).tolist(), shingled, args.threshold,
+                   args.out / name / "join", params, k=args.top_k, lsh=lsh, client=client,
+                   progress=_progress)
+    finally:
+        if client is not None:
+            client.close()
+
+
 def _cmd_evaluate_sts(args) -> None:
     run_evaluate_sts(args.korsts, args.stsb, args.name, args.out, args.ngrams, _progress)
 
@@ -456,6 +493,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also sweep these thresholds for every scorer, gate on and off, "
                         "and write dedupe/sweep.csv (items left per threshold)")
     p.set_defaults(func=_cmd_dedupe)
+    p = sub.add_parser("join", help="exact all-pairs Jaccard join at a threshold (scales to 1M)",
+                       description="Every pair with exact character n-gram Jaccard >= the "
+                                   "threshold, without the N x N matrix (prefix-filtered sparse "
+                                   "join, exact verification); top-K neighbours, the score "
+                                   "histogram and, optionally, MinHash LSH recall per bin. "
+                                   "Writes results/<name>/join/.")
+    _add_corpus_args(p)
+    g = p.add_argument_group("join")
+    g.add_argument("--threshold", type=float, default=0.5, help="Jaccard threshold (default 0.5)")
+    g.add_argument("--n", dest="join_n", type=int, default=3, help="n-gram size (default 3)")
+    g.add_argument("--text", choices=["title", "title+summary"], default="title",
+                   help="what is compared (default title)")
+    g.add_argument("--scheme", default="hangul-alnum", help="normalization (default hangul-alnum)")
+    g.add_argument("--top-k", type=int, default=0, help="write the k best neighbours per item")
+    g.add_argument("--scheduler", help="run on Dask: a scheduler address, or 'local' for a "
+                                       "local cluster")
+    g.add_argument("--lsh-threshold", type=float,
+                   help="also measure MinHash LSH recall per bin, banding chosen for this J")
+    g.add_argument("--lsh-recall", type=float, default=None,
+                   help="recall wanted at --lsh-threshold (default: datasketch's optimiser)")
+    g.add_argument("--num-perm", type=int, default=128, help="MinHash permutations (default 128)")
+    g.add_argument("--minhash-family", choices=["crc32-mersenne61", "datasketch"],
+                   default="crc32-mersenne61", help="MinHash family (default crc32-mersenne61)")
+    p.set_defaults(func=_cmd_join)
+
     p = sub.add_parser("evaluate-sts", help="labelled headline pairs: KorSTS vs STS-B",
                        description="How well n-gram Jaccard separates same (grade >= 4) from "
                                    "different (<= 1) news-headline pairs, Korean and English.")

@@ -1,0 +1,416 @@
+"""Benchmark: how the exact join, LSH, signatures and the gated dedupe grow with N.
+
+For each language (``ko``, ``en``) and size (default 1k, 10k, 100k), a
+collection is built from the real headline pool by word-retention rewrites
+(:func:`newsdedup.synthetic.enlarge`, seed 0) and each step is timed (median
+of ``--repeat`` runs; one run from 100k items up) with its peak memory (RSS
+sampled every 5 ms, above the RSS at the step's start):
+
+* ``brute_force``: ``jaccard_matrix`` + thresholds (the baseline; only where
+  the ``N x N`` matrix fits, ``--brute-max``), and ``join_j0.5`` /
+  ``join_j0.3``: :func:`newsdedup.join.threshold_join`, checked pair for pair
+  and score for score against the baseline wherever it ran;
+* ``sig_crc32-mersenne61`` / ``sig_datasketch``: MinHash signatures
+  (k = 128, both families), ``lsh_vectorized`` / ``lsh_datasketch``: LSH
+  candidates from the seed-compatible signatures (vectorized banding and
+  datasketch's MinHashLSH, checked equal), banding for recall >= 0.95 at
+  J = 0.5; recall per Jaccard bin for both families and both bandings goes to
+  ``scale_recall.csv``;
+* ``dedupe_gated`` / ``dedupe_ungated``: :func:`newsdedup.dedupe.dedupe` with
+  and without the subject gate (the ungated run is the baseline).
+
+Each (language, size) runs in a fresh process so memory figures do not leak
+between sizes. A step whose time, extrapolated on a log-log line from the
+smaller sizes, would exceed ``--budget`` seconds is skipped and recorded as
+such. Writes ``bench/results/scale.csv`` (one row per step and size),
+``scale_slopes.csv`` (log-log slope of time against N per step),
+``scale_recall.csv`` and ``scale.png``. Machines here are shared: read medians
+and ratios measured in the same run, not single seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+OUT = Path(__file__).resolve().parent / "results"
+NUM_PERM = 128
+LSH_THRESHOLD = 0.5
+RECALL_EDGES = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+STEPS = ["shingle", "brute_force", "join_j0.5", "join_j0.3", "sig_crc32-mersenne61",
+         "sig_datasketch", "lsh_vectorized", "lsh_datasketch", "dedupe_gated",
+         "dedupe_ungated"]
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * _PAGE
+
+
+class _PeakRSS:
+    """Highest RSS seen while the block runs (sampled every 5 ms by a thread)."""
+
+    def __enter__(self):
+        self.start = self.peak = _rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def _watch(self):
+        while not self._stop.wait(0.005):
+            self.peak = max(self.peak, _rss())
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss())
+
+
+def _timed(fn, repeat: int):
+    times, result, peak, delta = [], None, 0, 0
+    for _ in range(repeat):
+        result = None  # free the previous result before measuring the next run
+        with _PeakRSS() as mem:
+            t0 = time.perf_counter()
+            result = fn()
+            times.append(time.perf_counter() - t0)
+        peak, delta = max(peak, mem.peak), max(delta, mem.peak - mem.start)
+    return statistics.median(times), result, peak, delta
+
+
+def run_one(lang: str, size: int, repeat: int, skip: set[str], brute_max: int) -> list[dict]:
+    """All steps for one language and size; returns result rows (and recall rows)."""
+    from newsdedup.dedupe import DedupeConfig, dedupe
+    from newsdedup.join import threshold_join
+    from newsdedup.lsh import choose_bands, datasketch_candidates, recall_by_bin
+    from newsdedup.minhash import MinHashParams, lsh_candidate_pairs, signatures
+    from newsdedup.normalize import hangul_alnum
+    from newsdedup.shingle import shingle_matrix
+    from newsdedup.similarity import jaccard_matrix, upper_pairs
+    from newsdedup.synthetic import enlarge, headline_pool
+
+    frame = enlarge(headline_pool(lang), size, seed=0)
+    texts = [hangul_alnum(t) for t in frame.text]
+    items = pd.DataFrame({"id": [f"{lang}{k}" for k in range(size)], "title": frame.text})
+    rows, recall_rows = [], []
+
+    def record(step, fn, **extra):
+        if step in skip:
+            rows.append({"step": step, "skipped": skip_reason.get(step, "skipped"), **extra})
+            return None
+        print(f"[bench-scale] {lang} {size}: {step} ...", file=sys.stderr, flush=True)
+        secs, result, peak, delta = _timed(fn, repeat)
+        rows.append({"step": step, "median_s": secs, "repeats": repeat,
+                     "peak_rss_mb": peak / 2**20, "step_rss_mb": delta / 2**20, **extra})
+        return result
+
+    sh = record("shingle", lambda: shingle_matrix(texts, 3))
+    sh = sh if sh is not None else shingle_matrix(texts, 3)
+    empty = sh.sizes == 0
+    brute = None
+    if size <= brute_max:
+        brute = record("brute_force", lambda: upper_pairs(jaccard_matrix(sh)))
+    else:
+        rows.append({"step": "brute_force", "skipped": f"N x N float64 > --brute-max {brute_max}"})
+    truth = {}
+    for t in (0.5, 0.3):
+        res = record(f"join_j{t}", lambda t=t: threshold_join(sh, t))
+        if res is None:
+            continue
+        if brute is not None:
+            keep = brute.score >= t
+            assert np.array_equal(res.pairs.i, brute.i[keep]) and np.array_equal(
+                res.pairs.j, brute.j[keep]) and np.array_equal(res.pairs.score,
+                                                               brute.score[keep]), t
+        rows[-1].update(pairs=len(res.pairs), candidates=res.candidates,
+                        verified=res.verified, same_as_brute_force=brute is not None)
+        truth[t] = res.pairs
+    brute = None
+    banding = choose_bands(LSH_THRESHOLD, NUM_PERM, min_recall=0.95)
+    optimal = choose_bands(LSH_THRESHOLD, NUM_PERM)
+    sigs = {}
+    for params in (MinHashParams.published(NUM_PERM), MinHashParams.datasketch(NUM_PERM)):
+        desc = {"minhash": json.dumps(params.as_dict(), sort_keys=True)}
+        sigs[params.family] = (record(f"sig_{params.family}", lambda p=params: signatures(sh, p),
+                                      **desc), params)
+    sig, params = sigs["crc32-mersenne61"]
+    lsh_desc = {"minhash": json.dumps(params.as_dict(), sort_keys=True),
+                "banding": json.dumps(banding.as_dict(), sort_keys=True)}
+    cand = None
+    if sig is not None:
+        cand = record("lsh_vectorized", lambda: lsh_candidate_pairs(sig, empty, banding.bands,
+                                                                    banding.rows), **lsh_desc)
+        ds = record("lsh_datasketch", lambda: datasketch_candidates(sig, empty, banding, params),
+                    **lsh_desc)
+        if cand is not None and ds is not None:
+            assert np.array_equal(cand, ds), "datasketch and vectorized LSH differ"
+            rows[-1]["same_as_vectorized"] = True
+        for r in rows[-2:]:
+            if cand is not None and r["step"].startswith("lsh") and "median_s" in r:
+                r["pairs"] = len(cand)
+    if 0.3 in truth:
+        for family, (s, p) in sigs.items():
+            if s is None:
+                continue
+            for band in (banding, optimal):
+                c = lsh_candidate_pairs(s, empty, band.bands, band.rows)
+                table = recall_by_bin(truth[0.3], c, size, RECALL_EDGES, band)
+                above = int((truth[0.3].score >= LSH_THRESHOLD).sum())
+                table = table.assign(language=lang, n_items=size, family=family,
+                                     scheme=p.scheme, seed=p.seed, num_perm=p.num_perm,
+                                     rule=band.rule, bands=band.bands, rows=band.rows,
+                                     candidates=len(c), true_at_or_above=above,
+                                     candidates_per_true=len(c) / max(above, 1))
+                recall_rows.extend(table.to_dict("records"))
+    for gate in (True, False):
+        step = "dedupe_gated" if gate else "dedupe_ungated"
+        res = record(step, lambda g=gate: dedupe(items, DedupeConfig(gate=g)))
+        if res is not None:
+            rows[-1]["groups"] = int(res.clustering.n_groups)
+    for r in rows:
+        r.update(language=lang, n_items=size)
+        if "median_s" in r:
+            r["items_per_s"] = size / r["median_s"] if r["median_s"] > 0 else float("inf")
+    return rows, recall_rows
+
+
+skip_reason: dict[str, str] = {}
+
+
+MAX_CANDIDATES = 2e8  # LSH candidate pairs (int64 ids, several copies while merging bands)
+
+
+def _predict_candidates(done: pd.DataFrame, step: str, size: int) -> float | None:
+    """LSH candidates at ``size`` from the largest smaller size, assuming ``N**2`` growth."""
+    d = done[(done.step == step) & done.pairs.notna() & (done.n_items < size)]
+    if not step.startswith("lsh") or d.empty:
+        return None
+    last = d.sort_values("n_items").iloc[-1]
+    return float(last.pairs * (size / last.n_items) ** 2)
+
+
+def _predict(done: pd.DataFrame, step: str, size: int) -> float | None:
+    """Time of ``step`` at ``size`` extrapolated on the log-log line of the smaller sizes."""
+    d = done[(done.step == step) & done.median_s.notna() & (done.n_items < size)]
+    d = d.sort_values("n_items")
+    if d.empty:
+        return None
+    n, t = d.n_items.to_numpy(float), d.median_s.to_numpy(float)
+    slope = np.polyfit(np.log(n[-2:]), np.log(t[-2:]), 1)[0] if len(d) >= 2 else 2.0
+    return float(t[-1] * (size / n[-1]) ** max(slope, 1.0))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    ap.add_argument("--languages", nargs="+", default=["ko", "en"])
+    ap.add_argument("--repeat", type=int, default=3, help="runs per step below 100k items")
+    ap.add_argument("--budget", type=float, default=600.0,
+                    help="skip a step predicted to take longer (seconds)")
+    ap.add_argument("--brute-max", type=int, default=10_000,
+                    help="largest N for the brute-force N x N baseline")
+    ap.add_argument("--only", default="",
+                    help="comma-separated steps to run (default: all); the others are skipped")
+    ap.add_argument("--append", action="store_true",
+                    help="merge into the existing CSVs (rows of the same language, size and "
+                         "step are replaced) instead of starting afresh")
+    ap.add_argument("--summary", action="store_true",
+                    help="only write bench/results/scale.md from the CSVs of the last run")
+    ap.add_argument("--one", nargs=2, metavar=("LANG", "SIZE"), help=argparse.SUPPRESS)
+    ap.add_argument("--skip", default="", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.summary:
+        text = summary(pd.read_csv(OUT / "scale.csv"), pd.read_csv(OUT / "scale_slopes.csv"),
+                       pd.read_csv(OUT / "scale_recall.csv"))
+        (OUT / "scale.md").write_text(text, encoding="utf-8")
+        print(text)
+        return 0
+    if args.one:
+        lang, size = args.one[0], int(args.one[1])
+        skip_reason.update(json.loads(args.skip) if args.skip else {})
+        rows, recall = run_one(lang, size, args.repeat if size < 100_000 else 1,
+                               set(skip_reason), args.brute_max)
+        print(json.dumps({"rows": rows, "recall": recall}))
+        return 0
+
+    all_rows, all_recall = [], []
+    if args.append:
+        all_rows = pd.read_csv(OUT / "scale.csv").to_dict("records")
+        all_recall = pd.read_csv(OUT / "scale_recall.csv").to_dict("records")
+    only = {s for s in args.only.split(",") if s}
+    if only - set(STEPS):
+        ap.error(f"unknown steps {sorted(only - set(STEPS))}; choose from {STEPS}")
+    for lang in args.languages:
+        for size in sorted(args.sizes):
+            done = pd.DataFrame(all_rows, columns=["step", "n_items", "median_s", "language",
+                                                   "pairs"])
+            done = done[done.language == lang]
+            skip = {}
+            for step in STEPS:
+                if only and step not in only:
+                    skip[step] = "not requested (--only)"
+                    continue
+                guess = _predict(done, step, size)
+                if guess is not None and guess > args.budget:
+                    skip[step] = f"predicted {guess:.0f} s > budget {args.budget:.0f} s"
+                cand = _predict_candidates(done, step, size)
+                if cand is not None and cand > MAX_CANDIDATES:
+                    skip[step] = (f"predicted {cand:.2g} candidate pairs > {MAX_CANDIDATES:.0e} "
+                                  "(random band collisions grow like N^2; memory)")
+            cmd = [sys.executable, __file__, "--one", lang, str(size), "--repeat",
+                   str(args.repeat), "--brute-max", str(args.brute_max), "--skip",
+                   json.dumps(skip)]
+            out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+            got = json.loads(out.strip().splitlines()[-1])
+            # Replace what this run measured: with --only, those steps; else the whole size.
+            fresh = {r["step"] for r in got["rows"] if "median_s" in r or not only}
+            all_rows = [r for r in all_rows if (r["language"], r["n_items"]) != (lang, size)
+                        or r["step"] not in fresh] + [r for r in got["rows"]
+                                                      if r["step"] in fresh]
+            if got["recall"]:
+                all_recall = [r for r in all_recall
+                              if (r["language"], r["n_items"]) != (lang, size)]
+            all_recall += got["recall"]
+            _write(all_rows, all_recall)  # partial results survive an interrupted run
+    table = _write(all_rows, all_recall)
+    print(table.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+    return 0
+
+
+def _slopes(table: pd.DataFrame) -> pd.DataFrame:
+    out = []
+    for (lang, step), d in table[table.median_s.notna()].groupby(["language", "step"]):
+        if d.n_items.nunique() >= 2:
+            d = d.sort_values("n_items")
+            x, y = np.log(d.n_items.astype(float)), np.log(d.median_s)
+            # The last two sizes tell the asymptotic cost; small sizes are mostly overhead.
+            out.append({"language": lang, "step": step, "slope": np.polyfit(x, y, 1)[0],
+                        "slope_last_two": np.polyfit(x[-2:], y[-2:], 1)[0],
+                        "sizes": " ".join(str(n) for n in d.n_items)})
+    return pd.DataFrame(out)
+
+
+def _write(rows: list[dict], recall: list[dict]) -> pd.DataFrame:
+    table = pd.DataFrame(rows)
+    if "median_s" not in table:
+        table["median_s"] = np.nan
+    # Ratios against the baseline measured in the same process (same size, same run).
+    base = {"join_j0.5": "brute_force", "join_j0.3": "brute_force",
+            "dedupe_gated": "dedupe_ungated", "lsh_vectorized": "lsh_datasketch"}
+    table["baseline"] = table.step.map(base)
+    ref = table.set_index(["language", "n_items", "step"]).median_s
+    keys = list(zip(table.language, table.n_items, table.baseline, strict=True))
+    table["baseline_s"] = [ref.get(k, np.nan) if isinstance(k[2], str) else np.nan
+                           for k in keys]
+    table["ratio"] = table.baseline_s / table.median_s
+    front = ["language", "n_items", "step", "median_s", "repeats", "peak_rss_mb",
+             "step_rss_mb", "items_per_s", "baseline", "baseline_s", "ratio"]
+    table = table[front + [c for c in table.columns if c not in front]]
+    OUT.mkdir(exist_ok=True)
+    table.to_csv(OUT / "scale.csv", index=False, float_format="%.6g")
+    slopes = _slopes(table)
+    slopes.to_csv(OUT / "scale_slopes.csv", index=False, float_format="%.4f")
+    pd.DataFrame(recall).to_csv(OUT / "scale_recall.csv", index=False, float_format="%.6g")
+    _plot(table, pd.DataFrame(recall), OUT / "scale.png")
+    return table
+
+
+def summary(table: pd.DataFrame, slopes: pd.DataFrame, recall: pd.DataFrame) -> str:
+    """Markdown digest of a run: times per size, slopes, peak memory, ratios, LSH recall."""
+    out = []
+    for lang, d in table.groupby("language", sort=True):
+        t = d.pivot_table(index="step", columns="n_items", values="median_s", aggfunc="first")
+        t = t.reindex([s for s in STEPS if s in t.index])
+        cols = [f"{n:,}" for n in t.columns]
+        sl = slopes[slopes.language == lang].set_index("step")
+        mem = d.pivot_table(index="step", columns="n_items", values="peak_rss_mb",
+                            aggfunc="first")
+        # RSS the step itself added (earlier steps' memory stays resident in the process).
+        add = d.pivot_table(index="step", columns="n_items", values="step_rss_mb",
+                            aggfunc="first")
+        head = ("| step | " + " | ".join(cols)
+                + " | slope (all / last two) | process peak RSS (+ step's own), largest N |")
+        out += [f"**{lang}**: median seconds (— skipped, reason in scale.csv)", "", head,
+                "|" + "---|" * (len(cols) + 3)]
+        for step, row in t.iterrows():
+            cells = [f"{v:.3g}" if np.isfinite(v) else "—" for v in row]
+            m = mem.loc[step].dropna() if step in mem.index else pd.Series(dtype=float)
+            peak = (f"{m.iloc[-1] / 1024:.2f} GB (+{add.loc[step, m.index[-1]] / 1024:.2f}) "
+                    f"at {int(m.index[-1]):,}" if len(m) else "—")
+            slope = (f"{sl.slope[step]:.2f} / {sl.slope_last_two[step]:.2f}"
+                     if step in sl.index else "—")
+            out.append(f"| {step} | " + " | ".join(cells) + f" | {slope} | {peak} |")
+        out.append("")
+        ratios = d[d.ratio.notna()]
+        for r in ratios.itertuples(index=False):
+            out.append(f"- {r.step} vs {r.baseline} at N = {r.n_items:,}: {r.ratio:.1f}x "
+                       f"({r.baseline_s:.3g} s vs {r.median_s:.3g} s)")
+        ded = d[(d.step == "dedupe_gated") & d.items_per_s.notna()]
+        for r in ded.itertuples(index=False):
+            out.append(f"- gated dedupe at N = {r.n_items:,}: {r.items_per_s:,.0f} items/s")
+        out.append("")
+    if not recall.empty:
+        out += ["LSH recall per exact-Jaccard bin (candidates from the banding, truth from "
+                "the exact join at 0.3), largest N per language:", "",
+                "| language | N | family | banding | bins 0.3–0.4 … 0.9–1.0 | recall J≥0.5 "
+                "| candidates / true pairs J≥0.5 |", "|---|---|---|---|---|---|---|"]
+        for (lang, fam, rule), d in recall.groupby(["language", "family", "rule"], sort=True):
+            d = d[d.n_items == d.n_items.max()]
+            rec = " ".join(f"{v:.3f}" for v in d.recall)
+            hi = d[d.lo >= 0.5 - 1e-12]
+            out.append(f"| {lang} | {int(d.n_items.iloc[0]):,} | {fam} | {rule} "
+                       f"{d.bands.iloc[0]}x{d.rows.iloc[0]} | {rec} | "
+                       f"{(hi.found.sum() / hi.true_pairs.sum()):.4f} | "
+                       f"{d.candidates_per_true.iloc[0]:.2f} |")
+    return "\n".join(out) + "\n"
+
+
+def _plot(table: pd.DataFrame, recall: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    langs = sorted(table.language.unique())
+    fig, axes = plt.subplots(1, len(langs) + 1, figsize=(5 * (len(langs) + 1), 4))
+    for ax, lang in zip(axes, langs, strict=False):
+        d = table[(table.language == lang) & table.median_s.notna()]
+        for step, s in d.groupby("step"):
+            s = s.sort_values("n_items")
+            ax.plot(s.n_items, s.median_s, marker="o", label=step)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("items N")
+        ax.set_ylabel("median seconds")
+        ax.set_title(f"{lang}: time against N (shared 2-core machine)")
+        ax.legend(fontsize=6)
+    ax = axes[-1]
+    if not recall.empty:
+        biggest = recall[recall.n_items == recall.n_items.max()]
+        for (lang, fam, rule), s in biggest.groupby(["language", "family", "rule"]):
+            ax.plot((s.lo + s.hi) / 2, s.recall, marker="o",
+                    label=f"{lang} {fam} {rule} {s.bands.iloc[0]}x{s.rows.iloc[0]}")
+        ax.axhline(0.95, color="grey", lw=0.5)
+        ax.set_xlabel("exact Jaccard (bin centre)")
+        ax.set_ylabel("LSH recall")
+        ax.set_title(f"LSH recall per bin, N = {int(recall.n_items.max())}")
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
