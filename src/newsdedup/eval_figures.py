@@ -297,24 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m newsdedup.eval_figures [--root DIR]`` (``make eval``)."""
     import argparse
 
-    import matplotlib
+    from newsdedup.figures import run_writer
 
     parser = argparse.ArgumentParser(
         prog="python -m newsdedup.eval_figures",
         description="Draw the labelled-evaluation figures (ROC and PR curves of every scorer, "
                     "Korean against English, the UCI clustering runs) from results/*/eval/ "
                     "into results/<dataset>/eval/figures/.")
-    parser.add_argument("--root", type=Path, default=None,
-                        help=f"results root (default: {config.RESULTS_DIR})")
-    args = parser.parse_args(argv)
-    matplotlib.use("Agg")  # headless: make and CI have no display
-    try:
-        paths = write_eval_figures(args.root)
-    except FileNotFoundError as exc:
-        parser.exit(2, f"error: {exc}\n")
-    for path in paths:
-        print(path)
-    return 0
+    return run_writer(parser, lambda args: write_eval_figures(args.root), argv)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -853,6 +853,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("name", nargs="?", default=DEFAULT_NAME,
                         help="corpus name, the folder under the results root "
                              "(default: %(default)s)")
+    return run_writer(parser, lambda args: write_figures(args.name, args.root), argv)
+
+
+def run_writer(parser: argparse.ArgumentParser,
+               write: Callable[[argparse.Namespace], list[Path]],
+               argv: Sequence[str] | None = None) -> int:
+    """The command line of a figure writer: ``--root``, headless drawing, paths printed.
+
+    Args:
+        parser: The command's parser (``--root`` is added here).
+        write: Draws and saves the figures for the parsed arguments.
+        argv: Arguments; ``sys.argv[1:]`` when None.
+
+    Returns:
+        0; a missing input table exits with status 2 and the file's name.
+    """
     parser.add_argument("--root", type=Path, default=None,
                         help=f"results root (default: {config.RESULTS_DIR})")
     args = parser.parse_args(argv)
@@ -860,7 +876,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Set here, not at import, so importing this module in a notebook leaves its backend alone.
     matplotlib.use("Agg")
     try:
-        paths = write_figures(args.name, args.root)
+        paths = write(args)
     except FileNotFoundError as exc:
         parser.exit(2, f"error: {exc}\n")
     for path in paths:
