@@ -233,7 +233,12 @@ def hosts_of(urls: Sequence[str]) -> list[str]:
         >>> hosts_of(["https://blog.google/x", "HTTP://u@WWW.A.com:80/a", "", "[::1]:8/x"])
         ['blog.google', 'www.a.com', '', '[::1]']
     """
-    return [_host(u) for u in urls]
+    if len(urls) == 0:
+        return []
+    # Each distinct URL once: feeds without URLs (all "") or with repeats cost one match.
+    codes, distinct = pd.factorize(pd.Series(list(urls), dtype=object), sort=False)
+    hosts = np.array([_host(u) for u in distinct], dtype=object)
+    return hosts[codes].tolist()
 
 
 def _host(url: str) -> str:
