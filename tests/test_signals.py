@@ -13,12 +13,11 @@ from newsdedup.signals import (
     RELATIONS,
     SignalConfig,
     organisation,
-    pair_jaccard,
     pair_signals,
     prepare,
     upper_indices,
 )
-from newsdedup.similarity import jaccard_matrix, weighted_jaccard_matrix
+from newsdedup.similarity import jaccard_matrix, pair_jaccard, weighted_jaccard_matrix
 
 ITEMS = pd.DataFrame({
     "id": ["g1", "g2", "g3", "o1", "x1"],

@@ -45,7 +45,7 @@ from newsdedup.entities import (
 )
 from newsdedup.normalize import DEFAULT_SCHEME, get_scheme, item_text
 from newsdedup.shingle import ShingleMatrix, shingle_matrix
-from newsdedup.similarity import idf_weights
+from newsdedup.similarity import idf_weights, pair_jaccard
 
 HOST_ORGS: dict[str, str] = {
     "blog.google": "google",
@@ -171,37 +171,6 @@ def prepare(items: pd.DataFrame, config: SignalConfig | None = None) -> Prepared
     own = (em.names - em.names.multiply(brands)).tocsr()
     own.eliminate_zeros()
     return Prepared(items, config, orgs, days.astype(np.float64), shingles, weights, ents, em, own)
-
-
-def pair_jaccard(shingled: ShingleMatrix, i: np.ndarray, j: np.ndarray,
-                 weights: np.ndarray | None = None) -> np.ndarray:
-    """Jaccard (or weighted Jaccard) of the listed pairs only.
-
-    Equal to ``jaccard_matrix(shingled)[i, j]`` (or the weighted matrix) without
-    building the ``N x N`` matrix. An empty union scores 0.0.
-
-    Args:
-        shingled: Items as a shingle matrix.
-        i: First item per pair.
-        j: Second item per pair.
-        weights: One weight per shingle; ``None`` for plain Jaccard.
-
-    Returns:
-        ``float64`` scores in ``[0, 1]``, one per pair.
-
-    Examples:
-        >>> m = shingle_matrix(["abcd", "bcde", "xyz"], 3)
-        >>> pair_jaccard(m, np.array([0, 0]), np.array([1, 2])).round(3).tolist()
-        [0.333, 0.0]
-    """
-    x = shingled.matrix
-    xw = x if weights is None else x.multiply(np.asarray(weights)[None, :]).tocsr()
-    mass = np.asarray(xw.sum(axis=1), dtype=np.float64).ravel()
-    inter = np.asarray(xw[i].multiply(x[j]).sum(axis=1), dtype=np.float64).ravel()
-    union = mass[i] + mass[j] - inter
-    out = np.zeros(len(i), dtype=np.float64)
-    np.divide(inter, union, out=out, where=union > 0)
-    return out
 
 
 def host_relation(prep: Prepared, i: np.ndarray, j: np.ndarray) -> np.ndarray:
