@@ -80,9 +80,10 @@ def strip_outlet(headline: str) -> str:
         'Forex - Pound drops to 2-week low vs dollar'
     """
     text = headline.strip()
-    cut = max(text.rfind(" - "), text.rfind(" | "))  # _OUTLET_SEPARATORS, unrolled: hot path
+    cut = max(map(text.rfind, _OUTLET_SEPARATORS))
     if cut <= 0:
         return text
+    # Both separators are three characters long.
     head, outlet = text[:cut].strip(), text[cut + 3:].strip()
     # An outlet name is short and shorter than the headline it follows. Without
     # this check a rubric headline ("Forex - Pound drops to 2-week low") loses

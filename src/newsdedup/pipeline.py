@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from newsdedup import config
 from newsdedup.calibration import (
     Calibration,
     calibrate,
@@ -24,6 +25,7 @@ from newsdedup.calibration import (
 )
 from newsdedup.cluster import greedy_clusters
 from newsdedup.config import sha256_file
+from newsdedup.corpus import load_corpus
 from newsdedup.crosshost import CrossHostReport, cross_host
 from newsdedup.dedupe import (
     DedupeConfig,
@@ -264,9 +266,6 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
         RecalibrationError: No ``calibrate/params.json`` for ``name``, or the
             corpus's checksum differs from the one calibrated.
     """
-    from newsdedup import config
-    from newsdedup.corpus import load_corpus
-
     root = Path(root) if root is not None else config.RESULTS_DIR
     params_path = root / name / "calibrate" / "params.json"
     if not params_path.is_file():
@@ -275,7 +274,7 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
     params = json.loads(params_path.read_text(encoding="utf-8"))
     recorded = params["corpus"]
     path = config.locate_pinned() if corpus_path is None else Path(corpus_path)
-    digest = config.sha256_file(path)
+    digest = sha256_file(path)
     if digest != recorded["sha256"]:
         raise RecalibrationError(
             f"{path} (sha256 {digest[:12]}...) is not the corpus calibrated in "
@@ -465,7 +464,6 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     The dedupe step is skipped (and says why) when calibration found no
     threshold band: a threshold is never invented.
     """
-    from newsdedup.dedupe import DedupeConfig
 
     run_measure_step(corpus, name, out, measure, progress, echo)
     cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo)
@@ -512,7 +510,6 @@ def run_pair_study(corpora: Path, out: Path, options: PairStudyOptions | None = 
     and ``<out>/sts-ko-en/eval/`` (``compare.csv``, ``compare.md``, ``params.json``).
     """
     from newsdedup import evaluate as ev
-    from newsdedup.calibration import default_grid
     from newsdedup.pairs import load_korsts, load_stsb
 
     options = options or PairStudyOptions()
@@ -636,7 +633,6 @@ def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions
     normalized headlines under different stories), ``summary.csv``, ``clusters.md`` and
     ``params.json`` (corpus with its rejected records, options, the dedupe configs).
     """
-    from newsdedup.dedupe import DedupeConfig
     from newsdedup.stories import cluster_study, sample_stories, study_scorers
 
     options = options or ClusterStudyOptions()
