@@ -30,7 +30,7 @@ install: $(STAMP)  ## create .venv and install newsdedup with its dependencies
 reproduce: $(STAMP)  ## the main job: all published tables and figures for the pinned corpus
 	$(BIN)/newsdedup run $(RUN_ARGS)
 	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate-gold)
-	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
+	$(BIN)/python -m newsdedup.plots.figures $(if $(NAME),$(NAME))
 
 measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1)
 	$(BIN)/newsdedup measure $(RUN_ARGS)
@@ -49,7 +49,7 @@ evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story 
 eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in results/*/eval)
 	$(BIN)/newsdedup evaluate-pairs
 	$(BIN)/newsdedup evaluate-clusters --stories 12
-	$(BIN)/python -m newsdedup.eval_figures
+	$(BIN)/python -m newsdedup.plots.evaluate
 
 eval-full: $(STAMP)  ## the clustering study on all 6,366 UCI items (a few minutes)
 	$(BIN)/newsdedup evaluate-clusters
@@ -72,10 +72,10 @@ candidates: $(STAMP)  ## labeling sheet of candidate pairs (results/<name>/signa
 	$(BIN)/newsdedup candidates $(RUN_ARGS)
 
 figures: $(STAMP)  ## PNG (and SVG) figures from the results tables
-	$(BIN)/python -m newsdedup.figures $(if $(NAME),$(NAME))
+	$(BIN)/python -m newsdedup.plots.figures $(if $(NAME),$(NAME))
 
 notebooks: $(STAMP)  ## execute every notebook headless; regenerates every figure (PNG + SVG)
-	$(BIN)/python -m newsdedup.notebooks notebooks --no-write --jobs 2
+	$(BIN)/python -m newsdedup.runs.notebooks notebooks --no-write --jobs 2
 
 lab: $(STAMP)  ## open the notebooks in JupyterLab
 	$(BIN)/jupyter lab notebooks

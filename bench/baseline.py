@@ -11,8 +11,8 @@ import itertools
 import random
 import zlib
 
-from newsdedup.minhash import MERSENNE61
-from newsdedup.normalize import hangul_alnum
+from newsdedup.score.minhash import MERSENNE61
+from newsdedup.text.normalize import hangul_alnum
 
 
 def _sets(texts: list[str], n: int) -> list[set[str]]:

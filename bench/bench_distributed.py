@@ -26,12 +26,12 @@ from bench_scale import OUT, _timed  # noqa: E402
 def main(argv=None) -> int:
     from distributed import Client, LocalCluster
 
-    from newsdedup.dedupe import DedupeConfig, dedupe
-    from newsdedup.distributed import dask_dedupe, dask_threshold_join
-    from newsdedup.join import threshold_join
-    from newsdedup.normalize import hangul_alnum
-    from newsdedup.shingle import shingle_matrix
-    from newsdedup.synthetic import enlarge, headline_pool
+    from newsdedup.cluster.dedupe import DedupeConfig, dedupe
+    from newsdedup.cluster.distributed import dask_dedupe, dask_threshold_join
+    from newsdedup.score.join import threshold_join
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+    from newsdedup.text.normalize import hangul_alnum
+    from newsdedup.text.shingle import shingle_matrix
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])

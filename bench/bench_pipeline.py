@@ -4,11 +4,11 @@ Times, on the pinned corpus (or another given with --corpus), the median of
 ``--repeat`` runs of
 
 * measure: the published block 1 (n = 3, 4, 5: signatures, exact and
-  estimated Jaccard, threshold tables, top 12) -- ``newsdedup.measure`` vs
+  estimated Jaccard, threshold tables, top 12) -- ``newsdedup.studies.measure`` vs
   ``bench/baseline.py``;
 * calibrate: the word-retention simulation with the published draws --
   ``simulate_exact`` vs ``simulate_reference``;
-* cross-host: bound, cross pairs and top pairs -- ``newsdedup.crosshost`` vs
+* cross-host: bound, cross pairs and top pairs -- ``newsdedup.studies.crosshost`` vs
   ``bench/baseline.py``;
 
 checks that both sides give identical numbers, prints the ratios and writes
@@ -30,13 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import baseline  # noqa: E402
 
-from newsdedup.config import locate_pinned  # noqa: E402
-from newsdedup.corpus import load_corpus  # noqa: E402
-from newsdedup.crosshost import cross_host  # noqa: E402
-from newsdedup.measure import MeasureConfig, run_measure  # noqa: E402
-from newsdedup.normalize import item_text  # noqa: E402
-from newsdedup.pipeline import exact_scores  # noqa: E402
-from newsdedup.sensitivity import SensitivityParams, simulate  # noqa: E402
+from newsdedup.corpus.load import load_corpus  # noqa: E402
+from newsdedup.paths import locate_pinned  # noqa: E402
+from newsdedup.runs.pipeline import exact_scores  # noqa: E402
+from newsdedup.studies.crosshost import cross_host  # noqa: E402
+from newsdedup.studies.measure import MeasureConfig, run_measure  # noqa: E402
+from newsdedup.studies.sensitivity import SensitivityParams, simulate  # noqa: E402
+from newsdedup.text.normalize import item_text  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 

@@ -2,13 +2,13 @@
 
 For each language (``ko``, ``en``) and size (default 1k, 10k, 100k), a
 collection is built from the real headline pool by word-retention rewrites
-(:func:`newsdedup.synthetic.enlarge`, seed 0) and each step is timed (median
+(:func:`newsdedup.studies.synthetic.enlarge`, seed 0) and each step is timed (median
 of ``--repeat`` runs; one run from 100k items up) with its peak memory (RSS
 sampled every 5 ms, above the RSS at the step's start):
 
 * ``brute_force``: ``jaccard_matrix`` + thresholds (the baseline; only where
   the ``N x N`` matrix fits, ``--brute-max``), and ``join_j0.5`` /
-  ``join_j0.3``: :func:`newsdedup.join.threshold_join`, checked pair for pair
+  ``join_j0.3``: :func:`newsdedup.score.join.threshold_join`, checked pair for pair
   and score for score against the baseline wherever it ran;
 * ``sig_crc32-mersenne61`` / ``sig_datasketch``: MinHash signatures
   (k = 128, both families), ``lsh_vectorized`` / ``lsh_datasketch``: LSH
@@ -16,7 +16,7 @@ sampled every 5 ms, above the RSS at the step's start):
   datasketch's MinHashLSH, checked equal), banding for recall >= 0.95 at
   J = 0.5; recall per Jaccard bin for both families and both bandings goes to
   ``scale_recall.csv``;
-* ``dedupe_gated`` / ``dedupe_ungated``: :func:`newsdedup.dedupe.dedupe` with
+* ``dedupe_gated`` / ``dedupe_ungated``: :func:`newsdedup.cluster.dedupe.dedupe` with
   and without the subject gate (the ungated run is the baseline).
 
 Each (language, size) runs in a fresh process so memory figures do not leak
@@ -92,14 +92,14 @@ def _timed(fn, repeat: int):
 
 def run_one(lang: str, size: int, repeat: int, skip: set[str], brute_max: int) -> list[dict]:
     """All steps for one language and size; returns result rows (and recall rows)."""
-    from newsdedup.dedupe import DedupeConfig, dedupe
-    from newsdedup.join import threshold_join
-    from newsdedup.lsh import choose_bands, datasketch_candidates, recall_by_bin
-    from newsdedup.minhash import MinHashParams, lsh_candidate_pairs, signatures
-    from newsdedup.normalize import hangul_alnum
-    from newsdedup.shingle import shingle_matrix
-    from newsdedup.similarity import jaccard_matrix, upper_pairs
-    from newsdedup.synthetic import enlarge, headline_pool
+    from newsdedup.cluster.dedupe import DedupeConfig, dedupe
+    from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
+    from newsdedup.score.join import threshold_join
+    from newsdedup.score.lsh import choose_bands, datasketch_candidates, recall_by_bin
+    from newsdedup.score.minhash import MinHashParams, lsh_candidate_pairs, signatures
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+    from newsdedup.text.normalize import hangul_alnum
+    from newsdedup.text.shingle import shingle_matrix
 
     frame = enlarge(headline_pool(lang), size, seed=0)
     texts = [hangul_alnum(t) for t in frame.text]

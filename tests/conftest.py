@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from newsdedup.config import locate_pinned
-from newsdedup.corpus import LoadResult, load_corpus
+from newsdedup.corpus.load import LoadResult, load_corpus
+from newsdedup.paths import locate_pinned
 
 
 @pytest.fixture(scope="session")

@@ -105,10 +105,10 @@ def test_evaluate_sts_writes_both_languages(tmp_path):
 def test_join_writes_the_brute_force_pairs_on_both_paths(corpus, tmp_path):
     import numpy as np
 
-    from newsdedup.corpus import load_corpus
-    from newsdedup.normalize import hangul_alnum, item_text
-    from newsdedup.shingle import shingle_matrix
-    from newsdedup.similarity import jaccard_matrix, upper_pairs
+    from newsdedup.corpus.load import load_corpus
+    from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
+    from newsdedup.text.normalize import hangul_alnum, item_text
+    from newsdedup.text.shingle import shingle_matrix
 
     items = load_corpus(corpus).items
     full = upper_pairs(jaccard_matrix(shingle_matrix(

@@ -3,7 +3,7 @@
 import re
 import tomllib
 
-from newsdedup.config import PROJECT_ROOT
+from newsdedup.paths import PROJECT_ROOT
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*([<>=!~].*)?$")
 

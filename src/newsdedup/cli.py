@@ -14,11 +14,9 @@ import urllib.request
 import warnings
 from pathlib import Path
 
-from newsdedup import config
-from newsdedup.corpus import CorpusError, CorpusWarning, LoadResult, load_corpus
-from newsdedup.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
-from newsdedup.minhash import MinHashParams
-from newsdedup.pipeline import (
+from newsdedup import paths
+from newsdedup.corpus.load import CorpusError, CorpusWarning, LoadResult, load_corpus
+from newsdedup.runs.pipeline import (
     CalibrateOptions,
     CrossHostOptions,
     run_all,
@@ -29,7 +27,9 @@ from newsdedup.pipeline import (
     run_evaluate_sts,
     run_measure_step,
 )
-from newsdedup.scorers import SCORERS
+from newsdedup.score.minhash import MinHashParams
+from newsdedup.score.scorers import SCORERS
+from newsdedup.studies.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -66,7 +66,7 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("corpus")
     g.add_argument("corpus", nargs="?", type=Path,
                    help="corpus file (.ts, .jsonl, .csv, .tsv, .parquet); default: the pinned "
-                        f"{config.PALDYN.name} archive, read with the seed dialect")
+                        f"{paths.PALDYN.name} archive, read with the seed dialect")
     g.add_argument("--format", dest="fmt", choices=["ts", "jsonl", "csv", "parquet"],
                    help="file format (default: from the extension)")
     g.add_argument("--dialect", choices=["standard", "seed"],
@@ -79,15 +79,15 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--name", help="results folder name (default: corpus folder or file stem)")
     g.add_argument("--strict", action="store_true",
                    help="fail on the first unusable record instead of reporting and skipping it")
-    g.add_argument("--out", type=Path, default=config.RESULTS_DIR,
+    g.add_argument("--out", type=Path, default=paths.RESULTS_DIR,
                    help="results root (default: %(default)s)")
 
 
 def _load(args) -> tuple[LoadResult, str]:
     if args.corpus is None:
-        path = config.locate_pinned()
+        path = paths.locate_pinned()
         dialect = args.dialect or "seed"
-        name = args.name or config.PALDYN.name
+        name = args.name or paths.PALDYN.name
     else:
         path = args.corpus
         dialect = args.dialect or "standard"
@@ -188,7 +188,7 @@ def _cmd_run(args) -> None:
 
 
 def _cmd_dedupe(args) -> None:
-    from newsdedup.dedupe import DedupeConfig
+    from newsdedup.cluster.dedupe import DedupeConfig
 
     corpus, name = _load(args)
     fields = {k: v for k, v in {
@@ -219,10 +219,10 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 def _cmd_join(args) -> None:
-    from newsdedup.join import write_join
-    from newsdedup.lsh import choose_bands
-    from newsdedup.normalize import get_scheme, item_text
-    from newsdedup.shingle import shingle_matrix
+    from newsdedup.score.join import write_join
+    from newsdedup.score.lsh import choose_bands
+    from newsdedup.text.normalize import get_scheme, item_text
+    from newsdedup.text.shingle import shingle_matrix
 
     corpus, name = _load(args)
     items = corpus.items
@@ -260,7 +260,7 @@ def _cmd_evaluate_sts(args) -> None:
 
 
 def _cmd_evaluate_pairs(args) -> None:
-    from newsdedup.pipeline import PairStudyOptions, run_pair_study
+    from newsdedup.runs.pipeline import PairStudyOptions, run_pair_study
 
     options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
                                seed=args.seed)
@@ -268,11 +268,11 @@ def _cmd_evaluate_pairs(args) -> None:
 
 
 def _cmd_evaluate_clusters(args) -> None:
-    from newsdedup.pipeline import ClusterStudyOptions, run_cluster_study
+    from newsdedup.runs.pipeline import ClusterStudyOptions, run_cluster_study
 
     if args.corpus is None:
-        args.corpus = config.shared_corpus_file(*UCI_FILE)
-        args.columns = args.columns or dict(config.UCI_COLUMNS)
+        args.corpus = paths.shared_corpus_file(*UCI_FILE)
+        args.columns = args.columns or dict(paths.UCI_COLUMNS)
     corpus, name = _load(args)
     if args.name is None:
         name = f"{name}-sample{args.stories}" if args.stories else name
@@ -293,9 +293,9 @@ def _cmd_evaluate_stories(args) -> None:
 
 
 def _cmd_fetch(args) -> None:
-    pinned = config.PALDYN
-    target = config.EXTERNAL_DIR / pinned.name / pinned.filename
-    if target.is_file() and config.sha256_file(target) == pinned.sha256:
+    pinned = paths.PALDYN
+    target = paths.EXTERNAL_DIR / pinned.name / pinned.filename
+    if target.is_file() and paths.sha256_file(target) == pinned.sha256:
         _progress(f"{target} already present and verified")
         return
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -335,10 +335,10 @@ def _add_signal_args(p: argparse.ArgumentParser) -> None:
 
 
 def _signal_options(args):
-    from newsdedup.detector import DetectorConfig
-    from newsdedup.entities import EntityConfig
-    from newsdedup.signal_runs import SignalOptions
-    from newsdedup.signals import HOST_ORGS, SignalConfig
+    from newsdedup.runs.signals import SignalOptions
+    from newsdedup.signals.detector import DetectorConfig
+    from newsdedup.signals.entities import EntityConfig
+    from newsdedup.signals.pairs import HOST_ORGS, SignalConfig
 
     signals = SignalConfig(n=args.signal_n, host_orgs=HOST_ORGS | dict(args.host_orgs or {}),
                            entities=EntityConfig(unit=args.entity_unit,
@@ -351,14 +351,14 @@ def _signal_options(args):
 
 
 def _cmd_signals(args) -> None:
-    from newsdedup.signal_runs import run_signals
+    from newsdedup.runs.signals import run_signals
 
     corpus, name = _load(args)
     run_signals(corpus, name, args.out, _signal_options(args), _progress)
 
 
 def _cmd_candidates(args) -> None:
-    from newsdedup.signal_runs import run_candidates
+    from newsdedup.runs.signals import run_candidates
 
     corpus, name = _load(args)
     run_candidates(corpus, name, args.out, args.quota, _signal_options(args), args.output,
@@ -366,10 +366,10 @@ def _cmd_candidates(args) -> None:
 
 
 def _cmd_evaluate_gold(args) -> None:
-    from newsdedup.signal_runs import run_evaluate_gold
+    from newsdedup.runs.signals import run_evaluate_gold
 
     corpus, name = _load(args)
-    gold = args.gold or config.DATA_DIR / "gold" / f"{name}.csv"
+    gold = args.gold or paths.DATA_DIR / "gold" / f"{name}.csv"
     if not gold.is_file():
         raise ValueError(f"gold file {gold} not found; write one with `newsdedup candidates` "
                          "and label it, or pass --gold")
@@ -377,7 +377,7 @@ def _cmd_evaluate_gold(args) -> None:
 
 
 def _cmd_story_signals(args) -> None:
-    from newsdedup.signal_runs import run_story_signals
+    from newsdedup.runs.signals import run_story_signals
 
     corpus, name = _load(args)
     run_story_signals(corpus, name, args.out, args.story_col, options=_signal_options(args),
@@ -521,14 +521,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate-sts", help="labelled headline pairs: KorSTS vs STS-B",
                        description="How well n-gram Jaccard separates same (grade >= 4) from "
                                    "different (<= 1) news-headline pairs, Korean and English.")
-    split = config.CORPORA_DIR
+    split = paths.CORPORA_DIR
     p.add_argument("--korsts", type=Path, default=split / "korsts" / "sts-dev.tsv",
                    help="KorSTS file (default: %(default)s)")
     p.add_argument("--stsb", type=Path, default=split / "stsb-en" / "sts-dev.csv",
                    help="STS-B file with the same rows (default: %(default)s)")
     p.add_argument("--ngrams", type=_ints, default=(2, 3, 4), help="n-gram sizes (default 2,3,4)")
     p.add_argument("--name", default="sts-headlines-dev", help="results folder name")
-    p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
+    p.add_argument("--out", type=Path, default=paths.RESULTS_DIR, help="results root")
     p.set_defaults(func=_cmd_evaluate_sts)
     p = sub.add_parser("evaluate-pairs", help="every scorer on labelled headline pairs, "
                                               "Korean against English (results/<corpus>/eval)",
@@ -537,14 +537,14 @@ def build_parser() -> argparse.ArgumentParser:
                                    "16..256), subject gate off and on; thresholds chosen on one "
                                    "split, AUC / AP / P / R / F1 with bootstrap intervals on the "
                                    "other; the aligned Korean and English pairs compared.")
-    p.add_argument("--corpora", type=Path, default=config.CORPORA_DIR,
+    p.add_argument("--corpora", type=Path, default=paths.CORPORA_DIR,
                    help="folder holding korsts/ and stsb-en/ (default: %(default)s)")
     p.add_argument("--select", default="train", help="split where thresholds are chosen "
                                                      "(default train)")
     p.add_argument("--test", default="dev", help="split where they are measured (default dev)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--out", type=Path, default=config.RESULTS_DIR, help="results root")
+    p.add_argument("--out", type=Path, default=paths.RESULTS_DIR, help="results root")
     p.set_defaults(func=_cmd_evaluate_pairs)
     p = sub.add_parser("evaluate-clusters", help="the dedupe module against story ids (UCI)",
                        description="Runs the dedupe per scorer, gate and threshold on a corpus "
@@ -564,7 +564,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--examples-at", type=float, default=0.3,
                    help="threshold (one of --thresholds) of the false-merge and missed-pair "
                         "lists (default 0.3)")
-    p.add_argument("--reference", type=Path, default=config.CORPORA_DIR,
+    p.add_argument("--reference", type=Path, default=paths.CORPORA_DIR,
                    help="folder with stsb-en/ whose news sentences give reference IDF for the "
                         "extra 'idf-ref' runs (default: %(default)s)")
     p.set_defaults(func=_cmd_evaluate_clusters)
@@ -586,7 +586,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         args.func(args)
-    except (CorpusError, config.CorpusNotFound, ValueError, OSError) as exc:
+    except (CorpusError, paths.CorpusNotFound, ValueError, OSError) as exc:
         print(f"newsdedup: error: {exc}", file=sys.stderr)
         return 2
     _progress(f"done in {time.perf_counter() - start:.1f} s")

@@ -1,0 +1,1 @@
+"""Step 4: the subject gate, greedy clustering and the dedupe pipeline built on them."""

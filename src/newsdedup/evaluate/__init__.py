@@ -1,0 +1,1 @@
+"""Labelled evaluation: STS pairs, story ids, gold pair files, metrics."""

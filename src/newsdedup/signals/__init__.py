@@ -1,0 +1,1 @@
+"""Pair signals beyond the surface string: hosts, dates, entities, the detector."""

@@ -1,0 +1,1 @@
+"""The published studies: measure, word-retention sensitivity, calibration, cross-host."""

@@ -1,0 +1,1 @@
+"""Step 2: items to normalized texts and character n-gram shingle sets."""

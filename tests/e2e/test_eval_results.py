@@ -1,0 +1,55 @@
+"""A fresh ``make eval`` rewrites the committed labelled-evaluation tables byte for byte.
+
+The tables under ``results/{korsts,stsb-en,sts-ko-en,uci-news-aggregator-head-sample12}/eval/``
+are what the README's "Labelled data" section quotes. This test recomputes them from the
+shared corpora into a temporary folder (pair study with its 1,000 seeded bootstrap resamples,
+clustering study on the seeded 12-story sample) and compares every committed file: CSV and
+Markdown byte for byte, JSON after dropping the ``environment`` block (library versions).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from newsdedup import paths
+from newsdedup.corpus.load import CorpusWarning, load_corpus
+from newsdedup.runs.files import result_difference
+from newsdedup.runs.pipeline import ClusterStudyOptions, run_cluster_study, run_pair_study
+
+DATASETS = ("korsts", "stsb-en", "sts-ko-en", "uci-news-aggregator-head-sample12")
+COMMITTED = paths.RESULTS_DIR
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("results")
+    run_pair_study(paths.CORPORA_DIR, out, echo=False)
+    path = paths.shared_corpus_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CorpusWarning)  # the truncated last row, reported
+        corpus = load_corpus(path, columns=paths.UCI_COLUMNS)
+    options = ClusterStudyOptions(stories=12, reference_corpora=paths.CORPORA_DIR)
+    run_cluster_study(corpus, DATASETS[-1], out, options, echo=False)
+    return out
+
+
+def _committed() -> list[str]:
+    files = sorted(p.relative_to(COMMITTED).as_posix() for d in DATASETS
+                   for p in (COMMITTED / d / "eval").glob("*") if p.is_file())
+    return files or ["<missing>"]
+
+
+@pytest.mark.parametrize("rel", _committed())
+def test_committed_eval_file_is_reproduced(fresh: Path, rel: str) -> None:
+    old, new = COMMITTED / rel, fresh / rel
+    assert old.is_file(), "no committed eval tables: run `make eval` and commit results/*/eval"
+    assert result_difference(old, new) is None, rel
+
+
+def test_every_fresh_eval_table_is_committed(fresh: Path) -> None:
+    made = {p.relative_to(fresh).as_posix() for d in DATASETS
+            for p in (fresh / d / "eval").glob("*") if p.is_file()}
+    assert made <= set(_committed()), f"not committed: {sorted(made - set(_committed()))}"

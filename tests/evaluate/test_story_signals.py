@@ -1,0 +1,49 @@
+"""Rules against story ids: the block walk equals one pass over all pairs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from newsdedup.corpus.load import load_corpus
+from newsdedup.evaluate.stories import same_label_pairs
+from newsdedup.evaluate.story_signals import StoryRules, story_rule_metrics
+from newsdedup.paths import UCI_COLUMNS, shared_corpus_file
+from newsdedup.signals.entities import EntityConfig
+from newsdedup.signals.pairs import SignalConfig, pair_signals, prepare
+
+ENGLISH = SignalConfig(entities=EntityConfig(unit="token", korean=False))
+
+
+@pytest.fixture(scope="module")
+def uci_head():
+    path = shared_corpus_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
+    with pytest.warns(UserWarning):  # the sample's truncated last row is reported, not dropped
+        items = load_corpus(path, columns=UCI_COLUMNS).items
+    return items.head(300).reset_index(drop=True)
+
+
+def test_block_walk_matches_one_frame_of_all_pairs(uci_head):
+    prep = prepare(uci_head, ENGLISH)
+    rules = StoryRules(thresholds=(0.2,), min_shared=(1, 2)).rules()
+    got = story_rule_metrics(prep, uci_head["STORY"], rules, block=37)
+    frame = pair_signals(prep, labels=False, fields=("title",))
+    pos = same_label_pairs(uci_head["STORY"], frame["i"], frame["j"])
+    for k, rule in enumerate(rules.values()):
+        mask = rule(frame)
+        assert got["flagged"][k] == mask.sum() and got["same_story"][k] == (mask & pos).sum()
+    assert got["flagged"][0] == len(frame) == 300 * 299 // 2
+    assert got["recall"][0] == 1.0
+    assert np.allclose(got["lift"], got["precision"] / (pos.sum() / len(frame)), equal_nan=True)
+
+
+def test_shared_capitalized_tokens_find_same_story_pairs_in_english():
+    items = pd.DataFrame({"id": list("abcd"), "title": [
+        "Fed's Plosser sees high bar", "Plosser: Fed may accelerate taper",
+        "Apple sues Samsung", "Weather curbs jobs"], "host": ["a.com", "b.com", "c.com", "d.com"],
+        "published_at": ["1394470370698"] * 4})
+    m = story_rule_metrics(prepare(items, ENGLISH), ["fed", "fed", "apple", "jobs"])
+    m = m.set_index("rule")
+    assert m.loc["shared entities >= 2", "flagged"] == 1  # fed + plosser, one pair
+    assert m.loc["shared entities >= 2", "precision"] == 1.0

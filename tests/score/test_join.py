@@ -1,0 +1,143 @@
+"""The thresholded join, top-K and histograms against the brute-force jaccard_matrix path."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from newsdedup.corpus.load import load_corpus
+from newsdedup.corpus.sts import load_korsts
+from newsdedup.paths import UCI_COLUMNS, shared_corpus_file
+from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
+from newsdedup.score.join import pair_histogram, score_histogram, threshold_join, top_k
+from newsdedup.text.normalize import hangul_alnum, item_text
+from newsdedup.text.shingle import shingle_matrix
+
+THRESHOLDS = (0.1, 0.2, 0.25, 0.3, 1 / 3, 0.4, 0.5, 2 / 3, 0.7, 0.9, 1.0)
+
+
+def _brute(shingled, t):
+    full = upper_pairs(jaccard_matrix(shingled))
+    keep = full.score >= t
+    return full.i[keep], full.j[keep], full.score[keep]
+
+
+def _assert_same_as_brute(shingled, t, full, **kw):
+    got = threshold_join(shingled, t, **kw).pairs
+    keep = full.score >= t
+    np.testing.assert_array_equal(got.i, full.i[keep])
+    np.testing.assert_array_equal(got.j, full.j[keep])
+    np.testing.assert_array_equal(got.score, full.score[keep])  # bit for bit
+
+
+@pytest.fixture(scope="module")
+def corpora(pinned):
+    items = pinned.items
+    kor = load_korsts(shared_corpus_file("korsts", "sts-dev.tsv"))
+    uci = load_corpus(shared_corpus_file("uci-news-aggregator-head",
+                                         "uci-news-aggregator.head.csv"), columns=UCI_COLUMNS)
+    return {
+        "paldyn": [hangul_alnum(item_text(t, s)) for t, s in zip(items.title, items.summary,
+                                                                  strict=True)],
+        "korsts": [hangul_alnum(t) for t in np.concatenate((kor.sentence1, kor.sentence2))],
+        "uci": [hangul_alnum(t) for t in uci.items.title[:3000]],
+    }
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", ["paldyn", "korsts", "uci"])
+@pytest.mark.parametrize("n", [3, 4])
+def test_join_equals_brute_force_on_shared_corpora(corpora, name, n):
+    shingled = shingle_matrix(corpora[name], n)
+    full = upper_pairs(jaccard_matrix(shingled))
+    for t in THRESHOLDS:
+        _assert_same_as_brute(shingled, t, full)
+    assert len(threshold_join(shingled, 0.1).pairs) > 0  # the comparison is not vacuous
+
+
+texts_st = st.lists(st.text(alphabet="abcde가나 ", max_size=14), min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts_st, st.integers(1, 4), st.sampled_from(THRESHOLDS + (0.05, 0.55, 0.8)),
+       st.integers(1, 9))
+def test_join_equals_brute_force_on_random_inputs(texts, n, t, block):
+    shingled = shingle_matrix(texts, n)
+    _assert_same_as_brute(shingled, t, upper_pairs(jaccard_matrix(shingled)), block=block)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 30), min_size=1, max_size=25), min_size=2, max_size=30),
+       st.sampled_from(THRESHOLDS))
+def test_join_on_duplicate_heavy_sets(rows, t):
+    # Many near-copies over a tiny vocabulary stress the prefix and bitmap bounds.
+    texts = ["".join(chr(0xAC00 + v) for v in row) for row in rows]
+    shingled = shingle_matrix(texts, 1)
+    _assert_same_as_brute(shingled, t, upper_pairs(jaccard_matrix(shingled)))
+
+
+def test_join_counts_filter_stages_and_rejects_bad_threshold():
+    r = threshold_join(shingle_matrix(["abcdef", "abcdeg", "xyzw", "", "abcdef"], 3), 0.5)
+    assert r.verified <= r.candidates and len(r.pairs) <= r.verified
+    assert list(zip(r.pairs.i.tolist(), r.pairs.j.tolist(), strict=True)) == [(0, 1), (0, 4),
+                                                                              (1, 4)]
+    for bad in (0.0, -0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="threshold"):
+            threshold_join(shingle_matrix(["abc"], 3), bad)
+
+
+def _brute_top_k(dense, t, k):
+    n = dense.shape[0]
+    nb = np.full((n, k), -1)
+    sc = np.full((n, k), np.nan)
+    for a in range(n):
+        cand = [(-dense[a, b], b) for b in range(n) if b != a and dense[a, b] >= t]
+        for slot, (s, b) in enumerate(sorted(cand)[:k]):
+            nb[a, slot], sc[a, slot] = b, -s
+    return nb, sc
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts_st, st.sampled_from((0.2, 0.3, 0.5)), st.integers(1, 5))
+def test_top_k_equals_brute_force(texts, t, k):
+    shingled = shingle_matrix(texts, 2)
+    got = top_k(threshold_join(shingled, t).pairs, len(texts), k)
+    nb, sc = _brute_top_k(jaccard_matrix(shingled), t, k)
+    np.testing.assert_array_equal(got.neighbour, nb)
+    np.testing.assert_array_equal(got.score, sc)
+
+
+def test_top_k_rejects_bad_arguments():
+    ps = PairScores(np.array([0]), np.array([3]), np.array([0.5]))
+    with pytest.raises(ValueError, match="k must be"):
+        top_k(ps, 4, 0)
+    with pytest.raises(ValueError, match="out of range"):
+        top_k(ps, 3, 1)
+
+
+def _brute_histogram(scores, edges):
+    counts = []
+    for k in range(len(edges) - 1):
+        upper = scores <= edges[k + 1] if k == len(edges) - 2 else scores < edges[k + 1]
+        counts.append(int(np.count_nonzero((scores >= edges[k]) & upper)))
+    return counts, int(np.count_nonzero(scores < edges[0]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(texts_st, st.integers(1, 3), st.integers(1, 7),
+       st.sampled_from([[0.0, 0.1, 0.3, 0.5, 1.0], [0.0, 1.0], [0.2, 0.5, 0.9, 1.0],
+                        [0.0, 1 / 3, 0.5, 2 / 3, 1.0, 1.5]]))
+def test_histograms_equal_brute_force(texts, n, block, edges):
+    shingled = shingle_matrix(texts, n)
+    scores = upper_pairs(jaccard_matrix(shingled)).score
+    counts, below = score_histogram(shingled, edges, block=block)
+    want_counts, want_below = _brute_histogram(scores, np.asarray(edges))
+    assert counts.tolist() == want_counts and below == want_below
+    assert counts.sum() + below == len(scores)  # every pair accounted for
+
+
+def test_histogram_rejects_bad_edges():
+    ps = PairScores(np.zeros(0, int), np.zeros(0, int), np.zeros(0))
+    for bad in ([0.5], [0.0, 0.5], [0.5, 0.2, 1.0], [-0.1, 1.0]):
+        with pytest.raises(ValueError, match="edges"):
+            pair_histogram(ps, bad, 0)

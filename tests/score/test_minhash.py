@@ -1,0 +1,116 @@
+import random
+import zlib
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from newsdedup.score.minhash import (
+    MERSENNE61,
+    MinHashParams,
+    affine_mod_mersenne61,
+    crc32_hashes,
+    estimate_matrix,
+    estimate_pairs,
+    lsh_candidates,
+    lsh_params,
+    mersenne_permutations,
+    signatures,
+)
+from newsdedup.text.shingle import shingle_matrix
+
+P = MERSENNE61
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=20),
+    st.lists(st.tuples(st.integers(1, P - 1), st.integers(0, P - 1)), min_size=1, max_size=5),
+    st.integers(1, 7),
+)
+def test_affine_is_exact_big_integer_arithmetic(hs, ab, block):
+    a = [x for x, _ in ab]
+    b = [y for _, y in ab]
+    got = affine_mod_mersenne61(np.array(hs, dtype=np.uint64), np.array(a, dtype=np.uint64),
+                                np.array(b, dtype=np.uint64), block=block)
+    want = [[(ai * h + bi) % P for ai, bi in ab] for h in hs]
+    assert got.tolist() == want
+
+
+def test_affine_extremes():
+    h = np.array([0, 1, 2**32 - 1], dtype=np.uint64)
+    a = np.array([1, P - 1, 2**32, 2**61 - 2], dtype=np.uint64)
+    b = np.array([0, P - 1, 12345, P - 1], dtype=np.uint64)
+    got = affine_mod_mersenne61(h, a, b)
+    assert got.tolist() == [[(int(x) * int(y) + int(z)) % P for x, z in zip(a, b, strict=True)]
+                            for y in h]
+
+
+def test_permutations_follow_the_published_draw_order():
+    rnd = random.Random(42)
+    want = [(rnd.randrange(1, P), rnd.randrange(0, P)) for _ in range(5)]
+    a, b = mersenne_permutations(5, 42)
+    assert list(zip(a.tolist(), b.tolist(), strict=True)) == want
+    # A longer run extends the same stream: its first 5 are these 5.
+    a2, _ = mersenne_permutations(9, 42)
+    assert a2[:5].tolist() == a.tolist()
+
+
+def test_signature_equals_plain_python_min():
+    texts = ["가나다라마바", "가나다라", "xyz123", "ab"]
+    sm = shingle_matrix(texts, 3)
+    sig = signatures(sm, MinHashParams.published(num_perm=16))
+    a, b = mersenne_permutations(16, 42)
+    for r, t in enumerate(texts):
+        grams = {t[i : i + 3] for i in range(len(t) - 2)}
+        if not grams:
+            assert (sig[r] == MERSENNE61).all()
+            continue
+        hs = [zlib.crc32(g.encode()) for g in grams]
+        want = [min((int(ai) * h + int(bi)) % P for h in hs) for ai, bi in zip(a, b, strict=True)]
+        assert sig[r].tolist() == want
+
+
+def test_crc32_of_utf8():
+    assert crc32_hashes(["가나다"]).tolist() == [zlib.crc32("가나다".encode())]
+
+
+def test_estimates_and_empty_items():
+    sm = shingle_matrix(["abcdefgh", "abcdefgh", "a", "b"], 3)
+    for params in (MinHashParams.published(32), MinHashParams.datasketch(32)):
+        sig = signatures(sm, params)
+        est = estimate_matrix(sig, sm.sizes == 0)
+        assert est[0, 1] == 1.0
+        assert est[2, 3] == 0.0  # two empty sets are not duplicates
+        iu = np.triu_indices(4, k=1)
+        assert estimate_pairs(sig, sm.sizes == 0, *iu).tolist() == est[iu].tolist()
+
+
+def test_datasketch_params_record_scheme_and_version():
+    p = MinHashParams.datasketch()
+    assert p.scheme == "affine32" and p.datasketch_version
+    assert MinHashParams.published().as_dict()["seed"] == 42
+
+
+def test_lsh_candidates_contain_identical_and_respect_bands():
+    sm = shingle_matrix(["abcdefgh", "abcdefgh", "zyxwvuts"], 3)
+    sig = signatures(sm, MinHashParams.published(128))
+    b, r = lsh_params(0.5, 128)
+    assert b * r <= 128
+    i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
+    assert lsh_candidates(sig, sm.sizes == 0, b, r, i, j).tolist() == [True, False, False]
+
+
+@given(st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=2, max_size=12),
+       st.sampled_from([(1, 4), (2, 2), (4, 1)]))
+def test_lsh_buckets_equal_brute_force_band_comparison(rows, br):
+    from newsdedup.score.minhash import lsh_candidate_pairs
+
+    sig = np.array(rows, dtype=np.uint64)
+    n = len(rows)
+    bands, r = br
+    empty = np.zeros(n, bool)
+    empty[0] = True
+    want = [a * n + b for a in range(1, n) for b in range(a + 1, n)
+            if any(rows[a][k * r:(k + 1) * r] == rows[b][k * r:(k + 1) * r] for k in range(bands))]
+    assert lsh_candidate_pairs(sig, empty, bands, r).tolist() == want
