@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 _DROP_HANGUL_ALNUM = re.compile(r"[^0-9a-z가-힣]")
 _DROP_KEEP_SPACES = re.compile(r"[^0-9a-z가-힣 ]")
@@ -99,3 +100,48 @@ def normalize(text: str, scheme: str = DEFAULT_SCHEME) -> str:
         'claudeopus47정식출시'
     """
     return get_scheme(scheme)(text)
+
+
+TEXTS = ("title", "title+summary")
+"""What an item is compared on: its title alone, or title and summary (seed 004)."""
+
+
+def item_texts(items: Any, text: str = "title+summary", scheme: str | None = DEFAULT_SCHEME,
+               rows: Sequence[int] | None = None) -> list[str]:
+    """The one place items become the texts that are shingled.
+
+    Args:
+        items: A table with a ``title`` column (and ``summary`` for
+            ``text="title+summary"``); a missing value counts as empty text.
+        text: One of :data:`TEXTS`.
+        scheme: Normalization scheme name; None returns the raw texts.
+        rows: Row positions to take, in that order (all rows when None).
+
+    Returns:
+        One text per selected row, in order.
+
+    Raises:
+        ValueError: On an unknown ``text`` or scheme, or a missing column.
+
+    Examples:
+        >>> import pandas as pd
+        >>> items = pd.DataFrame({"title": ["AI 기반", "B"], "summary": ["요약", None]})
+        >>> item_texts(items)
+        ['ai기반요약', 'b']
+        >>> item_texts(items, text="title", scheme=None, rows=[1])
+        ['B']
+    """
+    if text not in TEXTS:
+        raise ValueError(f"unknown text {text!r}; choose one of {list(TEXTS)}")
+    columns = ["title"] if text == "title" else ["title", "summary"]
+    for column in columns:
+        if column not in items.columns:
+            raise ValueError(f"text={text!r} needs a {column!r} column")
+    values = [items[c].fillna("").astype(str).tolist() for c in columns]
+    if rows is not None:
+        values = [[col[r] for r in rows] for col in values]
+    raw = values[0] if len(values) == 1 else [item_text(t, s) for t, s in zip(*values, strict=True)]
+    if scheme is None:
+        return raw
+    norm = get_scheme(scheme)
+    return [norm(t) for t in raw]
