@@ -70,11 +70,8 @@ pairs a week apart and mostly has new headlines; shorter gaps would let
 two-day-old rewrites pass for decoys and inflate the false-merge estimate.
 """
 
-DEFAULT_PRECISION = 0.95
-"""Target precision of the recommended threshold."""
-
-CONFIDENCE = 0.95
-"""Two-sided confidence of the Clopper-Pearson intervals."""
+DEFAULT_PRECISION = 0.95  # target precision of the recommended threshold
+CONFIDENCE = 0.95  # two-sided confidence of the intervals
 
 _DAY = 86400.0
 
@@ -517,8 +514,7 @@ def recommend(curve: pd.DataFrame, precision: float = DEFAULT_PRECISION) -> dict
     return out
 
 
-BOOTSTRAP = 1000
-"""Cluster resamples of :func:`merge_precision`'s interval."""
+BOOTSTRAP = 1000  # cluster resamples of merge_precision's interval
 
 
 def merge_precision(labels: Sequence[int], space: DecoySpace, method: str = "auto",
