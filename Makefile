@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: help install reproduce measure calibrate crosshost evaluate eval eval-full dedupe figures notebooks lab test lint bench bench-scale join fetch clean
+.PHONY: help install reproduce measure calibrate crosshost eval eval-full dedupe figures notebooks lab test lint bench bench-scale join fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -40,11 +40,6 @@ calibrate: $(STAMP)  ## sensitivity simulation, sweeps and calibration.json (blo
 
 crosshost: $(STAMP)  ## cross-host pairs and date window (block 3)
 	$(BIN)/newsdedup crosshost $(RUN_ARGS)
-
-evaluate: $(STAMP)  ## labelled data: KorSTS vs STS-B headline pairs, UCI story ids
-	$(BIN)/newsdedup evaluate-sts
-	$(BIN)/newsdedup evaluate-stories ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv \
-	    --name uci-head --columns id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
 
 eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in results/*/eval)
 	$(BIN)/newsdedup evaluate-pairs

@@ -32,7 +32,7 @@ import baseline  # noqa: E402
 
 from newsdedup.corpus.load import load_corpus  # noqa: E402
 from newsdedup.paths import locate_pinned  # noqa: E402
-from newsdedup.runs.pipeline import exact_scores  # noqa: E402
+from newsdedup.runs.crosshost import exact_scores  # noqa: E402
 from newsdedup.studies.crosshost import cross_host  # noqa: E402
 from newsdedup.studies.measure import MeasureConfig, run_measure  # noqa: E402
 from newsdedup.studies.sensitivity import SensitivityParams, simulate  # noqa: E402

@@ -16,8 +16,9 @@ import pytest
 
 from newsdedup import paths
 from newsdedup.corpus.load import CorpusWarning, load_corpus
-from newsdedup.runs.files import result_difference
-from newsdedup.runs.pipeline import ClusterStudyOptions, run_cluster_study, run_pair_study
+from newsdedup.runs.compare import result_difference
+from newsdedup.runs.evaluate_clusters import ClusterStudyOptions, run_cluster_study
+from newsdedup.runs.evaluate_pairs import run_pair_study
 
 DATASETS = ("korsts", "stsb-en", "sts-ko-en", "uci-news-aggregator-head-sample12")
 COMMITTED = paths.RESULTS_DIR

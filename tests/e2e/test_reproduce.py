@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from newsdedup.paths import PALDYN, results_dir
-from newsdedup.runs.files import result_difference
+from newsdedup.runs.compare import result_difference
 from newsdedup.runs.pipeline import run_all
 
 COMMITTED = results_dir(PALDYN.name)

@@ -9,7 +9,7 @@ import pytest
 
 from newsdedup import cli
 from newsdedup.paths import DATA_DIR, PALDYN, results_dir
-from newsdedup.runs.files import result_difference
+from newsdedup.runs.compare import result_difference
 from newsdedup.runs.signals import run_evaluate_gold, run_signals
 
 COMMITTED = results_dir(PALDYN.name) / "signals"

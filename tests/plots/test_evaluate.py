@@ -115,7 +115,7 @@ def test_notebook_07_runs_against_the_committed_tables(tmp_path: Path) -> None:
 
 def test_committed_eval_figures_are_redrawn_from_the_committed_tables(tmp_path: Path) -> None:
     from newsdedup import paths
-    from newsdedup.runs.files import result_difference
+    from newsdedup.runs.compare import result_difference
 
     for dataset, _ in eval_figures.EVAL_FIGURES.values():
         target = tmp_path / dataset / "eval"

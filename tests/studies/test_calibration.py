@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from newsdedup.runs.files import sensitivity_console
-from newsdedup.runs.pipeline import exact_scores
+from newsdedup.runs.console import sensitivity_console
+from newsdedup.runs.crosshost import exact_scores
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.calibration import (
     calibrate,
@@ -93,7 +93,7 @@ def test_no_band_means_no_threshold():
 def test_recalibrate_rewrites_the_same_calibration(tmp_path):
     from newsdedup import cli
     from newsdedup.paths import PALDYN
-    from newsdedup.runs.pipeline import RecalibrationError, recalibrate
+    from newsdedup.runs.calibrate import RecalibrationError, recalibrate
 
     assert cli.main(["calibrate", "--out", str(tmp_path), "--trials", "3"]) == 0
     written = tmp_path / PALDYN.name / "calibration.json"

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from newsdedup.runs.files import crosshost_console
-from newsdedup.runs.pipeline import exact_scores
+from newsdedup.runs.console import crosshost_console
+from newsdedup.runs.crosshost import exact_scores
 from newsdedup.studies.crosshost import cross_host, ordered_counts, parse_dates
 
 

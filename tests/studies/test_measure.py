@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from newsdedup.runs.files import measure_console
+from newsdedup.runs.console import measure_console
 from newsdedup.score.minhash import MinHashParams
 from newsdedup.studies.measure import MeasureConfig, run_measure
 

@@ -1,10 +1,16 @@
-"""Tables and files: how results are printed and written under ``results/``.
+r"""The one writer of result files: CSV, JSON, Markdown and ``params`` records.
 
-Written files are deterministic: no timestamps, no wall times, fixed float
-formatting, ``\\n`` line ends, keys in a fixed order. Wall times go only to
-the console and to ``timings.json``, which git ignores. Rerunning a script
-on the same corpus therefore rewrites byte-identical files, which is what
-``tests/test_reproduce.py`` checks against the committed tables.
+Every run module (:mod:`newsdedup.runs.measure`, :mod:`~newsdedup.runs.calibrate`,
+...) decides *which* files it writes; this module is the only one that
+writes them, so their format is defined once. Written files are
+deterministic: no timestamps, no wall times, fixed float formatting, ``\n``
+line ends, keys in a fixed order. Wall times go only to the console and to
+``timings.json``, which git ignores. Rerunning a command on the same corpus
+therefore rewrites byte-identical files, which is what
+``tests/e2e/test_reproduce.py`` checks against the committed tables.
+
+It also defines :data:`Progress`, the status callback every run takes, and
+:func:`quiet`, the callback that says nothing.
 """
 
 from __future__ import annotations
@@ -12,13 +18,22 @@ from __future__ import annotations
 import json
 import math
 import platform
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 FLOAT_FORMAT = "%.6f"
+"""Float format of every written CSV (6 decimals)."""
+
+Progress = Callable[[str], None]
+"""Status callback of a run: called with one-line messages (the CLI prints them to stderr)."""
+
+
+def quiet(_msg: str) -> None:
+    """The :data:`Progress` callback that says nothing (the default of every run)."""
+    return None
 
 
 def _plain(value):
@@ -83,6 +98,12 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f", formats: Mapping[str
     return "\n".join(lines)
 
 
+def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path, prefix: str = ""
+                 ) -> list[Path]:
+    """Write each table as ``<out_dir>/<prefix><key>.csv`` and return the paths."""
+    return [write_csv(table, out_dir / f"{prefix}{key}.csv") for key, table in tables.items()]
+
+
 def write_markdown(sections: Iterable[tuple[str, str]], path: Path, title: str) -> Path:
     """Write ``# title`` then one ``## heading`` + body per section."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -93,8 +114,18 @@ def write_markdown(sections: Iterable[tuple[str, str]], path: Path, title: str) 
     return path
 
 
-def environment() -> dict:
-    """Library versions that can change numbers (recorded in every params file)."""
+def environment(*extra: str) -> dict:
+    """Library versions that can change numbers (recorded in every params file).
+
+    Args:
+        *extra: Further modules whose ``__version__`` to record after the
+            standard ones (the signal runs add ``"kiwipiepy"``).
+
+    Returns:
+        ``{library: version}`` in a fixed order.
+    """
+    import importlib
+
     import datasketch
     import scipy
 
@@ -107,64 +138,21 @@ def environment() -> dict:
         "scipy": scipy.__version__,
         "pandas": pd.__version__,
         "datasketch": datasketch.__version__,
-    }
+    } | {name: importlib.import_module(name).__version__ for name in extra}
 
 
-def _png_size(data: bytes) -> tuple[int, int] | None:
-    if data[:8] != b"\x89PNG\r\n\x1a\n" or len(data) < 24:
-        return None
-    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-
-
-def _without_environment(obj):
-    if isinstance(obj, dict):
-        return {k: _without_environment(v) for k, v in obj.items() if k != "environment"}
-    if isinstance(obj, list):
-        return [_without_environment(v) for v in obj]
-    return obj
-
-
-def result_difference(committed: Path, fresh: Path) -> str | None:
-    """How a freshly written result file differs from its committed copy, if at all.
-
-    The rule the reproduction tests apply to every committed result: CSV,
-    Markdown and other text byte for byte; JSON as data without its
-    ``environment`` blocks (library versions may differ between machines);
-    PNG by pixel size (font rasterization may differ, the layout may not).
+def write_params(record: Mapping, path: Path, *extra: str) -> Path:
+    """Write a run's ``params`` JSON: ``record`` then its ``environment`` block, last.
 
     Args:
-        committed: The committed file.
-        fresh: The file a fresh run wrote.
+        record: What the run was given and counted (corpus meta, options ...).
+        path: The JSON file.
+        *extra: Further modules for :func:`environment`.
 
     Returns:
-        None when they agree, else a one-line reason naming the file.
-
-    Examples:
-        >>> import tempfile
-        >>> d = Path(tempfile.mkdtemp())
-        >>> _ = (d / "a.json").write_text('{"x": 1, "environment": {"numpy": "1"}}')
-        >>> _ = (d / "b.json").write_text('{"x": 1, "environment": {"numpy": "2"}}')
-        >>> result_difference(d / "a.json", d / "b.json") is None
-        True
+        ``path``.
     """
-    if not fresh.is_file():
-        return f"a fresh run no longer writes {committed.name}"
-    if committed.suffix == ".png":
-        old, new = _png_size(committed.read_bytes()), _png_size(fresh.read_bytes())
-        return None if old == new and old is not None else (
-            f"{committed.name}: size {new} against the committed {old}")
-    if committed.suffix == ".json":
-        same = _without_environment(json.loads(fresh.read_text("utf-8"))) == \
-            _without_environment(json.loads(committed.read_text("utf-8")))
-        return None if same else f"{committed.name} differs from a fresh run (environment aside)"
-    if fresh.read_bytes() != committed.read_bytes():
-        return f"{committed.name} differs from a fresh run"
-    return None
-
-
-def fmt_nan(value: float, spec: str = ".3f") -> str:
-    """Format a float, printing NaN as ``nan`` like Python does."""
-    return "nan" if value is None or not math.isfinite(value) else format(value, spec)
+    return write_json(dict(record) | {"environment": environment(*extra)}, path)
 
 
 # --- corpus -----------------------------------------------------------------
@@ -187,177 +175,3 @@ def corpus_meta(corpus, name: str) -> dict:
     }
 
 
-# --- measure ----------------------------------------------------------------
-
-
-def measure_console(report, corpus) -> str:
-    """The measurement as printed by the ``measure`` script (the published layout)."""
-    lines = [corpus.summary_line(), ""]
-    for m in report.per_ngram:
-        lines.append(
-            f"n-gram={m.n}  mean shingles {m.mean_shingles:6.1f}  "
-            f"signatures {m.sig_seconds:5.2f} s / exact Jaccard {m.exact_seconds:5.2f} s "
-            f"({len(m.exact):,} pairs)  |estimate-exact| mean {m.err_mean:.4f} max {m.err_max:.4f}"
-        )
-        for row in m.thresholds.itertuples(index=False):
-            lines.append(
-                f"   threshold {row.threshold:.1f}: real {row.real:3d} / candidates "
-                f"{row.candidates:3d} / matches {row.matches:3d} / recall {fmt_nan(row.recall)}"
-            )
-        lines.append("")
-    cfg = report.config
-    lines.append(f"top {cfg.top_k} exact Jaccard pairs (n-gram={cfg.top_ngram})")
-    for row in report.top.itertuples(index=False):
-        lines.append(f"  {row.score:.3f}  {row.title_i[:36]:<36} || {row.title_j[:36]}")
-    return "\n".join(lines)
-
-
-def measure_markdown(report, corpus) -> list[tuple[str, str]]:
-    """Sections of ``measure.md``."""
-    summary = report.summary()
-    summary_md = markdown_table(
-        summary[["n", "items", "pairs", "mean_shingles", "err_mean", "err_max", "exact_max"]],
-        ".4f",
-        {"mean_shingles": ".1f", "exact_max": ".3f"},
-    )
-    thr = report.thresholds()
-    sections = [
-        ("Corpus", corpus.summary_line()),
-        (
-            f"Exact Jaccard against MinHash ({report.config.minhash.family}, "
-            f"{report.config.minhash.num_perm} permutations, seed {report.config.minhash.seed})",
-            summary_md,
-        ),
-        ("Thresholds: real pairs, MinHash candidates, matches, recall", markdown_table(
-            thr, ".3f", {"threshold": ".1f"})),
-    ]
-    lsh = report.lsh()
-    if len(lsh):
-        sections.append(("LSH banding at each threshold (bands x rows from datasketch)",
-                         markdown_table(lsh, ".3f", {"threshold": ".1f"})))
-    top = report.top[["rank", "score", "id_i", "title_i", "id_j", "title_j"]]
-    sections.append((f"Top {report.config.top_k} exact pairs (n-gram={report.config.top_ngram})",
-                     markdown_table(top, ".3f")))
-    sections.append((
-        "MinHash error against the number of permutations",
-        markdown_table(report.errors.drop(columns=["scheme"]), ".4f"),
-    ))
-    return sections
-
-
-def write_measure(report, corpus, name: str, out_dir: Path) -> list[Path]:
-    """Write the measurement's CSV, Markdown and JSON files to ``out_dir``."""
-    written = [
-        write_csv(report.summary(), out_dir / "summary.csv"),
-        write_csv(report.thresholds(), out_dir / "thresholds.csv"),
-        write_csv(report.top, out_dir / "top_pairs.csv"),
-        write_csv(report.errors, out_dir / "error_vs_perm.csv"),
-        write_csv(report.histogram(), out_dir / "histogram.csv"),
-        write_csv(report.ngram_sweep, out_dir / "ngram_sweep.csv"),
-        write_csv(report.ngram_tracks, out_dir / "ngram_tracks.csv"),
-    ]
-    lsh = report.lsh()
-    if len(lsh):
-        written.append(write_csv(lsh, out_dir / "lsh.csv"))
-    written.append(write_markdown(measure_markdown(report, corpus), out_dir / "measure.md",
-                                  f"Measurement: {name}"))
-    written.append(write_json(
-        {"corpus": corpus_meta(corpus, name), "config": report.config.as_dict(),
-         "environment": environment()},
-        out_dir / "params.json",
-    ))
-    write_json(
-        {m.n: {"signature_seconds": m.sig_seconds, "exact_seconds": m.exact_seconds}
-         for m in report.per_ngram},
-        out_dir / "timings.json",
-    )
-    return written
-
-
-# --- calibrate ----------------------------------------------------------------
-
-
-def sensitivity_console(sens, bound: float) -> str:
-    """The two sensitivity tables and the bound, in the published layout."""
-    p = sens.params
-    lines = [
-        "Simulation of one announcement written up twice",
-        f"Jaccard of two texts that each keep every word with probability f "
-        f"(n-gram={p.n}, {sens.n_items_used} items x {p.trials} trials; "
-        f"{sens.n_items_skipped} items with < {p.min_words} words skipped)",
-        f"{'f':>5} {'mean':>7} {'std':>8} {'p5':>8} {'min':>7}",
-    ]
-    for r in sens.both_table().itertuples(index=False):
-        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.p5:8.3f} {r.min:7.3f}")
-    lines += ["", "One side reduced (original vs a text keeping each word with probability f)",
-              f"{'f':>5} {'mean':>7} {'std':>8} {'min':>7}"]
-    for r in sens.one_table().itertuples(index=False):
-        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.min:7.3f}")
-    lines += ["", f"unrelated-pair upper bound (max exact Jaccard over all pairs) = {bound:.3f}"]
-    return "\n".join(lines)
-
-
-def calibration_console(cal) -> str:
-    band = f"({cal.band[0]:.3f}, {cal.band[1]:.3f}]" if cal.band else "none"
-    rec = f"{cal.recommended:.2f}" if cal.recommended is not None else "none"
-    return "\n".join(["", f"threshold band {band}; recommended {rec}", cal.rationale])
-
-
-# --- cross-host --------------------------------------------------------------
-
-
-def crosshost_console(rep) -> str:
-    """The cross-host analysis as printed by the ``crosshost`` script."""
-    hosts = dict(zip(rep.hosts["host"], rep.hosts["count"].tolist(), strict=True))
-    sources = dict(zip(rep.sources["source"], rep.sources["count"].tolist(), strict=True))
-    focus = " x ".join(rep.focus_hosts)
-    lines = [
-        f"{rep.n_items} items / {rep.n_unique_ids} unique ids / "
-        f"{rep.n_id_duplicates} id duplicates",
-        f"URL hosts : {hosts}",
-        f"sources   : {sources}",
-        "",
-        f"{focus} cross pairs {rep.n_cross:,}",
-        f"cross-pair Jaccard max {rep.max_score:.3f} / above the unrelated-pair upper bound "
-        f"{rep.upper_bound:.3f}: {rep.n_above_bound} pairs",
-        f"within ±{rep.window_days} days of each other: {rep.n_in_window} pairs",
-        "",
-    ]
-    for row in rep.pairs.head(3).itertuples(index=False):
-        lines.append(f"--- Jaccard {row.score:.3f}")
-        for side in ("i", "j"):
-            get = row._asdict()
-            lines.append(f"  [{get['published_at_' + side]}] {get['host_' + side]}"
-                         f"  id={get['id_' + side]}")
-            lines.append(f"    {get['title_' + side]}")
-            lines.append(f"    {get['summary_' + side][:150]}")
-    return "\n".join(lines)
-
-
-def write_crosshost(rep, corpus, name: str, out_dir: Path, params: Mapping) -> list[Path]:
-    """Write the cross-host tables, Markdown and JSON to ``out_dir``."""
-    top = rep.pairs.head(20)[["rank", "score", "days_apart", "published_at_i", "host_i", "id_i",
-                              "title_i", "published_at_j", "host_j", "id_j", "title_j"]]
-    window = rep.pairs[rep.pairs["in_window"]].head(20)[
-        ["rank", "score", "days_apart", "id_i", "host_i", "id_j", "host_j"]]
-    sections = [
-        ("Corpus", corpus.summary_line()),
-        ("Hosts (from the URL)", markdown_table(rep.hosts)),
-        ("Sources (the brand field)", markdown_table(rep.sources)),
-        ("Source by host", markdown_table(rep.source_by_host)),
-        ("Cross pairs", markdown_table(pd.DataFrame([rep.summary()]).drop(columns=["focus_hosts"]),
-                                       ".3f")),
-        ("Top cross pairs", markdown_table(top, ".3f", {"days_apart": ".0f"})),
-        (f"Cross pairs within ±{rep.window_days} days", markdown_table(window, ".3f",
-                                                                       {"days_apart": ".0f"})),
-    ]
-    return [
-        write_csv(rep.hosts, out_dir / "hosts.csv"),
-        write_csv(rep.sources, out_dir / "sources.csv"),
-        write_csv(rep.source_by_host, out_dir / "source_by_host.csv"),
-        write_csv(rep.pairs.drop(columns=["summary_i", "summary_j"]), out_dir / "cross_pairs.csv"),
-        write_markdown(sections, out_dir / "crosshost.md", f"Cross-host analysis: {name}"),
-        write_json({"corpus": corpus_meta(corpus, name), "params": dict(params),
-                    "summary": rep.summary(), "environment": environment()},
-                   out_dir / "crosshost.json"),
-    ]

@@ -15,7 +15,7 @@ import asyncio
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +23,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from newsdedup import paths
+from newsdedup.runs.files import Progress
 
 NOTEBOOKS_DIR: Path = paths.PROJECT_ROOT / "notebooks"
 """Default folder of the notebooks."""
@@ -127,10 +128,11 @@ class Run:
 
     @property
     def ok(self) -> bool:
+        """Whether the notebook ran without an error."""
         return self.error is None
 
 
-def _report(progress: Callable[[str], None], k: int, total: int, run: Run) -> None:
+def _report(progress: Progress, k: int, total: int, run: Run) -> None:
     status = f"ok ({run.seconds:.1f} s)" if run.ok else f"FAILED ({run.seconds:.1f} s)"
     progress(f"[{k}/{total}] {run.path} {status}")
 
@@ -150,7 +152,7 @@ async def _execute_async(path: Path, sem: asyncio.Semaphore, write: bool, timeou
 
 
 async def _execute_many(paths: Sequence[Path], jobs: int, write: bool, timeout: int,
-                        kernel_name: str, progress: Callable[[str], None]) -> list[Run]:
+                        kernel_name: str, progress: Progress) -> list[Run]:
     sem = asyncio.Semaphore(jobs)
     tasks = [asyncio.ensure_future(_execute_async(Path(p), sem, write, timeout, kernel_name))
              for p in paths]
@@ -161,7 +163,7 @@ async def _execute_many(paths: Sequence[Path], jobs: int, write: bool, timeout: 
 
 def execute_all(paths: Sequence[Path], *, jobs: int = 1, write: bool = True,
                 timeout: int = TIMEOUT, kernel_name: str = KERNEL,
-                progress: Callable[[str], None] = print) -> list[Run]:
+                progress: Progress = print) -> list[Run]:
     """Execute several notebooks, each in its own kernel, ``jobs`` at a time.
 
     Every notebook runs even when an earlier one fails, so one run reports all

@@ -6,27 +6,32 @@ a gold file) and ``newsdedup story-signals`` (rules against story ids) call
 these; the logic lives in :mod:`newsdedup.signals.pairs`, :mod:`newsdedup.signals.detector`,
 :mod:`newsdedup.evaluate.gold` and :mod:`newsdedup.evaluate.story_signals`.
 
-Written files are deterministic (see :mod:`newsdedup.runs.files`); library
-versions go to the ``environment`` block of each ``params`` JSON.
+Files are written through :mod:`newsdedup.runs.files` (deterministic); library
+versions, with kiwipiepy's, go to the ``environment`` block of each ``params`` JSON.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from newsdedup.evaluate.gold import evaluate_gold, export_candidates, rank_pairs, read_gold
 from newsdedup.evaluate.story_signals import StoryRules, story_rule_metrics
-from newsdedup.runs.files import corpus_meta, environment, markdown_table, write_csv, write_json
-from newsdedup.runs.files import write_markdown as _write_md
+from newsdedup.runs.files import (
+    Progress,
+    corpus_meta,
+    markdown_table,
+    quiet,
+    write_csv,
+    write_markdown,
+    write_params,
+)
 from newsdedup.signals.detector import DetectorConfig, ablation, detect, funnel
 from newsdedup.signals.pairs import SURFACE, SignalConfig, describe, pair_signals, prepare
-
-Progress = Callable[[str], None]
 
 CANDIDATE_COLUMNS = ["id_i", "id_j", "host_i", "host_j", "published_at_i", "published_at_j",
                      "days_apart", *SURFACE, "shared_entities", "entity_jaccard", "shared_names",
@@ -38,14 +43,8 @@ HOST_PAIR_COLUMNS = ["i", "j", "id_i", "id_j", "host_relation", "days_apart", *S
 """Columns of ``host_pairs.csv``: every pair the host rule keeps, for the plot."""
 
 
-def _quiet(_msg: str) -> None:
-    return None
-
-
-def _environment() -> dict:
-    import kiwipiepy
-
-    return environment() | {"kiwipiepy": kiwipiepy.__version__}
+ENTITY_LIBRARY = "kiwipiepy"
+"""Recorded beside the standard libraries: the Korean entities depend on its version."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +62,13 @@ class SignalOptions:
     top: int = 20
 
     def as_dict(self) -> dict:
+        """The options as written to the ``params`` JSON files."""
         return {"signals": self.signals.as_dict(), "detector": self.detector.as_dict(),
                 "top": self.top}
 
 
 def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = None,
-                progress: Progress = _quiet, echo: bool = True) -> dict[str, pd.DataFrame]:
+                progress: Progress = quiet, echo: bool = True) -> dict[str, pd.DataFrame]:
     """Signals of every pair, the detector's funnel and candidates; writes ``signals/``.
 
     Files: ``funnel.csv``, ``candidates.csv`` (every proposed pair with all
@@ -114,13 +114,12 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
         (f"Best surface scores among the host rule's pairs (top {options.top})",
          markdown_table(top[top_cols], ".3f", fmt)),
     ]
-    _write_md(sections, out_dir / "signals.md", f"Pair signals and detector: {name}")
-    write_json({"corpus": corpus_meta(corpus, name), "options": options.as_dict(),
-                "pairs": len(frame), "candidates": len(cands),
-                # The unrelated-pair bound of the published analysis is the max over all pairs.
-                "upper_bound_text_jaccard": float(frame["text_jaccard"].max()),
-                "environment": _environment()},
-               out_dir / "params.json")
+    write_markdown(sections, out_dir / "signals.md", f"Pair signals and detector: {name}")
+    write_params({"corpus": corpus_meta(corpus, name), "options": options.as_dict(),
+                  "pairs": len(frame), "candidates": len(cands),
+                  # The unrelated-pair bound of the published analysis is the max over all pairs.
+                  "upper_bound_text_jaccard": float(frame["text_jaccard"].max())},
+                 out_dir / "params.json", ENTITY_LIBRARY)
     if echo:
         print("\n\n".join(f"{h}\n{b}" for h, b in sections[1:4]) + "\n")
     progress(f"signals: {len(cands)} candidates; wrote {out_dir}")
@@ -130,7 +129,7 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
 
 def run_candidates(corpus, name: str, out: Path, quota: int = 10,
                    options: SignalOptions | None = None, path: Path | None = None,
-                   progress: Progress = _quiet) -> pd.DataFrame:
+                   progress: Progress = quiet) -> pd.DataFrame:
     """Write a labeling sheet (default ``signals/to_label.csv``) and return it."""
     options = options or SignalOptions()
     progress("candidates: computing the pair signals")
@@ -145,7 +144,7 @@ def run_candidates(corpus, name: str, out: Path, quota: int = 10,
 
 
 def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
-                      options: SignalOptions | None = None, progress: Progress = _quiet,
+                      options: SignalOptions | None = None, progress: Progress = quiet,
                       echo: bool = True) -> dict[str, pd.DataFrame]:
     """Scorers and detector against a gold file; writes ``signals/gold_*``."""
     options = options or SignalOptions()
@@ -155,7 +154,8 @@ def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
     prep = prepare(corpus.items, options.signals)
     # The detector and, for each enabled rule, the detector without it: what each rule adds.
     det = options.detector
-    detectors = {"detector": det} | {f"detector without {r}": replace(det, **{r: False})
+    off: dict[str, Any] = {}
+    detectors = {"detector": det} | {f"detector without {r}": replace(det, **(off | {r: False}))
                                      for r in det.enabled()}
     res = evaluate_gold(prep, gold, detectors=detectors)
     out_dir = out / name / "signals"
@@ -173,10 +173,10 @@ def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
         ("Pairs and the detector's verdict", markdown_table(res["pairs"][cols], ".3f",
                                                             {"days_apart": ".0f"})),
     ]
-    _write_md(sections, out_dir / "gold.md", f"Gold labels: {name}")
-    write_json({"corpus": corpus_meta(corpus, name), "gold": gold_path.name,
-                "options": options.as_dict(), "environment": _environment()},
-               out_dir / "gold_params.json")
+    write_markdown(sections, out_dir / "gold.md", f"Gold labels: {name}")
+    write_params({"corpus": corpus_meta(corpus, name), "gold": gold_path.name,
+                  "options": options.as_dict()},
+                 out_dir / "gold_params.json", ENTITY_LIBRARY)
     if echo:
         print(f"{sections[2][0]}\n{sections[2][1]}\n")
     return res
@@ -184,7 +184,7 @@ def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
 
 def run_story_signals(corpus, name: str, out: Path, story_col: str = "STORY",
                       rules: StoryRules | None = None, options: SignalOptions | None = None,
-                      progress: Progress = _quiet, echo: bool = True) -> pd.DataFrame:
+                      progress: Progress = quiet, echo: bool = True) -> pd.DataFrame:
     """Every rule against story ids (all pairs, in blocks); writes ``signals/story_rules.csv``."""
     rules = rules or StoryRules()
     options = options or SignalOptions()
@@ -196,14 +196,14 @@ def run_story_signals(corpus, name: str, out: Path, story_col: str = "STORY",
                                progress=progress)
     out_dir = out / name / "signals"
     write_csv(table, out_dir / "story_rules.csv")
-    _write_md([("Corpus", corpus.summary_line()),
-               ("Rules against story ids", markdown_table(table, ".4f"))],
-              out_dir / "story_signals.md", f"Pair signals against story ids: {name}")
-    write_json({"corpus": corpus_meta(corpus, name), "story_col": story_col,
-                "rules": {"thresholds": list(rules.thresholds), "scorers": list(rules.scorers),
-                          "max_days": rules.max_days, "min_shared": list(rules.min_shared)},
-                "options": options.as_dict(), "environment": _environment()},
-               out_dir / "story_params.json")
+    write_markdown([("Corpus", corpus.summary_line()),
+                    ("Rules against story ids", markdown_table(table, ".4f"))],
+                   out_dir / "story_signals.md", f"Pair signals against story ids: {name}")
+    write_params({"corpus": corpus_meta(corpus, name), "story_col": story_col,
+                  "rules": {"thresholds": list(rules.thresholds), "scorers": list(rules.scorers),
+                            "max_days": rules.max_days, "min_shared": list(rules.min_shared)},
+                  "options": options.as_dict()},
+                 out_dir / "story_params.json", ENTITY_LIBRARY)
     if echo:
         print(markdown_table(table, ".4f"))
     return table

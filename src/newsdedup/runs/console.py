@@ -1,0 +1,100 @@
+"""What the commands print: the published console layout of each run.
+
+Only text for the terminal; the files are written by :mod:`newsdedup.runs.files`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+
+def fmt_nan(value: float, spec: str = ".3f") -> str:
+    """Format a float, printing NaN as ``nan`` like Python does."""
+    return "nan" if value is None or not math.isfinite(value) else format(value, spec)
+
+
+def measure_console(report, corpus) -> str:
+    """The measurement as printed by the ``measure`` script (the published layout)."""
+    lines = [corpus.summary_line(), ""]
+    for m in report.per_ngram:
+        lines.append(
+            f"n-gram={m.n}  mean shingles {m.mean_shingles:6.1f}  "
+            f"signatures {m.sig_seconds:5.2f} s / exact Jaccard {m.exact_seconds:5.2f} s "
+            f"({len(m.exact):,} pairs)  |estimate-exact| mean {m.err_mean:.4f} max {m.err_max:.4f}"
+        )
+        for row in m.thresholds.itertuples(index=False):
+            lines.append(
+                f"   threshold {row.threshold:.1f}: real {row.real:3d} / candidates "
+                f"{row.candidates:3d} / matches {row.matches:3d} / recall {fmt_nan(row.recall)}"
+            )
+        lines.append("")
+    cfg = report.config
+    lines.append(f"top {cfg.top_k} exact Jaccard pairs (n-gram={cfg.top_ngram})")
+    for row in report.top.itertuples(index=False):
+        lines.append(f"  {row.score:.3f}  {row.title_i[:36]:<36} || {row.title_j[:36]}")
+    return "\n".join(lines)
+
+
+def sensitivity_console(sens, bound: float) -> str:
+    """The two sensitivity tables and the bound, in the published layout."""
+    p = sens.params
+    lines = [
+        "Simulation of one announcement written up twice",
+        f"Jaccard of two texts that each keep every word with probability f "
+        f"(n-gram={p.n}, {sens.n_items_used} items x {p.trials} trials; "
+        f"{sens.n_items_skipped} items with < {p.min_words} words skipped)",
+        f"{'f':>5} {'mean':>7} {'std':>8} {'p5':>8} {'min':>7}",
+    ]
+    for r in sens.both_table().itertuples(index=False):
+        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.p5:8.3f} {r.min:7.3f}")
+    lines += ["", "One side reduced (original vs a text keeping each word with probability f)",
+              f"{'f':>5} {'mean':>7} {'std':>8} {'min':>7}"]
+    for r in sens.one_table().itertuples(index=False):
+        lines.append(f"{r.f:5.1f} {r.mean:7.3f} {r.std:8.3f} {r.min:7.3f}")
+    lines += ["", f"unrelated-pair upper bound (max exact Jaccard over all pairs) = {bound:.3f}"]
+    return "\n".join(lines)
+
+
+def calibration_console(cal) -> str:
+    """The calibrated band, the recommended threshold and the rationale, as printed."""
+    band = f"({cal.band[0]:.3f}, {cal.band[1]:.3f}]" if cal.band else "none"
+    rec = f"{cal.recommended:.2f}" if cal.recommended is not None else "none"
+    return "\n".join(["", f"threshold band {band}; recommended {rec}", cal.rationale])
+
+
+def crosshost_console(rep) -> str:
+    """The cross-host analysis as printed by the ``crosshost`` script."""
+    hosts = dict(zip(rep.hosts["host"], rep.hosts["count"].tolist(), strict=True))
+    sources = dict(zip(rep.sources["source"], rep.sources["count"].tolist(), strict=True))
+    focus = " x ".join(rep.focus_hosts)
+    lines = [
+        f"{rep.n_items} items / {rep.n_unique_ids} unique ids / "
+        f"{rep.n_id_duplicates} id duplicates",
+        f"URL hosts : {hosts}",
+        f"sources   : {sources}",
+        "",
+        f"{focus} cross pairs {rep.n_cross:,}",
+        f"cross-pair Jaccard max {rep.max_score:.3f} / above the unrelated-pair upper bound "
+        f"{rep.upper_bound:.3f}: {rep.n_above_bound} pairs",
+        f"within ±{rep.window_days} days of each other: {rep.n_in_window} pairs",
+        "",
+    ]
+    for row in rep.pairs.head(3).itertuples(index=False):
+        lines.append(f"--- Jaccard {row.score:.3f}")
+        for side in ("i", "j"):
+            get = row._asdict()
+            lines.append(f"  [{get['published_at_' + side]}] {get['host_' + side]}"
+                         f"  id={get['id_' + side]}")
+            lines.append(f"    {get['title_' + side]}")
+            lines.append(f"    {get['summary_' + side][:150]}")
+    return "\n".join(lines)
+
+
+def sweep_console(table: pd.DataFrame) -> str:
+    """Items left per threshold, one column per scorer and gate setting."""
+    wide = table.assign(column=table["scorer"] + np.where(table["gate"], "+gate", ""))
+    wide = wide.pivot(index="threshold", columns="column", values="items_left")
+    return "items left per threshold\n" + wide.to_string()

@@ -1,0 +1,127 @@
+"""``newsdedup dedupe``: dedupe a corpus and write the audit of every decision.
+
+:func:`dedupe_config` builds the configuration from a calibration file, a
+threshold or the seed-000 defaults; :func:`run_dedupe` runs
+:func:`newsdedup.cluster.dedupe.dedupe` and writes ``<out>/<name>/dedupe/``
+(``items.csv``, ``groups.csv``, ``dedupe.json`` and, with a sweep, ``sweep.csv``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from newsdedup.cluster.dedupe import (
+    DedupeConfig,
+    DedupeResult,
+    dedupe,
+    document_frequencies,
+    sweep_dedupe,
+)
+from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
+from newsdedup.runs.console import sweep_console
+from newsdedup.runs.files import Progress, corpus_meta, quiet, write_csv, write_params
+
+
+def dedupe_config(fields: Mapping[str, Any], calibration: Path | None = None,
+                  threshold: float | None = None) -> DedupeConfig:
+    """The configuration of a dedupe run: from a calibration, a threshold, or the defaults.
+
+    Args:
+        fields: :class:`~newsdedup.cluster.dedupe.DedupeConfig` fields given
+            explicitly (they override the calibration's).
+        calibration: A ``calibration.json`` to take the threshold (and its
+            scorer, n, text) from.
+        threshold: A threshold given on the command line (when no calibration).
+
+    Returns:
+        The :class:`~newsdedup.cluster.dedupe.DedupeConfig`.
+    """
+    if calibration is not None:
+        return DedupeConfig.from_calibration(calibration, **fields)
+    if threshold is not None:
+        return DedupeConfig(threshold=threshold, threshold_source="command line",
+                            rationale="given on the command line", **fields)
+    return DedupeConfig(**fields)
+
+
+def load_reference(path: Path, columns: dict[str, str] | None = None, dialect: str = "standard",
+                   progress: Progress = quiet) -> LoadResult:
+    """Read a reference corpus whose document frequencies weigh the ``idf`` scorer."""
+    progress(f"loading reference corpus {path}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CorpusWarning)
+        return load_corpus(path, columns=columns, dialect=dialect)
+
+
+DEDUPE_SWEEP: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 13))
+"""Thresholds 0.05, 0.10, ..., 0.60 swept by ``run`` and ``make dedupe`` for every scorer."""
+
+DEDUPE_COLUMNS = ("id", "title", "source", "url", "published_at", "group", "is_representative",
+                  "representative", "stage", "rule", "score_to_rep", "lead", "kept_because")
+"""Columns of the ``dedupe/items.csv`` audit file (those the corpus has)."""
+
+
+def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Progress = quiet,
+               echo: bool = True, reference=None, sweep: Sequence[float] | None = None
+               ) -> DedupeResult:
+    """Dedupe a corpus with a ``DedupeConfig``; writes ``<out>/<name>/dedupe/``.
+
+    Every input row is written to ``items.csv`` (the audit file) with its
+    group, whether it is kept, its representative, how it matched (exact /
+    near / unique), the rule that decided, its score to the representative,
+    its gate key and why the representative was preferred. ``groups.csv``
+    lists the merged groups; ``dedupe.json`` records the configuration, the
+    scorer's parameters (IDF source, MinHash family/seed/num_perm), the
+    threshold's source and rationale. With ``sweep`` thresholds, ``sweep.csv``
+    holds items left per threshold for every scorer, gate on and off.
+
+    Args:
+        corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
+        name: Results folder name.
+        out: Results root.
+        config: A :class:`~newsdedup.cluster.dedupe.DedupeConfig`.
+        progress: Progress callback.
+        echo: Print the groups.
+        reference: A ``LoadResult`` whose document frequencies weigh the
+            ``"idf"`` scorer; None for batch IDF.
+        sweep: Thresholds to sweep, or None.
+
+    Returns:
+        The :class:`~newsdedup.cluster.dedupe.DedupeResult`.
+    """
+    gate = "on" if config.gate else "off"
+    df = None if reference is None else document_frequencies(reference.items, config)
+    idf = "batch" if df is None else f"reference ({df.n_docs} documents)"
+    progress(f"dedupe: threshold {config.threshold:.2f} ({config.threshold_source}), "
+             f"{config.scorer} n={config.n} on {config.text}, gate {gate}, idf {idf}")
+    result = dedupe(corpus.items, config, reference=df)
+    rows = result.items
+    groups = result.groups()
+    merged = groups[groups["size"] > 1]
+    if echo:
+        print(f"{len(rows)} items -> {len(result.kept())} kept, {len(merged)} merged groups")
+        for g in merged.itertuples(index=False):
+            print(f"  [{g.size}] {g.title}  <- {', '.join(map(str, g.members))}")
+    out_dir = out / name / "dedupe"
+    write_csv(rows[[c for c in DEDUPE_COLUMNS if c in rows.columns]], out_dir / "items.csv")
+    write_csv(merged.assign(members=[" ".join(map(str, m)) for m in merged["members"]]),
+              out_dir / "groups.csv")
+    meta = {"corpus": corpus_meta(corpus, name),
+            "config": {k: v for k, v in asdict(config).items()},
+            "scorer": result.scorer_params,
+            "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
+            "by_stage": {k: int(v) for k, v in rows["stage"].value_counts().sort_index().items()}}
+    if sweep:
+        table = sweep_dedupe(corpus.items, sweep, config=config, reference=df,
+                             progress=progress)
+        write_csv(table, out_dir / "sweep.csv")
+        meta["sweep"] = {"thresholds": list(sweep), "minhash": config.minhash_params().as_dict()}
+        if echo:
+            print(sweep_console(table))
+    write_params(meta, out_dir / "dedupe.json")
+    progress(f"dedupe: wrote {out_dir}")
+    return result

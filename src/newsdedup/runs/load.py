@@ -1,0 +1,61 @@
+"""The corpus of a run: the pinned archive by default, its dialect and results name.
+
+Every corpus command reads its input through :func:`load_named`, so the
+default corpus, the dialect rule and the results folder name are decided in
+one place.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from newsdedup import paths
+from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
+from newsdedup.runs.files import Progress, quiet
+
+
+def results_name(path: Path) -> str:
+    """Default results folder name of a corpus file: its folder, else its stem.
+
+    Examples:
+        >>> results_name(Path("corpora/uci/news.csv")), results_name(Path("news.csv"))
+        ('uci', 'news')
+    """
+    return path.parent.name if path.parent.name not in ("", ".") else path.stem
+
+
+def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | None = None,
+               columns: dict[str, str] | None = None, strict: bool = False,
+               name: str | None = None, progress: Progress = quiet) -> tuple[LoadResult, str]:
+    """Read a run's corpus and name its results folder; report every rejected record.
+
+    Args:
+        path: Corpus file; None for the pinned archive.
+        fmt: File format; None to infer it from the extension.
+        dialect: TypeScript string reading; None for ``"seed"`` on the pinned
+            archive (the published parser) and ``"standard"`` otherwise.
+        columns: Field names of the canonical columns.
+        strict: Fail on the first unusable record instead of skipping it.
+        name: Results folder name; None for the pinned name or :func:`results_name`.
+        progress: Progress callback (one line per rejected record).
+
+    Returns:
+        ``(corpus, name)``.
+    """
+    if path is None:
+        path = paths.locate_pinned()
+        dialect = dialect or "seed"
+        name = name or paths.PALDYN.name
+    else:
+        dialect = dialect or "standard"
+        name = name or results_name(path)
+    progress(f"loading {path} ({dialect} dialect)")
+    with warnings.catch_warnings():
+        # Rejected records are reported one per line below; the summary warning would repeat them.
+        warnings.simplefilter("ignore", CorpusWarning)
+        corpus = load_corpus(path, fmt, columns=columns, strict=strict, dialect=dialect)
+    for rej in corpus.rejected:
+        where = f"line {rej.line}" if rej.line is not None else f"record {rej.record}"
+        progress(f"rejected {path.name} {where}: {rej.reason}")
+    return corpus, name

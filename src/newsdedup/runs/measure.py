@@ -1,0 +1,109 @@
+"""``newsdedup measure``: exact all-pairs Jaccard against MinHash (published block 1).
+
+:func:`run_measure_step` computes (:func:`newsdedup.studies.measure.run_measure`),
+prints the published layout and writes ``<out>/<name>/measure/``: ``summary.csv``,
+``thresholds.csv``, ``top_pairs.csv``, ``error_vs_perm.csv``, ``histogram.csv``,
+``ngram_sweep.csv``, ``ngram_tracks.csv``, ``lsh.csv``, ``measure.md``,
+``params.json`` and the git-ignored ``timings.json``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from newsdedup.runs.console import measure_console
+from newsdedup.runs.files import (
+    Progress,
+    corpus_meta,
+    markdown_table,
+    quiet,
+    write_csv,
+    write_json,
+    write_markdown,
+    write_params,
+)
+from newsdedup.studies.measure import MeasureConfig, MeasureReport, run_measure
+
+
+def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None = None,
+                     progress: Progress = quiet, echo: bool = True) -> MeasureReport:
+    """Measure a corpus, print the published-layout tables, write ``<out>/<name>/measure/``.
+
+    Args:
+        corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
+        name: Results folder name.
+        out: Results root.
+        config: Measurement settings; the published ones by default.
+        progress: Progress callback.
+        echo: Print the tables.
+
+    Returns:
+        The :class:`~newsdedup.studies.measure.MeasureReport`.
+    """
+    report = run_measure(corpus.items, config, progress)
+    if echo:
+        print(measure_console(report, corpus), flush=True)
+    files = write_measure(report, corpus, name, out / name / "measure")
+    progress(f"measure: wrote {len(files)} files to {out / name / 'measure'}")
+    return report
+
+
+def measure_markdown(report, corpus) -> list[tuple[str, str]]:
+    """Sections of ``measure.md``."""
+    summary = report.summary()
+    summary_md = markdown_table(
+        summary[["n", "items", "pairs", "mean_shingles", "err_mean", "err_max", "exact_max"]],
+        ".4f",
+        {"mean_shingles": ".1f", "exact_max": ".3f"},
+    )
+    thr = report.thresholds()
+    sections = [
+        ("Corpus", corpus.summary_line()),
+        (
+            f"Exact Jaccard against MinHash ({report.config.minhash.family}, "
+            f"{report.config.minhash.num_perm} permutations, seed {report.config.minhash.seed})",
+            summary_md,
+        ),
+        ("Thresholds: real pairs, MinHash candidates, matches, recall", markdown_table(
+            thr, ".3f", {"threshold": ".1f"})),
+    ]
+    lsh = report.lsh()
+    if len(lsh):
+        sections.append(("LSH banding at each threshold (bands x rows from datasketch)",
+                         markdown_table(lsh, ".3f", {"threshold": ".1f"})))
+    top = report.top[["rank", "score", "id_i", "title_i", "id_j", "title_j"]]
+    sections.append((f"Top {report.config.top_k} exact pairs (n-gram={report.config.top_ngram})",
+                     markdown_table(top, ".3f")))
+    sections.append((
+        "MinHash error against the number of permutations",
+        markdown_table(report.errors.drop(columns=["scheme"]), ".4f"),
+    ))
+    return sections
+
+
+def write_measure(report, corpus, name: str, out_dir: Path) -> list[Path]:
+    """Write the measurement's CSV, Markdown and JSON files to ``out_dir``."""
+    written = [
+        write_csv(report.summary(), out_dir / "summary.csv"),
+        write_csv(report.thresholds(), out_dir / "thresholds.csv"),
+        write_csv(report.top, out_dir / "top_pairs.csv"),
+        write_csv(report.errors, out_dir / "error_vs_perm.csv"),
+        write_csv(report.histogram(), out_dir / "histogram.csv"),
+        write_csv(report.ngram_sweep, out_dir / "ngram_sweep.csv"),
+        write_csv(report.ngram_tracks, out_dir / "ngram_tracks.csv"),
+    ]
+    lsh = report.lsh()
+    if len(lsh):
+        written.append(write_csv(lsh, out_dir / "lsh.csv"))
+    written.append(write_markdown(measure_markdown(report, corpus), out_dir / "measure.md",
+                                  f"Measurement: {name}"))
+    written.append(write_params(
+        {"corpus": corpus_meta(corpus, name), "config": report.config.as_dict()},
+        out_dir / "params.json",
+    ))
+    write_json(
+        {m.n: {"signature_seconds": m.sig_seconds, "exact_seconds": m.exact_seconds}
+         for m in report.per_ngram},
+        out_dir / "timings.json",
+    )
+    return written
