@@ -39,7 +39,7 @@ import pandas as pd
 
 from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, strip_outlet, subject_key
 from newsdedup.cluster.greedy import Clustering, greedy_pairs
-from newsdedup.corpus.load import hosts_of
+from newsdedup.corpus.hosts import hosts_of
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.minhash import FAMILIES, MinHashParams
 from newsdedup.score.scorers import SCORERS, BlockScorer, make_scorer

@@ -43,7 +43,7 @@ from newsdedup.signals.entities import (
     extract_all,
     version_conflicts,
 )
-from newsdedup.studies.crosshost import parse_dates
+from newsdedup.corpus.hosts import parse_dates
 from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_text
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
