@@ -173,14 +173,7 @@ def load_corpus(
 
     items, extras, rejected = _validate(path, raws, mapping, file_fields, strict)
     if rejected:
-        first = rejected[0]
-        where = f"record {first.record}" + ("" if first.line is None else f" (line {first.line})")
-        warnings.warn(
-            f"{path}: rejected {len(rejected)} of {len(raws)} records; first: {where}: "
-            f"{first.reason}",
-            CorpusWarning,
-            stacklevel=2,
-        )
+        _warn_rejected(path, rejected, len(raws))
     return LoadResult(
         items=_frame(items, extras),
         rejected=rejected,
@@ -189,6 +182,18 @@ def load_corpus(
         sha256=digest,
         dialect=dialect,
         n_records=len(raws),
+    )
+
+
+def _warn_rejected(path: Path, rejected: list[Rejected], n_records: int) -> None:
+    """The one warning per load that summarises the rejected records."""
+    first = rejected[0]
+    where = f"record {first.record}" + ("" if first.line is None else f" (line {first.line})")
+    warnings.warn(
+        f"{path}: rejected {len(rejected)} of {n_records} records; first: {where}: "
+        f"{first.reason}",
+        CorpusWarning,
+        stacklevel=3,  # the caller of load_corpus, as before this helper existed
     )
 
 
