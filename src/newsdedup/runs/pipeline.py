@@ -20,10 +20,9 @@ from newsdedup.cluster.dedupe import (
     DedupeConfig,
     dedupe,
     document_frequencies,
-    sweep_dedupe,
-    sweep_items_left,
 )
 from newsdedup.cluster.greedy import greedy_clusters
+from newsdedup.cluster.sweep import sweep_dedupe, sweep_items_left
 from newsdedup.corpus.load import load_corpus
 from newsdedup.paths import sha256_file
 from newsdedup.runs.files import (
