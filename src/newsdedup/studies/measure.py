@@ -32,7 +32,7 @@ from newsdedup.score.minhash import (
     signatures,
 )
 from newsdedup.studies.calibration import order_quantiles
-from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_text
+from newsdedup.text.normalize import DEFAULT_SCHEME, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 PUBLISHED_THRESHOLDS = (0.7, 0.5, 0.4, 0.3, 0.2)
@@ -154,9 +154,23 @@ class NgramMeasurement:
 
 
 def normalized_texts(items: pd.DataFrame, scheme: str = DEFAULT_SCHEME) -> list[str]:
-    """Normalized ``title + " " + summary`` of each item, in row order."""
-    norm = get_scheme(scheme)
-    return [norm(item_text(t, s)) for t, s in zip(items["title"], items["summary"], strict=True)]
+    """Normalized ``title + " " + summary`` of each item, in row order.
+
+    :func:`newsdedup.text.normalize.item_texts` with ``text="title+summary"``, the text
+    every measurement of seed 004 compares.
+
+    Args:
+        items: A table with ``title`` and ``summary`` columns.
+        scheme: Normalization scheme name.
+
+    Returns:
+        One normalized text per row.
+
+    Examples:
+        >>> normalized_texts(pd.DataFrame({"title": ["AI 모델"], "summary": ["공개"]}))
+        ['ai모델공개']
+    """
+    return item_texts(items, "title+summary", scheme)
 
 
 def threshold_table(
