@@ -33,6 +33,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -138,6 +139,7 @@ class DedupeConfig:
     minhash_seed: int = 42
 
     def __post_init__(self) -> None:
+        """Check the settings; raise ValueError naming the bad one."""
         if not math.isfinite(self.threshold):
             raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
         if self.n < 1:
@@ -179,7 +181,7 @@ class DedupeConfig:
         """
         threshold, rationale = load_threshold(path)
         params = json.loads(Path(path).read_text(encoding="utf-8")).get("parameters") or {}
-        adopted = {
+        adopted: dict[str, Any] = {
             "n": params.get("n"),
             "scorer": params.get("scorer"),
             "text": params.get("text"),
@@ -476,6 +478,8 @@ class DedupeResult:
 
 def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: Prepared,
               near: Clustering) -> DedupeResult:
+    # greedy_pairs always records the joins; the None default is for hand-built clusterings.
+    assert near.join_scores is not None and near.joined_to is not None
     exact_id, survivors = prep.exact_id, prep.survivors
     n_rows = len(items)
     # Groups renumbered by their first row in input order, so group ids read

@@ -90,6 +90,20 @@ def keep_rank(
 
 
 def dense_rank(syndicated: np.ndarray, opaque: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Dense rank of the keep criteria: original, then direct link, then newer.
+
+    Args:
+        syndicated: Per row: a syndicated copy?
+        opaque: Per row: an opaque (or no) link?
+        ts: Per row: publication time, UTC seconds (``-inf`` when unknown).
+
+    Returns:
+        ``int64`` rank per row, higher is better; equal criteria give equal ranks.
+
+    Examples:
+        >>> dense_rank(np.array([True, False]), np.array([False, False]), np.array([9.0, 1.0]))
+        array([0, 1])
+    """
     if syndicated.size == 0:
         return np.zeros(0, dtype=np.int64)
     # Sort by the criteria tuple (original first, then direct link, then time);
@@ -146,6 +160,17 @@ def canonical_order(rank: np.ndarray, heads: Sequence[str], ids: Sequence[str]) 
 
 def kept_because(criteria: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,
                   reps: np.ndarray) -> np.ndarray:
+    """The first rule by which each row's representative beat it.
+
+    Args:
+        criteria: :func:`keep_criteria` per row (syndicated, opaque, time).
+        rows: Rows to explain.
+        reps: The representative row of each of ``rows``.
+
+    Returns:
+        Per row ``"original-over-syndicator"``, ``"direct-over-redirect"``, ``"newer"`` or
+        ``"tie-break"``; ``""`` for a representative itself.
+    """
     syndicated, opaque, ts = criteria
     out = np.full(rows.size, "tie-break", dtype=object)
     newer = ts[reps] > ts[rows]

@@ -95,6 +95,7 @@ class PairScores:
     score: np.ndarray
 
     def __len__(self) -> int:
+        """Number of pairs."""
         return int(self.score.shape[0])
 
     def at_or_above(self, threshold: float) -> np.ndarray:
@@ -267,6 +268,7 @@ def pair_jaccard(
     """
     x = shingled.matrix
     xi, xj = x[np.asarray(i, dtype=np.int64)], x[np.asarray(j, dtype=np.int64)]
+    inter: np.ndarray
     if weights is not None:
         w = np.asarray(weights, dtype=np.float64)
         inter = np.asarray(xi.multiply(xj) @ w, dtype=np.float64).ravel()

@@ -72,6 +72,7 @@ class Banding:
     recall_at_threshold: float
 
     def as_dict(self) -> dict:
+        """The fields as a plain dict (for JSON reports)."""
         return asdict(self)
 
 

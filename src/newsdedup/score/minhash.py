@@ -160,7 +160,7 @@ class MinHashParams:
 
     @classmethod
     def datasketch(cls, num_perm: int = 128, seed: int = 1, scheme: str = "affine32"):
-        """datasketch with an explicit scheme and seed (1 is datasketch's default seed)."""
+        """Parameters of datasketch with an explicit scheme and seed (1: datasketch's default)."""
         return cls(
             family="datasketch",
             num_perm=num_perm,
@@ -170,6 +170,7 @@ class MinHashParams:
         )
 
     def as_dict(self) -> dict:
+        """The fields as a plain dict (for JSON reports)."""
         return asdict(self)
 
 

@@ -76,25 +76,31 @@ class CrossHostReport:
 
     @property
     def n_id_duplicates(self) -> int:
+        """Items whose id repeats an earlier item's."""
         return self.n_items - self.n_unique_ids
 
     @property
     def n_cross(self) -> int:
+        """Cross-host pairs scored."""
         return len(self.pairs)
 
     @property
     def max_score(self) -> float:
+        """Highest cross-host score (0.0 without pairs)."""
         return float(self.pairs["score"].max()) if len(self.pairs) else 0.0
 
     @property
     def n_above_bound(self) -> int:
+        """Cross-host pairs scoring above the unrelated-pair upper bound."""
         return int(self.pairs["above_bound"].sum())
 
     @property
     def n_in_window(self) -> int:
+        """Cross-host pairs published within the date window."""
         return int(self.pairs["in_window"].sum())
 
     def summary(self) -> dict:
+        """The counts of the report as a plain dict (for JSON reports)."""
         return {
             "items": self.n_items,
             "unique_ids": self.n_unique_ids,

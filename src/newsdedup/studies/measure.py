@@ -74,6 +74,7 @@ class MeasureConfig:
     sweep_ngrams: tuple[int, ...] = (2, 3, 4, 5, 6)
 
     def __post_init__(self) -> None:
+        """Check the settings; raise ValueError naming the bad one."""
         if self.top_ngram not in self.ngrams:
             raise ValueError(f"top_ngram {self.top_ngram} is not among ngrams {self.ngrams}")
         for t in self.thresholds:
@@ -81,6 +82,7 @@ class MeasureConfig:
                 raise ValueError(f"threshold {t} is outside [0, 1]")
 
     def as_dict(self) -> dict:
+        """The settings as a plain dict, as written to the measurement's JSON."""
         return {
             "ngrams": list(self.ngrams),
             "thresholds": list(self.thresholds),
@@ -124,24 +126,29 @@ class NgramMeasurement:
 
     @property
     def mean_shingles(self) -> float:
+        """Mean shingles per item (0.0 for no items)."""
         return float(self.shingled.sizes.mean()) if self.shingled.n_items else 0.0
 
     @property
     def abs_error(self) -> np.ndarray:
+        """``|estimate - exact|`` per pair."""
         return np.abs(self.estimate.score - self.exact.score)
 
     @property
     def err_mean(self) -> float:
+        """Mean absolute error of the estimate (NaN without pairs)."""
         # fsum: the mean is correctly rounded, independent of summation order.
         err = self.abs_error
         return math.fsum(err) / len(err) if len(err) else float("nan")
 
     @property
     def err_max(self) -> float:
+        """Largest absolute error of the estimate (NaN without pairs)."""
         err = self.abs_error
         return float(err.max()) if len(err) else float("nan")
 
     def summary_row(self) -> dict:
+        """One row of the per-n-gram summary table."""
         return {
             "n": self.n,
             "items": self.shingled.n_items,
@@ -386,6 +393,11 @@ class MeasureReport:
         return pd.concat(frames, ignore_index=True)
 
     def by_n(self, n: int) -> NgramMeasurement:
+        """The measurement of n-gram size ``n``.
+
+        Raises:
+            KeyError: ``n`` was not measured.
+        """
         for m in self.per_ngram:
             if m.n == n:
                 return m
