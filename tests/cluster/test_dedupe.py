@@ -10,15 +10,13 @@ from newsdedup.cluster.dedupe import (
     DEFAULT_THRESHOLD,
     CalibrationFileError,
     DedupeConfig,
-    canonical_order,
     dedupe,
     document_frequencies,
-    keep_rank,
     load_threshold,
-    sweep_dedupe,
-    sweep_items_left,
 )
 from newsdedup.cluster.gate import strip_outlet
+from newsdedup.cluster.keep import keep_rank
+from newsdedup.cluster.sweep import sweep_dedupe, sweep_items_left
 from newsdedup.score.jaccard import jaccard_matrix, weighted_jaccard_matrix
 from newsdedup.text.normalize import normalize
 from newsdedup.text.shingle import shingle_matrix
@@ -260,34 +258,6 @@ def test_sweep_matches_dedupe_and_counts_gated_pairs(batch):
     assert un30["items_left"] == 7
 
 
-# --- keep_rank -----------------------------------------------------------------------
-
-
-def test_keep_rank_priorities():
-    df = pd.DataFrame({
-        "url": ["https://v.daum.net/v/1", "https://m.news.naver.com/a", "https://news.google.com/x",
-                "https://www.nbnnews.co.kr/1", "https://www.nbnnews.co.kr/2", ""],
-        "published_at": ["2025-05-09", "2025-05-09", "2025-05-09", "2025-05-01", "2025-05-02",
-                         "2025-05-09"],
-    })
-    rank = keep_rank(df)
-    # Syndicators lowest (even when newest), then the opaque/no link, then direct by date.
-    assert rank[0] == rank[1] < rank[2] == rank[5] < rank[3] < rank[4]
-
-
-def test_keep_rank_reads_the_host_column_and_dates():
-    df = pd.DataFrame({
-        "host": ["v.daum.net", "inews365.com", "inews365.com", "inews365.com", "inews365.com"],
-        "url": ["", "", "", "", ""],
-        # The same instant in two zones; an hour later in epoch milliseconds;
-        # an unreadable date ranks oldest.
-        "published_at": ["2025-05-01T10:00:00Z", "2025-05-01T09:00:00+09:00",
-                         "2025-05-01T00:00:00Z", "1746061200000", "not a date"],
-    })
-    rank = keep_rank(df)
-    assert rank[0] < rank[4] < rank[1] == rank[2] < rank[3]
-
-
 # --- configuration and calibration file ----------------------------------------------
 
 
@@ -453,11 +423,6 @@ def test_audit_names_the_rule_that_kept_the_representative():
     # The syndicator list is configurable: with none, the newest copy wins.
     cfg = DedupeConfig(syndicators=(), opaque_hosts=())
     assert dedupe(frame([copy, direct, google, older]), cfg).kept()["id"].tolist() == ["google"]
-
-
-def test_canonical_order_breaks_rank_ties_by_content():
-    order = canonical_order(np.array([1, 1, 2]), ["b", "a", "c"], ["x", "y", "z"])
-    assert order.tolist() == [2, 1, 0]
 
 
 def test_sweep_dedupe_covers_every_scorer_and_gate(batch):

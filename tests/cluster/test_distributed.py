@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.cluster.dedupe import DedupeConfig, dedupe
+from newsdedup.cluster.dedupe import DedupeConfig, dedupe, headlines
 from newsdedup.cluster.distributed import (
-    _heads,
     dask_dedupe,
     dask_threshold_join,
     dedupe_partitions,
@@ -101,7 +100,8 @@ def test_partitions_keep_buckets_and_exact_groups_whole(titles, n_parts, exact):
     config = DedupeConfig(exact_pass=exact)
     part = dedupe_partitions(items, config, n_parts)
     assert part.shape == (len(titles),) and ((part >= 0) & (part < n_parts)).all()
-    heads, keys = _heads(items, config)
+    h = headlines(items, config)
+    heads, keys = h.heads, h.leads
     for a in range(len(titles)):
         for b in range(a):
             if keys[a] == keys[b] or (exact and heads[a] and heads[a] == heads[b]):

@@ -1,11 +1,10 @@
 """Published block 3 of seed 004, recomputed."""
 
-import pandas as pd
 import pytest
 
 from newsdedup.runs.console import crosshost_console
 from newsdedup.runs.crosshost import exact_scores
-from newsdedup.studies.crosshost import cross_host, ordered_counts, parse_dates
+from newsdedup.studies.crosshost import cross_host, ordered_counts
 
 
 @pytest.fixture(scope="module")
@@ -60,14 +59,3 @@ def test_date_window_keeps_the_alphaevolve_pair(rep):
 
 def test_ordered_counts_ties_by_first_appearance():
     assert ordered_counts(["x", "y", "y", "x", "z"], "h").h.tolist() == ["x", "y", "z"]
-
-
-def test_parse_dates_accepts_iso_and_epoch_ms_and_names_bad_record():
-    df = pd.DataFrame({"id": ["a", "b", "c", "d"],
-                       "published_at": ["2026-05-06", "1394470370698", "", "2026-05-07T10:00"]})
-    d = parse_dates(df)
-    assert d.iloc[0] == pd.Timestamp("2026-05-06") and d.iloc[1].year == 2014
-    assert pd.isna(d.iloc[2])
-    bad = pd.DataFrame({"id": ["a", "zz"], "published_at": ["2026-05-06", "yesterday"]})
-    with pytest.raises(ValueError, match="record 2 .id 'zz'.*yesterday"):
-        parse_dates(bad)

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import newsdedup.studies.sensitivity as sens
+import newsdedup.studies.sensitivity_words as sens_words
 from newsdedup.corpus.load import LoadResult
 from newsdedup.studies.sensitivity import (
     SensitivityParams,
@@ -123,20 +124,6 @@ def test_fast_path_close_to_published(pinned_texts: list[str]) -> None:
     np.testing.assert_allclose(both["std"], pub_both[:, 2], atol=0.01)
     np.testing.assert_allclose(one["mean"], pub_one[:, 1], atol=0.01)
     np.testing.assert_allclose(one["std"], pub_one[:, 2], atol=0.01)
-
-
-# --------------------------------------------------------------------------
-# The random stream.
-# --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("seed", [0, 7, 42, 2**40 + 3])
-def test_numpy_mt_stream_equals_python_random(seed: int) -> None:
-    gen = sens._python_mt_generator(seed)
-    rnd = random.Random(seed)
-    # Several calls: the engine draws in chunks and relies on continuity.
-    for k in (1, 1000, 7, 25_000):
-        assert gen.random(k).tolist() == [rnd.random() for _ in range(k)]
 
 
 # --------------------------------------------------------------------------
@@ -276,24 +263,10 @@ def test_exact_equals_reference_short_words(
     assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
 
 
-def test_published_run_takes_the_packed_path(pinned_texts: list[str]) -> None:
-    # The fast path silently falling back to the character engine would keep
-    # every value right but lose the speed: guard it.
-    params = SensitivityParams()
-    used, _ = sens._split_items(pinned_texts, params.min_words)
-    corpus = sens._Corpus(used, params.scheme)
-    packing = sens._Packing.build(corpus, params.n)
-    assert packing is not None
-    items = np.arange(len(used))
-    for side in ("both", "one"):
-        batch = sens._Batch(corpus, items, params.trials, side, params.n, packing)
-        assert batch.packing is packing
-
-
 def test_character_engine_equals_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     # The per-character path still serves unpackable inputs; keep it exact
     # by forcing it where the packed path would normally run.
-    monkeypatch.setattr(sens._Packing, "build", staticmethod(lambda corpus, n: None))
+    monkeypatch.setattr(sens_words.Packing, "build", staticmethod(lambda corpus, n: None))
     rng = random.Random(13)
     words = ["오픈AI", "모델", "을", "가", "API", "3.1", "—", "x", "에이전트", "Ab"]
     for scheme in sorted(SCHEMES):
@@ -315,17 +288,6 @@ def test_values_do_not_depend_on_threads_or_blocks(
     monkeypatch.setattr(sens, "_WORKERS", workers)
     monkeypatch.setattr(sens, "_BLOCK_CHARS", 2_000)
     assert_same_values(simulate_exact(texts, params), expected)
-
-
-@pytest.mark.parametrize(
-    "starts, lengths",
-    [([], []), ([5], [0]), ([3, 10, 0], [2, 0, 3]), ([7, 7, 2], [1, 4, 1]), ([0], [6])],
-)
-def test_ranges(starts: list[int], lengths: list[int]) -> None:
-    got = sens._ranges(np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64))
-    expected = [i for s, n in zip(starts, lengths, strict=True) for i in range(s, s + n)]
-    assert got.dtype == np.int64
-    assert got.tolist() == expected
 
 
 @SMALL

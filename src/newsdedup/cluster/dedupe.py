@@ -9,7 +9,7 @@
    precomputed matrix; the subject gate (:mod:`newsdedup.cluster.gate`) masks pairs
    whose lead tokens differ; :func:`newsdedup.cluster.greedy.greedy_clusters` groups
    the survivors against representatives (no chain merges), with
-   :func:`keep_rank` deciding which item represents a group.
+   :func:`newsdedup.cluster.keep.keep_rank` deciding which item represents a group.
 
 Every input row comes out exactly once, with its group.
 
@@ -30,20 +30,29 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, strip_outlet, subject_key
 from newsdedup.cluster.greedy import Clustering, greedy_pairs
-from newsdedup.corpus.load import hosts_of
+from newsdedup.cluster.keep import (
+    OPAQUE_HOSTS,
+    SYNDICATORS,
+    canonical_order,
+    dense_rank,
+    keep_criteria,
+    kept_because,
+    text_column,
+)
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.minhash import FAMILIES, MinHashParams
 from newsdedup.score.scorers import SCORERS, BlockScorer, make_scorer
-from newsdedup.text.normalize import get_scheme, item_text
+from newsdedup.text.normalize import get_scheme, item_texts
 from newsdedup.text.shingle import shingle_matrix
 
 # Calibrated by seed 000 on 100 live Google News results for "온디바이스 AI"
@@ -69,8 +78,6 @@ DEFAULT_RATIONALE = (
 TEXTS: tuple[str, ...] = ("title", "title+summary")
 STAGES: tuple[str, ...] = ("exact", "near", "unique")
 
-SYNDICATORS: tuple[str, ...] = ("v.daum.net", "news.naver.com", "news.nate.com")
-OPAQUE_HOSTS: tuple[str, ...] = ("news.google.com",)
 
 
 class CalibrationFileError(ValueError):
@@ -132,6 +139,7 @@ class DedupeConfig:
     minhash_seed: int = 42
 
     def __post_init__(self) -> None:
+        """Check the settings; raise ValueError naming the bad one."""
         if not math.isfinite(self.threshold):
             raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
         if self.n < 1:
@@ -173,7 +181,7 @@ class DedupeConfig:
         """
         threshold, rationale = load_threshold(path)
         params = json.loads(Path(path).read_text(encoding="utf-8")).get("parameters") or {}
-        adopted = {
+        adopted: dict[str, Any] = {
             "n": params.get("n"),
             "scorer": params.get("scorer"),
             "text": params.get("text"),
@@ -223,177 +231,103 @@ def load_threshold(path: str | Path) -> tuple[float, str]:
     return float(value), rationale
 
 
-def _matches(host: str, domains: Sequence[str]) -> bool:
-    # m.news.naver.com is news.naver.com: match the domain or any subdomain.
-    return bool(host) and any(host == d or host.endswith("." + d) for d in domains)
-
-
-def _column(items: pd.DataFrame, name: str) -> list[str]:
-    """A column as ``str`` per row, ``""`` where missing (or the column is absent)."""
-    if name not in items.columns:
-        return [""] * len(items)
-    col = items[name]
-    return col.astype(object).where(col.notna(), "").astype(str).tolist()
-
-
-def _timestamps(items: pd.DataFrame) -> np.ndarray:
-    """``published_at`` as UTC seconds; ``-inf`` where missing or unparsable.
-
-    Recency only breaks ties between otherwise equal candidates, so an
-    unreadable date ranks as oldest instead of failing the dedupe.
-    """
-    raw = pd.Series(_column(items, "published_at"), dtype=object)
-    out = np.full(len(raw), -np.inf)
-    # All-digit values of 11+ digits are epoch milliseconds (UCI aggregator).
-    ms = raw.str.fullmatch(r"\d{11,}").to_numpy(dtype=bool)
-    if ms.any():
-        out[ms] = raw[ms].astype(np.int64).to_numpy() / 1000.0
-    rest = ~ms & (raw != "").to_numpy(dtype=bool)
-    if rest.any():
-        parsed = pd.to_datetime(raw[rest], utc=True, errors="coerce", format="mixed")
-        secs = (parsed - pd.Timestamp(0, tz="UTC")).dt.total_seconds().to_numpy()
-        out[rest] = np.where(np.isnan(secs), -np.inf, secs)
-    return out
-
-
-def keep_rank(
-    items: pd.DataFrame,
-    syndicators: Sequence[str] = SYNDICATORS,
-    opaque_hosts: Sequence[str] = OPAQUE_HOSTS,
-) -> np.ndarray:
-    """How good each item is as a group's representative; higher is better.
-
-    The rules of the exact-match dedupe, in priority order: the original
-    outlet over a syndicator (``v.daum.net``, ``news.naver.com``, ...); a
-    direct link over an opaque one (Google News redirect URLs hide the
-    outlet); the newer over the older (``published_at``).
-
-    The host is read from the ``host`` column and from the ``url``; an item is
-    a syndicated copy if either is a syndicator (or a subdomain of one). The
-    link is opaque when the URL's host is an opaque host, or when no host is
-    known at all (nothing to link to). Missing columns count as empty.
-
-    Args:
-        items: Frame with any of ``host``, ``url``, ``published_at``.
-        syndicators: Hosts that republish other outlets' articles.
-        opaque_hosts: Hosts whose links hide the original outlet.
-
-    Returns:
-        ``int64`` dense rank per row. Equal criteria give equal ranks; the
-        dedupe then breaks the tie by content (:func:`canonical_order`).
-
-    Examples:
-        >>> df = pd.DataFrame({"url": ["https://v.daum.net/v/1", "https://news.google.com/x",
-        ...                            "https://www.inews365.com/a"],
-        ...                    "published_at": ["2025-05-02", "2025-05-01", "2025-05-01"]})
-        >>> keep_rank(df).tolist()
-        [0, 1, 2]
-    """
-    return _dense_rank(*_keep_criteria(items, syndicators, opaque_hosts))
-
-
-def _dense_rank(syndicated: np.ndarray, opaque: np.ndarray, ts: np.ndarray) -> np.ndarray:
-    if syndicated.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    # Sort by the criteria tuple (original first, then direct link, then time);
-    # the dense rank counts the changes along that order.
-    order = np.lexsort((ts, ~opaque, ~syndicated))
-    keys = (syndicated[order], opaque[order], ts[order])
-    change = np.zeros(order.size, dtype=bool)
-    for k in keys:
-        change[1:] |= k[1:] != k[:-1]
-    dense = np.empty(order.size, dtype=np.int64)
-    dense[order] = np.cumsum(change)
-    return dense
-
-
-def _keep_criteria(items: pd.DataFrame, syndicators: Sequence[str],
-                   opaque_hosts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: syndicated copy?, opaque link?, publication time (UTC seconds, -inf unknown)."""
-    hosts = pd.Series(_column(items, "host"), dtype=object)
-    url_hosts = pd.Series(hosts_of(_column(items, "url")), dtype=object)
-    # A feed has few distinct hosts: match each once, then map back to the rows.
-    distinct = pd.unique(pd.concat([hosts, url_hosts], ignore_index=True))
-    synd = {h: _matches(h, syndicators) for h in distinct}
-    opq = {h: _matches(h, opaque_hosts) for h in distinct}
-    syndicated = (hosts.map(synd) | url_hosts.map(synd)).to_numpy(dtype=bool)
-    link = url_hosts.where(url_hosts != "", hosts)
-    opaque = ((link == "") | link.map(opq)).to_numpy(dtype=bool)
-    return syndicated, opaque, _timestamps(items)
-
-
 @dataclass(frozen=True)
-class _Prepared:
-    """Everything of a dedupe that does not depend on the threshold.
+class Headlines:
+    """The headline of every row, as the dedupe reads it.
 
-    Survivors (one row per exact group) are held in *visiting order*: best
-    representative first (:func:`keep_rank`), then by normalized headline,
-    id and row, so neither the order of visits nor the shingle vocabulary,
-    and hence no score, depends on the order of the input rows.
+    Attributes:
+        titles: Title per row as compared (outlet suffix stripped when
+            ``config.strip_outlet``).
+        heads: ``titles`` normalized by ``config.scheme``: the exact-pass key.
+        leads: Subject key per row (the gate's bucket key), always taken from the
+            stripped title: an outlet name must never become a subject.
     """
 
-    exact_id: np.ndarray  # exact group per row, numbered by visiting position of its survivor
-    survivors: np.ndarray  # row of each exact group's representative, in visiting order
-    leads: list[str]  # lead token per row
-    rank: np.ndarray  # keep_rank per row
-    criteria: tuple[np.ndarray, np.ndarray, np.ndarray]  # syndicated, opaque, time per row
-    buckets: np.ndarray  # bucket id per survivor (all 0 without the gate)
-    scorer: BlockScorer  # over the survivors, in visiting order
+    titles: list[str]
+    heads: list[str]
+    leads: list[str]
 
 
 def _titles(items: pd.DataFrame, config: DedupeConfig) -> list[str]:
-    titles = _column(items, "title")
+    titles = text_column(items, "title")
     return [strip_outlet(t) for t in titles] if config.strip_outlet else titles
 
 
-def canonical_order(rank: np.ndarray, heads: Sequence[str], ids: Sequence[str]) -> np.ndarray:
-    """Row order that does not depend on the input order: rank, then content.
+def headlines(items: pd.DataFrame, config: DedupeConfig) -> Headlines:
+    """Titles, exact-pass keys and subject keys per row, as :func:`dedupe` takes them.
 
-    Best rank first (so a group's founder is its best representative and is
-    never replaced), ties broken by normalized headline, then id, then row
-    (rows equal in all of these are interchangeable).
+    The one preparation of headlines shared by :func:`prepare` and the partitioning of
+    :mod:`newsdedup.cluster.distributed`, so both group rows by the same keys.
 
     Args:
-        rank: :func:`keep_rank` per row.
-        heads: Normalized headline per row.
-        ids: Id per row, as strings.
+        items: Rows with a ``title`` column (a missing value counts as empty).
+        config: Uses ``scheme`` and ``strip_outlet``.
 
     Returns:
-        ``int64`` permutation of the rows.
+        The :class:`Headlines`, one entry per row in row order.
 
     Examples:
-        >>> canonical_order(np.array([0, 1, 1]), ["b", "z", "a"], ["1", "2", "3"]).tolist()
-        [2, 1, 0]
+        >>> items = pd.DataFrame({"title": ["진천군, 스마트 돌봄 - 충청일보"]})
+        >>> h = headlines(items, DedupeConfig())
+        >>> h.titles, h.heads, h.leads
+        (['진천군, 스마트 돌봄'], ['진천군스마트돌봄'], ['진천군'])
     """
-    head_code, _ = pd.factorize(pd.Series(list(heads), dtype=object), sort=True)
-    id_code, _ = pd.factorize(pd.Series(list(ids), dtype=object), sort=True)
-    return np.lexsort((np.arange(len(rank)), id_code, head_code, -np.asarray(rank))).astype(
-        np.int64)
+    titles = text_column(items, "title")
+    stripped = [strip_outlet(t) for t in titles]
+    compared = stripped if config.strip_outlet else titles
+    norm = get_scheme(config.scheme)
+    return Headlines(titles=compared, heads=[norm(t) for t in compared],
+                     leads=[subject_key(t) for t in stripped])
+
+
+def _text_frame(items: pd.DataFrame, titles: list[str], text: str) -> pd.DataFrame:
+    """Compared titles (and summaries, for ``title+summary``) as ``item_texts`` reads them."""
+    if text == "title":
+        return pd.DataFrame({"title": titles}, dtype=object)
+    return pd.DataFrame({"title": titles, "summary": text_column(items, "summary")}, dtype=object)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything of a dedupe that does not depend on the threshold.
+
+    Survivors (one row per exact group) are held in *visiting order*: best
+    representative first (:func:`~newsdedup.cluster.keep.keep_rank`), then by
+    normalized headline, id and row, so neither the order of visits nor the
+    shingle vocabulary, and hence no score, depends on the order of the input rows.
+
+    Attributes:
+        exact_id: Exact group per row, numbered by visiting position of its survivor.
+        survivors: Row of each exact group's representative, in visiting order.
+        leads: Lead token (subject key) per row.
+        rank: ``keep_rank`` per row.
+        criteria: Syndicated?, opaque link?, publication time, per row.
+        buckets: Bucket id per survivor (all 0 without the gate).
+        scorer: Scores over the survivors, in visiting order.
+    """
+
+    exact_id: np.ndarray
+    survivors: np.ndarray
+    leads: list[str]
+    rank: np.ndarray
+    criteria: tuple[np.ndarray, np.ndarray, np.ndarray]
+    buckets: np.ndarray
+    scorer: BlockScorer
 
 
 def _ids(items: pd.DataFrame) -> list[str]:
-    return _column(items, "id") if "id" in items.columns else [str(v) for v in items.index]
+    return text_column(items, "id") if "id" in items.columns else [str(v) for v in items.index]
 
 
-def _prepare(items: pd.DataFrame, config: DedupeConfig,
-             reference: DocumentFrequency | None = None) -> _Prepared:
-    if "title" not in items.columns:
-        raise ValueError("items need a 'title' column")
-    if config.text == "title+summary" and "summary" not in items.columns:
-        raise ValueError("text='title+summary' needs a 'summary' column")
-    norm = get_scheme(config.scheme)
-    titles = _titles(items, config)
-    heads = [norm(t) for t in titles]
-    criteria = _keep_criteria(items, config.syndicators, config.opaque_hosts)
-    rank = _dense_rank(*criteria)
-    n_rows = len(items)
-    order = canonical_order(rank, heads, _ids(items))
-
+def _exact_groups(heads: list[str], order: np.ndarray,
+                  exact_pass: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Exact group per row and the survivor row of each group, both in visiting order."""
+    n_rows = len(heads)
     # Exact groups: equal normalized headlines. An empty normalized headline
     # says nothing about identity, so such rows stay apart. In canonical
     # order the first row of each group is its best-ranked row: the survivor.
     key = pd.Series(heads, dtype=object).iloc[order].reset_index(drop=True)
-    if config.exact_pass:
+    if exact_pass:
         code, _ = pd.factorize(key.where(key != "", None), sort=False)
         blank = code < 0
         code[blank] = code.max(initial=-1) + 1 + np.arange(int(blank.sum()))
@@ -407,34 +341,77 @@ def _prepare(items: pd.DataFrame, config: DedupeConfig,
     renum[code[survivor_pos]] = np.arange(survivor_pos.size)
     exact_id = np.empty(n_rows, dtype=np.int64)
     exact_id[order] = renum[code]
-    survivors = order[survivor_pos].astype(np.int64)
+    return exact_id, order[survivor_pos].astype(np.int64)
 
-    if config.text == "title":
-        texts = [heads[r] for r in survivors]
-    else:
-        summaries = _column(items, "summary")
-        texts = [norm(item_text(titles[r], summaries[r])) for r in survivors]
-    shingled = shingle_matrix(texts, config.n)
+
+def prepare(items: pd.DataFrame, config: DedupeConfig,
+            reference: DocumentFrequency | None = None) -> Prepared:
+    """The threshold-free part of a dedupe: keep ranks, exact pass, survivor scores.
+
+    Args:
+        items: As for :func:`dedupe`.
+        config: As for :func:`dedupe` (``threshold`` is not used).
+        reference: As for :func:`dedupe`.
+
+    Returns:
+        The :class:`Prepared` state that :func:`near_pairs` and :func:`near_pass` use.
+
+    Raises:
+        ValueError: No ``title`` column, or no ``summary`` column for
+            ``text="title+summary"``.
+    """
+    if "title" not in items.columns:
+        raise ValueError("items need a 'title' column")
+    if config.text == "title+summary" and "summary" not in items.columns:
+        raise ValueError("text='title+summary' needs a 'summary' column")
+    heads = headlines(items, config)
+    criteria = keep_criteria(items, config.syndicators, config.opaque_hosts)
+    rank = dense_rank(*criteria)
+    order = canonical_order(rank, heads.heads, _ids(items))
+    exact_id, survivors = _exact_groups(heads.heads, order, config.exact_pass)
+    texts = item_texts(_text_frame(items, heads.titles, config.text), config.text,
+                       config.scheme, rows=survivors)
     # Batch IDF over the survivors only: wire copies removed by the exact pass
     # would otherwise inflate document frequencies of the stories they repeat.
-    scorer = make_scorer(shingled, config.scorer, reference=reference,
+    scorer = make_scorer(shingle_matrix(texts, config.n), config.scorer, reference=reference,
                          minhash=config.minhash_params())
-    # The subject key is taken from the stripped title whatever strip_outlet says:
-    # an outlet name must never become a subject.
-    stripped = titles if config.strip_outlet else [strip_outlet(t) for t in titles]
-    leads = [subject_key(t) for t in stripped]
+    leads = heads.leads
     buckets = bucket_ids([leads[r] for r in survivors] if config.gate else None,
                          len(survivors))
-    return _Prepared(exact_id=exact_id, survivors=survivors, leads=leads, rank=rank,
-                     criteria=criteria, buckets=buckets, scorer=scorer)
+    return Prepared(exact_id=exact_id, survivors=survivors, leads=leads, rank=rank,
+                    criteria=criteria, buckets=buckets, scorer=scorer)
 
 
-def _near_pairs(prep: _Prepared, threshold: float, chunk: int = 256,
-                progress: Callable[[int, int], None] | None = None):
+def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
+               progress: Callable[[int, int], None] | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Survivor pairs of one bucket scoring at least ``threshold``.
+
+    Args:
+        prep: From :func:`prepare`.
+        threshold: Lowest score kept.
+        chunk: Rows scored per block (memory knob only).
+        progress: Called with ``(items scored, items to score)``.
+
+    Returns:
+        ``(i, j, score)`` over survivor positions, as
+        :func:`newsdedup.cluster.gate.bucketed_pairs` returns them.
+    """
     return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress)
 
 
-def _near(prep: _Prepared, pairs, threshold: float) -> Clustering:
+def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
+              threshold: float) -> Clustering:
+    """Greedy clustering of the survivors from their scored pairs at ``threshold``.
+
+    Args:
+        prep: From :func:`prepare`.
+        pairs: From :func:`near_pairs` at a threshold ``<= threshold``.
+        threshold: The near-pass threshold.
+
+    Returns:
+        The :class:`~newsdedup.cluster.greedy.Clustering` of the survivors.
+    """
     i, j, score = pairs
     # Survivors are already in visiting order, best first: the founder of a
     # group outranks every later member, so it stays the representative.
@@ -488,7 +465,7 @@ class DedupeResult:
         """
         ids = (self.items["id"] if "id" in self.items.columns
                else self.items.index.to_series()).tolist()
-        titles = _column(self.items, "title")
+        titles = text_column(self.items, "title")
         reps = self.clustering.representatives
         return pd.DataFrame({
             "group": np.arange(self.clustering.n_groups, dtype=np.int64),
@@ -499,22 +476,10 @@ class DedupeResult:
         })
 
 
-def _kept_because(criteria: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,
-                  reps: np.ndarray) -> np.ndarray:
-    syndicated, opaque, ts = criteria
-    out = np.full(rows.size, "tie-break", dtype=object)
-    newer = ts[reps] > ts[rows]
-    out[newer] = "newer"
-    direct = opaque[rows] & ~opaque[reps]
-    out[direct] = "direct-over-redirect"
-    original = syndicated[rows] & ~syndicated[reps]
-    out[original] = "original-over-syndicator"
-    out[rows == reps] = ""
-    return out
-
-
-def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: _Prepared,
+def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: Prepared,
               near: Clustering) -> DedupeResult:
+    # greedy_pairs always records the joins; the None default is for hand-built clusterings.
+    assert near.join_scores is not None and near.joined_to is not None
     exact_id, survivors = prep.exact_id, prep.survivors
     n_rows = len(items)
     # Groups renumbered by their first row in input order, so group ids read
@@ -554,7 +519,7 @@ def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: _Prepared,
                        representative=[ids[r] for r in rep_rows],
                        stage=stage.astype(object), score_to_rep=score.astype(np.float64),
                        lead=prep.leads, rule=rule.astype(object),
-                       kept_because=_kept_because(prep.criteria, np.arange(n_rows), rep_rows))
+                       kept_because=kept_because(prep.criteria, np.arange(n_rows), rep_rows))
     clustering = Clustering(labels=labels.astype(np.int64), representatives=reps,
                             join_scores=join_scores, joined_to=joined_to.astype(np.int64))
     return DedupeResult(items=out, config=config, clustering=clustering,
@@ -569,7 +534,7 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
     Args:
         items: One row per item; needs ``title``, uses ``summary`` (with
             ``text="title+summary"``), ``host``/``url``/``published_at`` (for
-            :func:`keep_rank`) and ``id`` (for :meth:`DedupeResult.groups`).
+            :func:`~newsdedup.cluster.keep.keep_rank`) and ``id`` (for :meth:`DedupeResult.groups`).
         config: Parameters; :class:`DedupeConfig` defaults when None.
         reference: Document frequencies of a reference corpus for the
             ``"idf"`` scorer (same ``n``); None uses the batch (seed 000).
@@ -588,9 +553,9 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
 [1, 'unique', '어드밴트', 'representative']]
     """
     config = config or DedupeConfig()
-    prep = _prepare(items, config, reference)
-    pairs = _near_pairs(prep, config.threshold, progress=progress)
-    return _assemble(items, config, prep, _near(prep, pairs, config.threshold))
+    prep = prepare(items, config, reference)
+    pairs = near_pairs(prep, config.threshold, progress=progress)
+    return _assemble(items, config, prep, near_pass(prep, pairs, config.threshold))
 
 
 def document_frequencies(items: pd.DataFrame, config: DedupeConfig | None = None
@@ -612,97 +577,6 @@ def document_frequencies(items: pd.DataFrame, config: DedupeConfig | None = None
         The :class:`~newsdedup.score.jaccard.DocumentFrequency` table.
     """
     config = config or DedupeConfig()
-    norm = get_scheme(config.scheme)
     titles = _titles(items, config)
-    if config.text == "title":
-        texts = [norm(t) for t in titles]
-    else:
-        texts = [norm(item_text(t, s)) for t, s in
-                 zip(titles, _column(items, "summary"), strict=True)]
+    texts = item_texts(_text_frame(items, titles, config.text), config.text, config.scheme)
     return DocumentFrequency.from_shingles(shingle_matrix(texts, config.n))
-
-
-def sweep_items_left(
-    items: pd.DataFrame, thresholds: Sequence[float], config: DedupeConfig | None = None, *,
-    reference: DocumentFrequency | None = None,
-) -> pd.DataFrame:
-    """Items left after dedupe at each threshold (seed 000's calibration table).
-
-    Normalization, the exact pass and the scores are computed once, at the
-    lowest threshold; only the greedy clustering is rerun per threshold.
-
-    Args:
-        items: As for :func:`dedupe`.
-        thresholds: Thresholds to try (``config.threshold`` is ignored).
-        config: Everything else (scorer, gate, n, ...); defaults when None.
-        reference: As for :func:`dedupe`.
-
-    Returns:
-        Columns ``threshold``; ``pairs_at_or_above`` (near-pass pairs, i.e.
-        between exact-pass survivors of one bucket -- the whole batch when the
-        gate is off -- with ``score >= threshold``); ``items_left`` (groups
-        after dedupe).
-
-    Examples:
-        >>> df = pd.DataFrame({"title": ["진천군, 스마트 돌봄 구축 착수",
-        ...                              "진천군 스마트돌봄 구축 본격화", "화성시 화재감지"]})
-        >>> sweep_items_left(df, [0.9, 0.3], DedupeConfig(scorer="jaccard"))
-           threshold  pairs_at_or_above  items_left
-        0        0.9                  0           3
-        1        0.3                  1           2
-    """
-    config = config or DedupeConfig()
-    prep = _prepare(items, config, reference)
-    t = np.asarray(thresholds, dtype=np.float64)
-    if t.size == 0:
-        return pd.DataFrame({"threshold": t, "pairs_at_or_above": np.zeros(0, np.int64),
-                             "items_left": np.zeros(0, np.int64)})
-    pairs = _near_pairs(prep, float(np.nanmin(t)))
-    ordered = np.sort(pairs[2])
-    at_or_above = ordered.size - np.searchsorted(ordered, t, side="left")
-    return pd.DataFrame({
-        "threshold": t,
-        "pairs_at_or_above": at_or_above.astype(np.int64),
-        "items_left": np.array([_near(prep, pairs, float(x)).n_groups for x in t],
-                               dtype=np.int64),
-    })
-
-
-def sweep_dedupe(
-    items: pd.DataFrame,
-    thresholds: Sequence[float],
-    scorers: Sequence[str] = SCORERS,
-    gates: Sequence[bool] = (True, False),
-    config: DedupeConfig | None = None,
-    *,
-    reference: DocumentFrequency | None = None,
-    progress: Callable[[str], None] | None = None,
-) -> pd.DataFrame:
-    """:func:`sweep_items_left` for every scorer, gate on and off: the threshold-choice table.
-
-    Args:
-        items: As for :func:`dedupe`.
-        thresholds: Thresholds to try.
-        scorers: Scorer names (:data:`newsdedup.score.scorers.SCORERS`).
-        gates: Gate settings to try.
-        config: Everything else; defaults when None.
-        reference: As for :func:`dedupe`.
-        progress: Called with a message per (scorer, gate).
-
-    Returns:
-        Columns ``scorer``, ``gate`` (bool), ``threshold``,
-        ``pairs_at_or_above``, ``items_left``, ``merged`` (items removed,
-        ``N - items_left``), in the order scorers x gates x thresholds.
-    """
-    base = config or DedupeConfig()
-    frames = []
-    for name in scorers:
-        for gate in gates:
-            if progress:
-                progress(f"sweep: {name}, gate {'on' if gate else 'off'}")
-            cfg = replace(base, scorer=name, gate=gate)
-            table = sweep_items_left(items, thresholds, cfg, reference=reference)
-            frames.append(table.assign(scorer=name, gate=bool(gate)))
-    out = pd.concat(frames, ignore_index=True)
-    out["merged"] = len(items) - out["items_left"]
-    return out[["scorer", "gate", "threshold", "pairs_at_or_above", "items_left", "merged"]]

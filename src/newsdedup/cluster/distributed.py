@@ -39,8 +39,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from newsdedup.cluster.dedupe import DedupeConfig, dedupe
-from newsdedup.cluster.gate import strip_outlet, subject_key
+from newsdedup.cluster.dedupe import DedupeConfig, dedupe, headlines
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.join import (
     DEFAULT_JOIN_BLOCK,
@@ -49,7 +48,6 @@ from newsdedup.score.join import (
     join_block,
     merge_blocks,
 )
-from newsdedup.text.normalize import get_scheme
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 __all__ = ["dask_dedupe", "dask_threshold_join", "dedupe_partitions"]
@@ -77,15 +75,6 @@ def dask_threshold_join(
     return merge_blocks(client.gather(futures), index.threshold)
 
 
-def _heads(items: pd.DataFrame, config: DedupeConfig) -> tuple[list[str], list[str]]:
-    """Normalized headline (the exact-pass key) and subject key per row, as dedupe takes them."""
-    norm = get_scheme(config.scheme)
-    titles = items["title"].fillna("").astype(str).tolist()
-    stripped = [strip_outlet(t) for t in titles]
-    heads = [norm(t) for t in (stripped if config.strip_outlet else titles)]
-    return heads, [subject_key(t) for t in stripped]
-
-
 def dedupe_partitions(
     items: pd.DataFrame, config: DedupeConfig, n_partitions: int
 ) -> np.ndarray:
@@ -110,7 +99,8 @@ def dedupe_partitions(
     n = len(items)
     if not config.gate or n == 0:
         return np.zeros(n, dtype=np.int64)
-    heads, keys = _heads(items, config)
+    heads_of = headlines(items, config)
+    heads, keys = heads_of.heads, heads_of.leads
     head_code, _ = pd.factorize(pd.Series(heads, dtype=object))
     # A blank headline, or any headline without the exact pass, joins nothing by itself.
     alone = (pd.Series(heads) == "").to_numpy() | (not config.exact_pass)
@@ -179,7 +169,7 @@ def dask_dedupe(
     rows = [r for r in rows if r.size]
     if not rows:
         return dedupe(items, config).items
-    heads, _ = _heads(items, config)
+    heads = headlines(items, config).heads
     reference = None
     if config.scorer == "idf":
         # Scattered first: data passed inside the task graph is copied through the scheduler.

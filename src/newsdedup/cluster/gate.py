@@ -236,15 +236,7 @@ def bucketed_pairs(
         ([0], [2])
     """
     buckets = np.asarray(buckets, dtype=np.int64)
-    sizes = np.bincount(buckets) if buckets.size else np.zeros(0, dtype=np.int64)
-    multi = sizes[buckets] > 1
-    items = np.flatnonzero(multi)
-    # Items of one bucket next to each other, in index order inside the bucket.
-    items = items[np.argsort(buckets[items], kind="stable")]
-    b_sorted = buckets[items]
-    starts = (np.flatnonzero(np.r_[True, b_sorted[1:] != b_sorted[:-1]]) if items.size
-              else items)
-    ends = np.r_[starts[1:], items.size].astype(np.int64)
+    items, starts, ends = _bucket_runs(buckets)
     big = (ends - starts) > chunk
     # Small buckets: a block is every bucket whose first item falls in the same
     # chunk-wide window of the sorted order (blocks stay under 2 * chunk items).
@@ -280,6 +272,29 @@ def bucketed_pairs(
             done += rows.size
             if progress:
                 progress(done, total)
+    return _sorted_pairs(out_i, out_j, out_s)
+
+
+def _bucket_runs(buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Items of buckets with two or more members, grouped by bucket, and each run's bounds.
+
+    Returns ``(items, starts, ends)``: the items of one bucket are next to each other,
+    in index order inside the bucket, and bucket ``k``'s run is
+    ``items[starts[k]:ends[k]]``.
+    """
+    sizes = np.bincount(buckets) if buckets.size else np.zeros(0, dtype=np.int64)
+    items = np.flatnonzero(sizes[buckets] > 1)
+    items = items[np.argsort(buckets[items], kind="stable")]
+    b_sorted = buckets[items]
+    starts = (np.flatnonzero(np.r_[True, b_sorted[1:] != b_sorted[:-1]]) if items.size
+              else items)
+    ends = np.r_[starts[1:], items.size].astype(np.int64)
+    return items, starts, ends
+
+
+def _sorted_pairs(out_i: list[np.ndarray], out_j: list[np.ndarray],
+                  out_s: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The collected pieces as one ``(i, j, score)``, sorted by ``(i, j)``."""
     if not out_i:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), np.zeros(0, dtype=np.float64)

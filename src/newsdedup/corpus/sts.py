@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from newsdedup.corpus.load import CorpusError, decode_bytes
+from newsdedup.corpus.records import CorpusError, decode_bytes
 
 PAIR_COLUMNS: tuple[str, ...] = (
     "genre",
@@ -73,7 +73,7 @@ def _pair_frame(path: Path, fields: pd.Series, keep_extra: bool) -> pd.DataFrame
 
 
 def load_korsts(path: str | Path) -> pd.DataFrame:
-    """Read a KorSTS split (``sts-train.tsv`` / ``sts-dev.tsv``).
+    r"""Read a KorSTS split (``sts-train.tsv`` / ``sts-dev.tsv``).
 
     Args:
         path: TSV with the header ``genre filename year id score sentence1 sentence2``.
@@ -89,8 +89,8 @@ def load_korsts(path: str | Path) -> pd.DataFrame:
     Examples:
         >>> import tempfile
         >>> tsv = Path(tempfile.mkdtemp()) / "sts-dev.tsv"
-        >>> header = "genre\\tfilename\\tyear\\tid\\tscore\\tsentence1\\tsentence2\\n"
-        >>> _ = tsv.write_text(header + 'main-news\\theadlines\\t2015\\t0001\\t4.2\\t"a"\\tb\\n')
+        >>> header = "genre\tfilename\tyear\tid\tscore\tsentence1\tsentence2\n"
+        >>> _ = tsv.write_text(header + 'main-news\theadlines\t2015\t0001\t4.2\t"a"\tb\n')
         >>> df = load_korsts(tsv)
         >>> df["filename"].tolist(), df["score"].tolist(), df["sentence1"].tolist()
         (['headlines'], [4.2], ['"a"'])
@@ -104,7 +104,7 @@ def load_korsts(path: str | Path) -> pd.DataFrame:
 
 
 def load_stsb(path: str | Path) -> pd.DataFrame:
-    """Read an STS Benchmark split (``sts-train.csv`` / ``sts-dev.csv``; tabs, no header).
+    r"""Read an STS Benchmark split (``sts-train.csv`` / ``sts-dev.csv``; tabs, no header).
 
     Args:
         path: The file.
@@ -119,10 +119,10 @@ def load_stsb(path: str | Path) -> pd.DataFrame:
     Examples:
         >>> import tempfile
         >>> f = Path(tempfile.mkdtemp()) / "sts-dev.csv"
-        >>> _ = f.write_text("main-news\\theadlines\\t2016\\t0281\\t5\\tA\\tB\\tsrc1\\tsrc2\\n")
+        >>> _ = f.write_text("main-news\theadlines\t2016\t0281\t5\tA\tB\tsrc1\tsrc2\n")
         >>> df = load_stsb(f)
         >>> df["id"].tolist(), df["score"].tolist(), df["extra"].tolist()
-        (['0281'], [5.0], ['src1\\tsrc2'])
+        (['0281'], [5.0], ['src1\tsrc2'])
     """
     path = Path(path)
     return _pair_frame(path, _tab_fields(path), keep_extra=True)

@@ -304,9 +304,9 @@ def label_noise(items: pd.DataFrame, story_col: str = "STORY",
 
 def _story_pairs(story_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """All pairs ``i < j`` of items with the same story code (work ~ same-story pairs)."""
-    from newsdedup.score.minhash import _bucket_pairs
+    from newsdedup.score.minhash import bucket_pairs
 
-    linear = _bucket_pairs(story_codes)
+    linear = bucket_pairs(story_codes)
     n = len(story_codes)
     return linear // n, linear % n
 

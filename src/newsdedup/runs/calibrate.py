@@ -21,8 +21,9 @@ import numpy as np
 import pandas as pd
 
 from newsdedup import paths
-from newsdedup.cluster.dedupe import DedupeConfig, sweep_items_left
+from newsdedup.cluster.dedupe import DedupeConfig
 from newsdedup.cluster.greedy import greedy_clusters
+from newsdedup.cluster.sweep import sweep_items_left
 from newsdedup.corpus.load import load_corpus
 from newsdedup.paths import sha256_file
 from newsdedup.runs.console import calibration_console, sensitivity_console

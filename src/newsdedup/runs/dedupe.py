@@ -19,8 +19,8 @@ from newsdedup.cluster.dedupe import (
     DedupeResult,
     dedupe,
     document_frequencies,
-    sweep_dedupe,
 )
+from newsdedup.cluster.sweep import sweep_dedupe
 from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
 from newsdedup.runs.console import sweep_console
 from newsdedup.runs.files import Progress, corpus_meta, quiet, write_csv, write_params

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from newsdedup.score.bins import bin_of, check_edges
 from newsdedup.score.jaccard import PairScores
 from newsdedup.text.shingle import ShingleMatrix, sorted_unique
 
@@ -395,22 +396,6 @@ def top_k(pairs: PairScores, n_items: int, k: int) -> TopK:
     return TopK(neighbour=neighbour, score=score)
 
 
-def _bin_of(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Bin ``k`` holds ``edges[k] <= s < edges[k+1]``; the last bin also holds its right edge."""
-    b = np.searchsorted(edges, scores, side="right") - 1
-    b[scores == edges[-1]] = len(edges) - 2
-    return b
-
-
-def _check_edges(edges: np.ndarray | list[float]) -> np.ndarray:
-    e = np.asarray(edges, dtype=np.float64)
-    if e.ndim != 1 or len(e) < 2 or np.any(np.diff(e) <= 0):
-        raise ValueError(f"histogram edges must be >= 2 strictly increasing values, got {edges}")
-    if e[0] < 0 or e[-1] < 1.0:
-        raise ValueError(f"histogram edges must start at >= 0 and end at >= 1.0, got {edges}")
-    return e
-
-
 def pair_histogram(
     pairs: PairScores, edges: np.ndarray | list[float], total_pairs: int
 ) -> tuple[np.ndarray, int]:
@@ -425,10 +410,10 @@ def pair_histogram(
         ``(counts, below)``: ``int64`` counts per bin and the number of pairs below
         ``edges[0]``; ``counts.sum() + below == total_pairs``.
     """
-    e = _check_edges(edges)
+    e = check_edges(edges)
     s = pairs.score
     inside = s >= e[0]
-    counts = np.bincount(_bin_of(s[inside], e), minlength=len(e) - 1).astype(np.int64)
+    counts = np.bincount(bin_of(s[inside], e), minlength=len(e) - 1).astype(np.int64)
     return counts, int(total_pairs - counts.sum())
 
 
@@ -458,7 +443,7 @@ def score_histogram(
         >>> score_histogram(m, [0.0, 0.5, 1.0])
         (array([2, 1]), 0)
     """
-    e = _check_edges(edges)
+    e = check_edges(edges)
     n = shingled.n_items
     total = n * (n - 1) // 2
     if e[0] > 0:
@@ -477,9 +462,9 @@ def score_histogram(
         union = sizes[r] + sizes[c] - v
         s = np.zeros(len(v), dtype=np.float64)
         np.divide(v, union, out=s, where=union > 0)
-        counts += np.bincount(_bin_of(s, e), minlength=len(e) - 1)
+        counts += np.bincount(bin_of(s, e), minlength=len(e) - 1)
         listed += len(v)
-    counts[_bin_of(np.zeros(1), e)[0]] += total - listed  # pairs sharing no shingle score 0.0
+    counts[bin_of(np.zeros(1), e)[0]] += total - listed  # pairs sharing no shingle score 0.0
     return counts, 0
 
 

@@ -27,8 +27,8 @@ import datasketch
 import numpy as np
 import pandas as pd
 
+from newsdedup.score.bins import bin_of, check_edges
 from newsdedup.score.jaccard import PairScores
-from newsdedup.score.join import _bin_of, _check_edges
 from newsdedup.score.minhash import MinHashParams, lsh_params
 
 __all__ = [
@@ -72,6 +72,7 @@ class Banding:
     recall_at_threshold: float
 
     def as_dict(self) -> dict:
+        """The fields as a plain dict (for JSON reports)."""
         return asdict(self)
 
 
@@ -185,7 +186,7 @@ def recall_by_bin(
         One row per bin: ``lo, hi, true_pairs, found, recall`` (NaN for an empty
         bin) and ``expected`` when ``banding`` is given.
     """
-    e = _check_edges(edges)
+    e = check_edges(edges)
     if e[0] <= 0:
         raise ValueError("recall bins must start above 0: pairs below the join are not listed")
     if len(truth) and truth.score.min() < e[0]:
@@ -194,7 +195,7 @@ def recall_by_bin(
     pos = np.searchsorted(candidates, linear)
     hit = (pos < len(candidates)) & (candidates[np.minimum(pos, len(candidates) - 1)] == linear) \
         if len(candidates) else np.zeros(len(linear), bool)
-    b = _bin_of(truth.score, e)
+    b = bin_of(truth.score, e)
     nb = len(e) - 1
     true_n = np.bincount(b, minlength=nb)
     found = np.bincount(b, weights=hit, minlength=nb).astype(np.int64)

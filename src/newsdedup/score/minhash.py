@@ -160,7 +160,7 @@ class MinHashParams:
 
     @classmethod
     def datasketch(cls, num_perm: int = 128, seed: int = 1, scheme: str = "affine32"):
-        """datasketch with an explicit scheme and seed (1 is datasketch's default seed)."""
+        """Parameters of datasketch with an explicit scheme and seed (1: datasketch's default)."""
         return cls(
             family="datasketch",
             num_perm=num_perm,
@@ -170,6 +170,7 @@ class MinHashParams:
         )
 
     def as_dict(self) -> dict:
+        """The fields as a plain dict (for JSON reports)."""
         return asdict(self)
 
 
@@ -233,7 +234,7 @@ def estimate_matrix(sigs: np.ndarray, empty: np.ndarray) -> np.ndarray:
 
     Per permutation, only items with the same minimum can agree, so the
     agreeing pairs are enumerated from buckets of equal values
-    (:func:`_bucket_pairs`); the work is proportional to the agreements, which
+    (:func:`bucket_pairs`); the work is proportional to the agreements, which
     are few when most pairs are unrelated, instead of ``k`` full ``N x N``
     comparisons.
 
@@ -251,7 +252,7 @@ def estimate_matrix(sigs: np.ndarray, empty: np.ndarray) -> np.ndarray:
         [1.0, 0.5, 0.0]
     """
     n, k = sigs.shape
-    linear = np.concatenate([_bucket_pairs(sigs[:, p]) for p in range(k)] or [np.zeros(0, int)])
+    linear = np.concatenate([bucket_pairs(sigs[:, p]) for p in range(k)] or [np.zeros(0, int)])
     agree = np.bincount(linear, minlength=n * n).reshape(n, n)
     agree = agree + agree.T
     np.fill_diagonal(agree, k)
@@ -306,10 +307,20 @@ def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
     return int(lsh.b), int(lsh.r)
 
 
-def _bucket_pairs(ids: np.ndarray) -> np.ndarray:
+def bucket_pairs(ids: np.ndarray) -> np.ndarray:
     """Linear pair indices ``i * N + j`` (``i < j``) of items sharing an id.
 
     Work is proportional to the number of such pairs, not to ``N**2``.
+
+    Args:
+        ids: One bucket id per item (a band's row hash, a story code ...).
+
+    Returns:
+        int64 linear indices of the pairs in one bucket, grouped by bucket.
+
+    Examples:
+        >>> sorted(bucket_pairs(np.array([7, 3, 7, 7])).tolist())
+        [2, 3, 11]
     """
     n = ids.shape[0]
     order = np.argsort(ids, kind="stable")
@@ -369,7 +380,7 @@ def lsh_candidate_pairs(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: i
     keep = np.flatnonzero(~empty)
     found = []
     for band in range(bands):
-        local = _bucket_pairs(_row_ids(sigs[keep, band * rows : (band + 1) * rows]))
+        local = bucket_pairs(_row_ids(sigs[keep, band * rows : (band + 1) * rows]))
         m = len(keep)
         found.append(keep[local // m].astype(np.int64) * n + keep[local % m])
     return sorted_unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)

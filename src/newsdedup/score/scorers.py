@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from newsdedup.score.jaccard import DocumentFrequency, _jaccard_block, idf_weights
+from newsdedup.score.jaccard import DocumentFrequency, idf_weights, jaccard_block
 from newsdedup.score.minhash import MinHashParams, signatures
 from newsdedup.text.shingle import ShingleMatrix
 
@@ -75,7 +75,7 @@ class BlockScorer:
             out[:, self._empty[cols]] = 0.0
             return out
         inter = (self._x[rows] @ self._xt[:, cols]).toarray()
-        return _jaccard_block(inter.astype(np.float64), self._mass[rows], self._mass[cols])
+        return jaccard_block(inter.astype(np.float64), self._mass[rows], self._mass[cols])
 
 
 def make_scorer(

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from newsdedup.corpus.hosts import parse_dates
 from newsdedup.score.jaccard import idf_weights, pair_jaccard
 from newsdedup.signals.entities import (
     BRANDS,
@@ -43,7 +44,6 @@ from newsdedup.signals.entities import (
     extract_all,
     version_conflicts,
 )
-from newsdedup.studies.crosshost import parse_dates
 from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_text
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 

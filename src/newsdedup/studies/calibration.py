@@ -131,6 +131,7 @@ class Calibration:
     rationale: str
 
     def as_dict(self) -> dict:
+        """The recommendation and its evidence as a plain dict (for ``calibration.json``)."""
         return {
             "recommended_threshold": self.recommended,
             "rationale": self.rationale,

@@ -3,7 +3,7 @@
 The ``source`` field of an archive is often a normalized brand ("Google
 DeepMind" covers both deepmind.google and blog.google), so it cannot tell
 sites apart; the host is taken from the URL instead (see
-:func:`newsdedup.corpus.load.host_of`). For a chosen set of hosts the analysis
+:func:`newsdedup.corpus.hosts.host_of`). For a chosen set of hosts the analysis
 scores every pair of items on *different* hosts of that set, compares the
 scores with the corpus's unrelated-pair upper bound, and narrows the
 candidates with a publication-date window -- the first alternative the
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from newsdedup.corpus.hosts import parse_dates
 from newsdedup.score.jaccard import PairScores
 
 DEFAULT_HOSTS = ("deepmind.google", "blog.google")
@@ -43,34 +44,6 @@ def ordered_counts(values: Sequence[str], name: str) -> pd.DataFrame:
                                       return_counts=True)
     order = np.lexsort((first, -counts))
     return pd.DataFrame({name: labels[order], "count": counts[order].astype(np.int64)})
-
-
-def parse_dates(items: pd.DataFrame) -> pd.Series:
-    """``published_at`` as dates; an unparsable value raises naming its record.
-
-    Accepts ISO dates/times and epoch milliseconds (all-digit strings, as in
-    the UCI aggregator). Empty values become ``NaT`` and never fall in a window.
-    """
-    raw = items["published_at"].astype(str).reset_index(drop=True)
-    digits = raw.str.fullmatch(r"\d{11,}").to_numpy()
-    out = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
-    if digits.any():
-        out[digits] = pd.to_datetime(raw[digits].astype("int64"), unit="ms")
-    rest = ~digits & (raw != "").to_numpy()
-    if rest.any():
-        # One vectorized parse; offsets are converted to UTC and dropped so that
-        # dates with and without a zone compare on one clock.
-        parsed = pd.to_datetime(raw[rest], format="ISO8601", errors="coerce", utc=True)
-        bad = parsed.isna().to_numpy()
-        if bad.any():
-            pos = int(np.flatnonzero(rest)[np.argmax(bad)])
-            raise ValueError(
-                f"record {pos + 1} (id {items['id'].iloc[pos]!r}): "
-                f"published_at {raw.iloc[pos]!r} is not a date"
-            )
-        out[rest] = parsed.dt.tz_convert(None).to_numpy()
-    out.index = items.index
-    return out
 
 
 @dataclass(frozen=True)
@@ -103,25 +76,31 @@ class CrossHostReport:
 
     @property
     def n_id_duplicates(self) -> int:
+        """Items whose id repeats an earlier item's."""
         return self.n_items - self.n_unique_ids
 
     @property
     def n_cross(self) -> int:
+        """Cross-host pairs scored."""
         return len(self.pairs)
 
     @property
     def max_score(self) -> float:
+        """Highest cross-host score (0.0 without pairs)."""
         return float(self.pairs["score"].max()) if len(self.pairs) else 0.0
 
     @property
     def n_above_bound(self) -> int:
+        """Cross-host pairs scoring above the unrelated-pair upper bound."""
         return int(self.pairs["above_bound"].sum())
 
     @property
     def n_in_window(self) -> int:
+        """Cross-host pairs published within the date window."""
         return int(self.pairs["in_window"].sum())
 
     def summary(self) -> dict:
+        """The counts of the report as a plain dict (for JSON reports)."""
         return {
             "items": self.n_items,
             "unique_ids": self.n_unique_ids,

@@ -32,7 +32,7 @@ from newsdedup.score.minhash import (
     signatures,
 )
 from newsdedup.studies.calibration import order_quantiles
-from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_text
+from newsdedup.text.normalize import DEFAULT_SCHEME, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 PUBLISHED_THRESHOLDS = (0.7, 0.5, 0.4, 0.3, 0.2)
@@ -74,6 +74,7 @@ class MeasureConfig:
     sweep_ngrams: tuple[int, ...] = (2, 3, 4, 5, 6)
 
     def __post_init__(self) -> None:
+        """Check the settings; raise ValueError naming the bad one."""
         if self.top_ngram not in self.ngrams:
             raise ValueError(f"top_ngram {self.top_ngram} is not among ngrams {self.ngrams}")
         for t in self.thresholds:
@@ -81,6 +82,7 @@ class MeasureConfig:
                 raise ValueError(f"threshold {t} is outside [0, 1]")
 
     def as_dict(self) -> dict:
+        """The settings as a plain dict, as written to the measurement's JSON."""
         return {
             "ngrams": list(self.ngrams),
             "thresholds": list(self.thresholds),
@@ -124,24 +126,29 @@ class NgramMeasurement:
 
     @property
     def mean_shingles(self) -> float:
+        """Mean shingles per item (0.0 for no items)."""
         return float(self.shingled.sizes.mean()) if self.shingled.n_items else 0.0
 
     @property
     def abs_error(self) -> np.ndarray:
+        """``|estimate - exact|`` per pair."""
         return np.abs(self.estimate.score - self.exact.score)
 
     @property
     def err_mean(self) -> float:
+        """Mean absolute error of the estimate (NaN without pairs)."""
         # fsum: the mean is correctly rounded, independent of summation order.
         err = self.abs_error
         return math.fsum(err) / len(err) if len(err) else float("nan")
 
     @property
     def err_max(self) -> float:
+        """Largest absolute error of the estimate (NaN without pairs)."""
         err = self.abs_error
         return float(err.max()) if len(err) else float("nan")
 
     def summary_row(self) -> dict:
+        """One row of the per-n-gram summary table."""
         return {
             "n": self.n,
             "items": self.shingled.n_items,
@@ -154,9 +161,23 @@ class NgramMeasurement:
 
 
 def normalized_texts(items: pd.DataFrame, scheme: str = DEFAULT_SCHEME) -> list[str]:
-    """Normalized ``title + " " + summary`` of each item, in row order."""
-    norm = get_scheme(scheme)
-    return [norm(item_text(t, s)) for t, s in zip(items["title"], items["summary"], strict=True)]
+    """Normalized ``title + " " + summary`` of each item, in row order.
+
+    :func:`newsdedup.text.normalize.item_texts` with ``text="title+summary"``, the text
+    every measurement of seed 004 compares.
+
+    Args:
+        items: A table with ``title`` and ``summary`` columns.
+        scheme: Normalization scheme name.
+
+    Returns:
+        One normalized text per row.
+
+    Examples:
+        >>> normalized_texts(pd.DataFrame({"title": ["AI 모델"], "summary": ["공개"]}))
+        ['ai모델공개']
+    """
+    return item_texts(items, "title+summary", scheme)
 
 
 def threshold_table(
@@ -372,6 +393,11 @@ class MeasureReport:
         return pd.concat(frames, ignore_index=True)
 
     def by_n(self, n: int) -> NgramMeasurement:
+        """The measurement of n-gram size ``n``.
+
+        Raises:
+            KeyError: ``n`` was not measured.
+        """
         for m in self.per_ngram:
             if m.n == n:
                 return m

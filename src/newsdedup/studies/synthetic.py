@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.paths import UCI_COLUMNS, locate_pinned, shared_corpus_file
-from newsdedup.studies.sensitivity import PUBLISHED_FRACTIONS, _ranges
+from newsdedup.studies.sensitivity import PUBLISHED_FRACTIONS
+from newsdedup.studies.sensitivity_words import ranges
 
 __all__ = ["LANGUAGES", "enlarge", "headline_pool"]
 
@@ -136,7 +137,7 @@ def enlarge(
     for level in range(1, int(depth.max()) + 1):
         at = np.flatnonzero(depth == level)  # parents are all at level - 1: done
         src_len = length[parent[at]]
-        src = buffer[_ranges(start[parent[at]], src_len)]
+        src = buffer[ranges(start[parent[at]], src_len)]
         keep = rng.random(src.size) < np.repeat(retention[at], src_len)
         # A dropped word becomes a random word occurrence of the pool.
         src[~keep] = flat[rng.integers(0, flat.size, int((~keep).sum()))]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 _DROP_HANGUL_ALNUM = re.compile(r"[^0-9a-z가-힣]")
@@ -107,7 +107,7 @@ TEXTS = ("title", "title+summary")
 
 
 def item_texts(items: Any, text: str = "title+summary", scheme: str | None = DEFAULT_SCHEME,
-               rows: Sequence[int] | None = None) -> list[str]:
+               rows: Iterable[int] | None = None) -> list[str]:
     """The one place items become the texts that are shingled.
 
     Args:

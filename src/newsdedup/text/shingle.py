@@ -65,6 +65,7 @@ class ShingleMatrix:
 
     @property
     def n_items(self) -> int:
+        """Number of items (rows)."""
         return self.matrix.shape[0]
 
     def row(self, i: int) -> set[str]:

@@ -1,0 +1,141 @@
+"""What every corpus reader produces and reports: parsed records, rejects and errors.
+
+The format readers (:mod:`newsdedup.corpus.typescript`, :mod:`newsdedup.corpus.tabular`)
+turn a file into :class:`RawRecord` values and raise :class:`CorpusError` for faults of the
+file as a whole; :func:`newsdedup.corpus.load.load_corpus` validates the records and lists
+the unusable ones as :class:`Rejected`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+
+class CorpusError(ValueError):
+    """A corpus file (or one record of it) cannot be read.
+
+    Attributes:
+        path: The file.
+        line: 1-based line the problem is on, when known.
+        record: 1-based record number, when the problem belongs to one record.
+        reason: What is wrong, in words.
+
+    Examples:
+        >>> str(CorpusError("news.ts", "unterminated string literal", line=12))
+        'news.ts:12: unterminated string literal'
+        >>> str(CorpusError("a.csv", "missing id", line=5, record=4))
+        'a.csv:5: record 4: missing id'
+        >>> str(CorpusError("b.parquet", "missing title", record=3))
+        'b.parquet: record 3: missing title'
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None,
+        reason: str,
+        *,
+        line: int | None = None,
+        record: int | None = None,
+    ) -> None:
+        """Build the message ``path:line: record N: reason`` from the parts that are known."""
+        self.path = path
+        self.line = line
+        self.record = record
+        self.reason = reason
+        head = "" if path is None else str(path)
+        if line is not None:
+            head = f"{head}:{line}"
+        parts = [head] if head else []
+        if record is not None:
+            parts.append(f"record {record}")
+        parts.append(reason)
+        super().__init__(": ".join(parts))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle by the constructor's arguments (errors cross process pools)."""
+        # Keyword-only arguments are not in self.args, so the default pickling would fail.
+        return (_rebuild_error, (self.path, self.reason, self.line, self.record))
+
+
+def _rebuild_error(
+    path: str | Path | None, reason: str, line: int | None, record: int | None
+) -> CorpusError:
+    return CorpusError(path, reason, line=line, record=record)
+
+
+class CorpusWarning(UserWarning):
+    """Emitted once per load when some records were rejected."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """One record that was not turned into an item.
+
+    Attributes:
+        record: 1-based record number in file order.
+        line: 1-based line the record starts on (``None`` for Parquet).
+        id: The record's id when it has a usable one, else ``None``.
+        reason: Why it was rejected.
+    """
+
+    record: int
+    line: int | None
+    id: str | None
+    reason: str
+
+
+class RawRecord(NamedTuple):
+    """A record as parsed, before column mapping and validation.
+
+    Attributes:
+        record: 1-based record number in file order.
+        line: 1-based line the record starts on (``None`` for Parquet).
+        fields: Field name -> value as read.
+        problem: Set when the record is already known to be unusable (CSV).
+    """
+
+    record: int
+    line: int | None
+    fields: dict[str, Any]
+    problem: str | None
+
+
+def decode_bytes(path: str | Path, data: bytes, encoding: str = "utf-8") -> str:
+    r"""Decode a text file's bytes, naming the line and byte offset of a bad sequence.
+
+    A leading byte-order mark is dropped (spreadsheet exports often carry one, and it
+    would otherwise stick to the first header name).
+
+    Args:
+        path: The file, for the error message.
+        data: Its bytes.
+        encoding: Text encoding.
+
+    Returns:
+        The text.
+
+    Raises:
+        CorpusError: The bytes are not valid in ``encoding``.
+
+    Examples:
+        >>> decode_bytes("f.txt", "가나".encode())
+        '가나'
+        >>> decode_bytes("f.txt", b"ok\n\xff")
+        Traceback (most recent call last):
+        ...
+        newsdedup.corpus.records.CorpusError: f.txt:2: cannot decode byte 0xff at byte offset 3 ...
+    """
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start : exc.end].hex(" ")
+        plural = "s" if exc.end - exc.start > 1 else ""
+        raise CorpusError(
+            path,
+            f"cannot decode byte{plural} 0x{bad} at byte offset {exc.start} as {encoding}",
+            line=line,
+        ) from exc
+    return text.removeprefix("\ufeff")

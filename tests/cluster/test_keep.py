@@ -1,0 +1,50 @@
+"""Tests for newsdedup.cluster.keep: which item represents a group."""
+
+import numpy as np
+import pandas as pd
+
+from newsdedup.cluster.keep import canonical_order, keep_rank, kept_because
+
+
+def test_keep_rank_priorities():
+    df = pd.DataFrame({
+        "url": ["https://v.daum.net/v/1", "https://m.news.naver.com/a", "https://news.google.com/x",
+                "https://www.nbnnews.co.kr/1", "https://www.nbnnews.co.kr/2", ""],
+        "published_at": ["2025-05-09", "2025-05-09", "2025-05-09", "2025-05-01", "2025-05-02",
+                         "2025-05-09"],
+    })
+    rank = keep_rank(df)
+    # Syndicators lowest (even when newest), then the opaque/no link, then direct by date.
+    assert rank[0] == rank[1] < rank[2] == rank[5] < rank[3] < rank[4]
+
+
+def test_keep_rank_reads_the_host_column_and_dates():
+    df = pd.DataFrame({
+        "host": ["v.daum.net", "inews365.com", "inews365.com", "inews365.com", "inews365.com"],
+        "url": ["", "", "", "", ""],
+        # The same instant in two zones; an hour later in epoch milliseconds;
+        # an unreadable date ranks oldest.
+        "published_at": ["2025-05-01T10:00:00Z", "2025-05-01T09:00:00+09:00",
+                         "2025-05-01T00:00:00Z", "1746061200000", "not a date"],
+    })
+    rank = keep_rank(df)
+    assert rank[0] < rank[4] < rank[1] == rank[2] < rank[3]
+
+
+def test_canonical_order_breaks_rank_ties_by_content():
+    order = canonical_order(np.array([1, 1, 2]), ["b", "a", "c"], ["x", "y", "z"])
+    assert order.tolist() == [2, 1, 0]
+
+
+def test_kept_because_names_the_first_rule_that_decides():
+    syndicated = np.array([True, False, False, False, False])
+    opaque = np.array([False, True, False, False, False])
+    ts = np.array([5.0, 5.0, 1.0, 1.0, 1.0])
+    rows = np.array([0, 1, 2, 3, 4])
+    reps = np.array([4, 4, 4, 4, 4])
+    # Row 0 loses as a syndicated copy although newer; row 1 by its opaque link;
+    # row 2 ties the representative on every rule; row 4 is the representative.
+    assert kept_because((syndicated, opaque, ts), rows, reps).tolist() == [
+        "original-over-syndicator", "direct-over-redirect", "tie-break", "tie-break", ""]
+    newer = kept_because((syndicated, opaque, np.array([0, 0, 0, 0, 9.0])), rows[2:4], reps[2:4])
+    assert newer.tolist() == ["newer", "newer"]
