@@ -155,13 +155,9 @@ def evaluate_sts(
         raise ValueError(f"no rows with filename {filename!r}")
     grid = metric_grid() if thresholds is None else np.asarray(thresholds, dtype=np.float64)
     # Score once per (n, scheme); the cut-offs only relabel.
-    scored = {
-        (n, scheme): sentence_pair_jaccard(
-            part["sentence1"].tolist(), part["sentence2"].tolist(), n, scheme, weighted
-        )
-        for scheme in schemes
-        for n in ngrams
-    }
+    s1, s2 = part["sentence1"].tolist(), part["sentence2"].tolist()
+    scored = {(n, scheme): sentence_pair_jaccard(s1, s2, n, scheme, weighted)
+              for scheme in schemes for n in ngrams}
     pairs = [(float(same_at), float(different_at))]
     pairs += [(float(a), float(b)) for a, b in cutoffs if (float(a), float(b)) not in pairs]
     dist: list[pd.DataFrame] = []

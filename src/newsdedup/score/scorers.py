@@ -181,7 +181,7 @@ class BlockScorer:
 
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Scores of ``rows`` (item indices) against ``cols``, ``float64`` ``(R, C)``."""
-        if self._sigs is not None:
+        if self._sigs is not None and self._empty is not None:
             a, b = self._sigs[rows], self._sigs[cols]
             agree = np.zeros((len(rows), len(cols)), dtype=np.int64)
             for p in range(a.shape[1]):  # k comparisons of R x C, not R x C x k memory

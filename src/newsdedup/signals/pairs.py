@@ -25,7 +25,7 @@ processed in blocks without any ``N x N`` matrix.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -204,6 +204,29 @@ def upper_indices(n: int) -> tuple[np.ndarray, np.ndarray]:
     """All pairs ``i < j`` of ``n`` items in combinations order."""
     i, j = np.triu_indices(n, k=1)
     return i.astype(np.int64), j.astype(np.int64)
+
+
+def upper_blocks(n: int, block: int = 256) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+    """All pairs ``i < j`` of ``n`` items, ``block`` first items at a time.
+
+    Concatenated, the blocks are :func:`upper_indices` (combinations order); each holds
+    the pairs whose first item is in ``lo .. hi - 1``, so memory is one block's pairs.
+
+    Yields:
+        ``(lo, hi, i, j)``.
+
+    Examples:
+        >>> [(lo, hi, i.tolist(), j.tolist()) for lo, hi, i, j in upper_blocks(4, 2)]
+        [(0, 2, [0, 0, 0, 1, 1], [1, 2, 3, 2, 3]), (2, 3, [2], [3])]
+    """
+    for lo in range(0, max(n - 1, 0), block):
+        hi = min(lo + block, n - 1)
+        rows = np.arange(lo, hi, dtype=np.int64)
+        counts = n - 1 - rows
+        i = np.repeat(rows, counts)
+        # j runs from i + 1 to n - 1 for each i: offsets within each row's run.
+        start = np.repeat(np.cumsum(counts) - counts, counts)
+        yield lo, hi, i, i + 1 + (np.arange(len(i), dtype=np.int64) - start)
 
 
 def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | None = None,
