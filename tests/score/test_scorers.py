@@ -8,7 +8,17 @@ from newsdedup.score.jaccard import (
     weighted_jaccard_matrix,
 )
 from newsdedup.score.minhash import MinHashParams, estimate_matrix, signatures
-from newsdedup.score.scorers import make_scorer
+from newsdedup.score.scorers import (
+    IDF_SOURCES,
+    KINDS,
+    SCORER_KINDS,
+    SCORERS,
+    Scorer,
+    kind_of,
+    make_pair_scorer,
+    make_scorer,
+    scorer_kind,
+)
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.text.shingle import shingle_matrix
 
@@ -55,3 +65,56 @@ def test_unknown_scorer_and_mismatched_reference(shingled):
     ref = DocumentFrequency.from_shingles(shingle_matrix(["abcd"], 3))
     with pytest.raises(ValueError, match="n=3"):
         make_scorer(shingled, "idf", reference=ref)
+
+
+def test_the_registry_and_its_derived_views():
+    assert SCORER_KINDS == ("jaccard", "idf-batch", "idf-ref", "minhash")
+    assert SCORERS == ("jaccard", "idf", "minhash")
+    assert IDF_SOURCES == ("batch", "reference")
+    for kind in SCORER_KINDS:
+        spec = scorer_kind(kind)
+        assert spec is KINDS[kind]
+        assert kind_of(spec.scorer, spec.idf or "batch") == kind
+    with pytest.raises(ValueError, match="unknown scorer"):
+        scorer_kind("cosine")
+    with pytest.raises(ValueError, match="unknown scorer"):
+        kind_of("idf", "nowhere")
+
+
+def test_scorer_names_and_validation():
+    assert Scorer("minhash", 3, 64).name == "minhash-n3-k64"
+    assert Scorer("idf-ref", 4).name == "idf-ref-n4"
+    for bad in (("cosine", 3, 0), ("jaccard", 0, 0), ("minhash", 3, 0), ("jaccard", 3, 8)):
+        with pytest.raises(ValueError):
+            Scorer(*bad)
+
+
+def test_pair_scores_equal_the_block_scores(shingled):
+    rng = np.random.default_rng(0)
+    i = rng.integers(0, shingled.n_items, 300)
+    j = rng.integers(0, shingled.n_items, 300)
+    full = jaccard_matrix(shingled)
+    assert make_pair_scorer(shingled, "jaccard").pairs(i, j).tolist() == full[i, j].tolist()
+    weighted = weighted_jaccard_matrix(shingled)
+    assert np.allclose(make_pair_scorer(shingled, "idf-batch").pairs(i, j), weighted[i, j],
+                       rtol=0, atol=1e-12)
+    whole = DocumentFrequency.from_shingles(shingled)
+    # IDF from a reference that is the batch itself: the batch's weights.
+    assert np.allclose(make_pair_scorer(shingled, "idf-ref", reference=whole).pairs(i, j),
+                       weighted[i, j], rtol=0, atol=1e-12)
+    params = MinHashParams.published(64)
+    want = estimate_matrix(signatures(shingled, params), shingled.sizes == 0)
+    got = make_pair_scorer(shingled, "minhash", minhash=params).pairs(i, j)
+    assert got.tolist() == want[i, j].tolist()
+    with pytest.raises(ValueError, match="reference"):
+        make_pair_scorer(shingled, "idf-ref")
+    ref3 = DocumentFrequency.from_shingles(shingle_matrix(["abcd"], 3))
+    with pytest.raises(ValueError, match="n=3"):
+        make_pair_scorer(shingled, "idf-ref", reference=ref3)
+
+
+def test_halves_scores_the_two_stacked_sides():
+    m = shingle_matrix(["abcd", "xyz", "", "abce", "xyz", ""], 2)
+    got = make_pair_scorer(m, "jaccard").halves().tolist()
+    assert got == make_pair_scorer(m, "jaccard").pairs(np.arange(3), np.arange(3) + 3).tolist()
+    assert got[1:] == [1.0, 0.0]

@@ -53,6 +53,7 @@ class GoldError(ValueError):
     """A gold file that cannot be read; the message names the file and line."""
 
     def __init__(self, path: Path, line: int, reason: str) -> None:
+        """Keep the file, line and reason; the message is ``<path>:<line>: <reason>``."""
         super().__init__(f"{path}:{line}: {reason}")
         self.path, self.line, self.reason = path, line, reason
 
@@ -116,7 +117,8 @@ def export_candidates(prep: Prepared, frame: pd.DataFrame | None = None,
         cands = d[d["candidate"]]
         picks.append((name, _top(cands, "text_jaccard", len(cands) if detector_quota is None
                                  else detector_quota)))
-    rows, sources = [], {}
+    rows: list = []
+    sources: dict = {}
     for name, sub in picks:
         for pos in sub.index:
             if pos not in sources:
@@ -152,7 +154,7 @@ class Gold:
 
 
 def read_gold(path: str | Path, ids: Sequence[str] | None = None) -> Gold:
-    """Read and validate a gold file (CSV with at least :data:`GOLD_COLUMNS`).
+    r"""Read and validate a gold file (CSV with at least :data:`GOLD_COLUMNS`).
 
     Args:
         path: The CSV (UTF-8, header row; other columns are ignored).
@@ -169,11 +171,11 @@ def read_gold(path: str | Path, ids: Sequence[str] | None = None) -> Gold:
     Examples:
         >>> import tempfile
         >>> p = Path(tempfile.mkdtemp()) / "g.csv"
-        >>> _ = p.write_text("id_i,id_j,label,reason\\na,b,same,one post\\na,c,,\\n")
+        >>> _ = p.write_text("id_i,id_j,label,reason\na,b,same,one post\na,c,,\n")
         >>> g = read_gold(p)
         >>> g.labeled[["id_i", "label", "line"]].values.tolist(), len(g.unlabeled)
         ([['a', 'same', 2]], 1)
-        >>> _ = p.write_text("id_i,id_j,label,reason\\na,b,dupe,x\\n")
+        >>> _ = p.write_text("id_i,id_j,label,reason\na,b,dupe,x\n")
         >>> read_gold(p)
         Traceback (most recent call last):
         ...

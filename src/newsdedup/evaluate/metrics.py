@@ -45,7 +45,7 @@ def metric_grid() -> np.ndarray:
 
 
 def threshold_metrics(
-    scores: np.ndarray, positive: np.ndarray, thresholds: Sequence[float]
+    scores: np.ndarray, positive: np.ndarray, thresholds: Sequence[float] | np.ndarray
 ) -> pd.DataFrame:
     """Precision, recall and F1 of the rule ``score >= threshold`` at every threshold.
 
@@ -95,15 +95,20 @@ def threshold_metrics(
             "tp": tp,
             "fp": fp,
             "fn": fn,
-            "precision": _ratio(tp, tp + fp),
-            "recall": _ratio(tp, np.full_like(tp, n_pos)),
-            "f1": _ratio(2 * tp, 2 * tp + fp + fn),
+            "precision": ratio(tp, tp + fp),
+            "recall": ratio(tp, np.full_like(tp, n_pos)),
+            "f1": ratio(2 * tp, 2 * tp + fp + fn),
         }
     )
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num / den`` as float, NaN where ``den`` is 0 (the ratio is undefined, not zero)."""
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` as float, NaN where ``den`` is 0 (the ratio is undefined, not zero).
+
+    Examples:
+        >>> ratio(np.array([1, 0, 3]), np.array([2, 0, 3])).tolist()
+        [0.5, nan, 1.0]
+    """
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den > 0)
     return out
@@ -200,6 +205,15 @@ def separation_auc(scores: np.ndarray, positive: np.ndarray) -> float:
 
 
 def auc_sorted(pos: np.ndarray, neg_sorted: np.ndarray) -> float:
+    """:func:`separation_auc` from the positive scores and the sorted negative scores.
+
+    For callers that sort the classes once anyway (millions of pairs); NaN when a class
+    is empty.
+
+    Examples:
+        >>> auc_sorted(np.array([0.9, 0.5]), np.array([0.1, 0.5]))
+        0.875
+    """
     if not len(pos) or not len(neg_sorted):
         return math.nan
     below = np.searchsorted(neg_sorted, pos, side="left").sum(dtype=np.float64)
@@ -313,9 +327,9 @@ def prf_rows(scores: np.ndarray, positive: np.ndarray, threshold: float) -> dict
     fp = (flagged & ~pos).sum(axis=-1)
     fn = (~flagged & pos).sum(axis=-1)
     return {
-        "precision": _ratio(np.asarray(tp), np.asarray(tp + fp)),
-        "recall": _ratio(np.asarray(tp), np.asarray(tp + fn)),
-        "f1": _ratio(np.asarray(2 * tp), np.asarray(2 * tp + fp + fn)),
+        "precision": ratio(np.asarray(tp), np.asarray(tp + fp)),
+        "recall": ratio(np.asarray(tp), np.asarray(tp + fn)),
+        "f1": ratio(np.asarray(2 * tp), np.asarray(2 * tp + fp + fn)),
     }
 
 
@@ -349,9 +363,9 @@ def curve(scores: np.ndarray, positive: np.ndarray) -> pd.DataFrame:
         "threshold": s_sorted[end],
         "tp": tp,
         "fp": fp,
-        "precision": _ratio(tp, tp + fp),
-        "recall": _ratio(tp, np.full_like(tp, n_pos)),
-        "fpr": _ratio(fp, np.full_like(fp, n_neg)),
+        "precision": ratio(tp, tp + fp),
+        "recall": ratio(tp, np.full_like(tp, n_pos)),
+        "fpr": ratio(fp, np.full_like(fp, n_neg)),
     })
 
 
@@ -405,7 +419,8 @@ def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> t
 # --------------------------------------------------------------------------------------
 
 
-def contingency(pred: Sequence, truth: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def contingency(pred: Sequence | np.ndarray,
+                truth: Sequence | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sizes of the non-empty cells of the predicted-cluster x reference-label table.
 
     Args:
@@ -439,7 +454,7 @@ def _pairs_of(sizes: np.ndarray) -> np.ndarray:
     return sizes * (sizes - 1) // 2
 
 
-def pairwise_scores(pred: Sequence, truth: Sequence) -> dict:
+def pairwise_scores(pred: Sequence | np.ndarray, truth: Sequence | np.ndarray) -> dict:
     """Pairwise precision and recall of a clustering: its merged pairs against labelled pairs.
 
     A pair is *merged* when both items are in one predicted cluster and *true* when they
@@ -469,7 +484,7 @@ def pairwise_scores(pred: Sequence, truth: Sequence) -> dict:
     }
 
 
-def bcubed(pred: Sequence, truth: Sequence) -> dict:
+def bcubed(pred: Sequence | np.ndarray, truth: Sequence | np.ndarray) -> dict:
     """B-cubed precision and recall (Bagga and Baldwin 1998), averaged over items.
 
     An item's precision is the share of its predicted cluster that has its label; its recall

@@ -1,23 +1,20 @@
-"""Labelled sentence pairs: how well each scorer separates "same" from "different".
+"""Labelled sentence pairs: every scorer, gate on and off, with bootstrap intervals.
 
-:mod:`newsdedup.studies.calibration` sets a threshold from unlabelled data: the highest score
-over all
-pairs of a corpus is taken as the unrelated-pair bound, which holds only if the corpus has no
-duplicates. With labels the two distributions can be measured directly. Here the labels are
-graded sentence pairs (KorSTS and the English STS Benchmark it was translated from, news
-headlines part): each pair is scored on its own (:func:`sentence_pair_jaccard`) and the 0-5
-grade is cut into ``"same"`` / ``"different"`` at stated cut-offs, the middle left out
-(:func:`evaluate_sts`). The grades are semantic similarity, not a same-event flag, so results
-are reported for more than one pair of cut-offs.
+The pair study of the README's "Labelled data" section. Each headline pair of KorSTS and
+of the English STS Benchmark it was translated from is scored by every scorer of the
+registry (:data:`newsdedup.score.scorers.SCORER_KINDS`) at several n-gram sizes, with and
+without the subject gate (:func:`score_pairs`). A threshold is chosen on one split and
+measured on another, with percentile bootstrap intervals (:func:`pair_study`), and the two
+languages are compared on the same pairs and grades (:func:`compare_languages`).
 
-The metrics themselves live in :mod:`newsdedup.evaluate.metrics`; corpora with story ids (UCI) in
-:mod:`newsdedup.evaluate.stories`.
+Graded pairs at fixed cut-offs (one scorer, no split) are :mod:`newsdedup.evaluate.sts`,
+re-exported here for its callers; corpora with story ids (UCI) are
+:mod:`newsdedup.evaluate.stories`; the metrics live in :mod:`newsdedup.evaluate.metrics`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -25,8 +22,6 @@ import pandas as pd
 from newsdedup.cluster.gate import bucket_ids, lead_token
 from newsdedup.corpus.sts import label_pairs
 from newsdedup.evaluate.metrics import (
-    DISTRIBUTION_STATS,
-    METRIC_COLUMNS,
     average_precision_rows,
     best_threshold,
     bootstrap_indices,
@@ -35,203 +30,25 @@ from newsdedup.evaluate.metrics import (
     prf_rows,
     py_scalar,
     roc_auc_rows,
-    score_distribution,
     separation_auc,
     threshold_metrics,
 )
-from newsdedup.score.jaccard import DocumentFrequency, idf_weights, pair_jaccard
-from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
+
+# Graded pairs at fixed cut-offs moved to evaluate.sts; runs.pipeline still imports it here.
+from newsdedup.evaluate.sts import evaluate_sts as evaluate_sts
+from newsdedup.score.jaccard import DocumentFrequency
+from newsdedup.score.minhash import MinHashParams, signatures
+from newsdedup.score.scorers import SCORER_KINDS, Scorer, make_pair_scorer, scorer_kind
 from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme
-from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
-
-CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.0, 2.0))
-"""Default ``(same_at, different_at)`` cut-off pairs reported by :func:`evaluate_sts`.
-
-(4, 1) keeps only clear cases; (3, 2) splits the graded scale nearly in the middle, so it
-tests the score on harder pairs. The KorSTS SOURCE.md asks for more than one.
-"""
-
-
-# --------------------------------------------------------------------------------------
-# Scores of given pairs
-# --------------------------------------------------------------------------------------
-
-
-def sentence_pair_jaccard(
-    s1: Sequence[str],
-    s2: Sequence[str],
-    n: int,
-    scheme: str = DEFAULT_SCHEME,
-    weighted: bool = False,
-) -> np.ndarray:
-    """Row-wise Jaccard of the character n-gram sets of ``(s1[k], s2[k])``.
-
-    Both sides go into one shingle matrix so they share a vocabulary; the intersection of
-    every pair is then the row sum of an element-wise product, with no loop over pairs.
-    Texts shorter than ``n`` after normalization have no shingles; a pair whose union is
-    empty scores 0.0 (the convention of :mod:`newsdedup.text.shingle`).
-
-    Args:
-        s1: First sentence of each pair (raw text; normalized here).
-        s2: Second sentence of each pair, same length as ``s1``.
-        n: n-gram size, ``n >= 1``.
-        scheme: Normalization scheme name (:data:`newsdedup.text.normalize.SCHEMES`).
-        weighted: Weigh each shingle by its IDF (:func:`newsdedup.score.jaccard.idf_weights`)
-            computed over all ``2K`` sentences, instead of counting it once.
-
-    Returns:
-        ``float64`` array of shape ``(K,)`` with values in ``[0, 1]``.
-
-    Raises:
-        ValueError: ``s1`` and ``s2`` differ in length, or ``n < 1``.
-
-    Examples:
-        >>> sentence_pair_jaccard(["abcd", "xy", "같은 제목"], ["bcde", "xy", "같은제목!"], 3)
-        array([0.33333333, 0.        , 1.        ])
-        >>> w = sentence_pair_jaccard(["abcd", "abcd"], ["abcx", "abcd"], 2, weighted=True)
-        >>> bool(0 < w[0] < 1), float(w[1])
-        (True, 1.0)
-    """
-    if len(s1) != len(s2):
-        raise ValueError(f"s1 and s2 must have the same length, got {len(s1)} and {len(s2)}")
-    norm = get_scheme(scheme)
-    shingled = shingle_matrix([norm(t) for t in s1] + [norm(t) for t in s2], n)
-    return _rowwise_jaccard(shingled, idf_weights(shingled) if weighted else None)
-
-
-def _rowwise_jaccard(shingled: ShingleMatrix, weights: np.ndarray | None) -> np.ndarray:
-    """Jaccard of rows ``k`` and ``K + k`` of a ``2K``-row shingle matrix, for every ``k``."""
-    k = shingled.n_items // 2
-    first = np.arange(k, dtype=np.int64)
-    return pair_jaccard(shingled, first, first + k, weights)
-
-
-# --------------------------------------------------------------------------------------
-# Graded sentence pairs (KorSTS / STS-B)
-# --------------------------------------------------------------------------------------
-
-
-def evaluate_sts(
-    df: pd.DataFrame,
-    ngrams: Sequence[int] = (2, 3, 4),
-    same_at: float = 4.0,
-    different_at: float = 1.0,
-    schemes: Sequence[str] = (DEFAULT_SCHEME,),
-    thresholds: Sequence[float] | None = None,
-    filename: str | None = "headlines",
-    cutoffs: Sequence[tuple[float, float]] = CUTOFFS,
-    weighted: bool = False,
-) -> dict[str, pd.DataFrame]:
-    """Separation of "same" from "different" graded pairs by n-gram Jaccard.
-
-    Pairs are labelled with :func:`newsdedup.corpus.sts.label_pairs`: ``score >= same_at`` is
-    same, ``score <= different_at`` different; the pairs in between are left out of every
-    metric and only counted (``n_between``). The STS grade is semantic similarity, not a
-    same-event flag: a grade-4 pair may be two headlines about one event in other words, so
-    recall here is recall of paraphrase, harder than recall of near-duplicates.
-
-    Args:
-        df: Pairs as loaded by :func:`newsdedup.corpus.sts.load_korsts` or
-            :func:`~newsdedup.corpus.sts.load_stsb` (``filename``, ``score``, ``sentence1``,
-            ``sentence2``).
-        ngrams: n-gram sizes to evaluate.
-        same_at: Main cut-off for "same".
-        different_at: Main cut-off for "different"; below ``same_at``.
-        schemes: Normalization schemes to evaluate.
-        thresholds: Threshold grid; :func:`metric_grid` (0.05..0.95 step 0.05) by default.
-        filename: Keep only rows of this ``filename`` (``"headlines"``, the news headlines
-            part); None keeps all rows.
-        cutoffs: Further ``(same_at, different_at)`` pairs for the ``"cutoffs"`` table; the
-            main pair is always included first.
-        weighted: Score with IDF-weighted Jaccard instead of exact Jaccard.
-
-    Returns:
-        ``{"distribution": per n, scheme and label (same, different):``
-        :data:`DISTRIBUTION_STATS` ``; "metrics": per n, scheme and threshold:``
-        :data:`METRIC_COLUMNS` ``; "best": per n and scheme, the best-F1 row with the class
-        counts, class means and the AUC; "cutoffs": the "best" table for every cut-off
-        pair}``, all at the main cut-offs except "cutoffs".
-
-    Raises:
-        ValueError: No rows of ``filename``, or a cut-off leaves a class empty.
-
-    Examples:
-        >>> df = pd.DataFrame({
-        ...     "filename": ["headlines"] * 4,
-        ...     "score": [5.0, 4.2, 0.4, 2.5],
-        ...     "sentence1": ["비트코인 급락", "북한 미사일 발사", "유가 상승", "환율 하락"],
-        ...     "sentence2": ["비트코인 급락세", "북 미사일 발사", "야구 개막", "환율 급락"],
-        ... })
-        >>> out = evaluate_sts(df, ngrams=(2,), cutoffs=())
-        >>> out["best"][["n", "n_same", "n_different", "n_between", "threshold", "f1"]]
-           n  n_same  n_different  n_between  threshold   f1
-        0  2       2            1          1       0.55  1.0
-    """
-    part = df if filename is None else df[df["filename"] == filename]
-    if not len(part):
-        raise ValueError(f"no rows with filename {filename!r}")
-    grid = metric_grid() if thresholds is None else np.asarray(thresholds, dtype=np.float64)
-    # Score once per (n, scheme); the cut-offs only relabel.
-    scored = {
-        (n, scheme): sentence_pair_jaccard(
-            part["sentence1"].tolist(), part["sentence2"].tolist(), n, scheme, weighted
-        )
-        for scheme in schemes
-        for n in ngrams
-    }
-    pairs = [(float(same_at), float(different_at))]
-    pairs += [(float(a), float(b)) for a, b in cutoffs if (float(a), float(b)) not in pairs]
-
-    dist, metrics, best = [], [], {}
-    for sa, da in pairs:
-        labels = label_pairs(part, sa, da).to_numpy()
-        keep = labels != "between"
-        counts = {f"n_{c}": int((labels == c).sum()) for c in ("same", "different", "between")}
-        if not counts["n_same"] or not counts["n_different"]:
-            raise ValueError(f"cut-offs ({sa}, {da}) leave a class empty: {counts}")
-        positive = labels[keep] == "same"
-        rows = []
-        for (n, scheme), score in scored.items():
-            s = score[keep]
-            head = {"n": n, "scheme": scheme}
-            table = threshold_metrics(s, positive, grid)
-            row = {
-                "same_at": sa,
-                "different_at": da,
-                **head,
-                **counts,
-                "mean_same": float(s[positive].mean()),
-                "mean_different": float(s[~positive].mean()),
-                "auc": separation_auc(s, positive),
-                **best_threshold(table),
-            }
-            rows.append(row)
-            if (sa, da) == pairs[0]:
-                # Fixed row order (same, then different), whichever comes first in the file.
-                d = score_distribution(s, labels[keep]).set_index("label")
-                d = d.reindex(["same", "different"]).reset_index()
-                dist.append(d.assign(**head)[["n", "scheme", "label", *DISTRIBUTION_STATS]])
-                metrics.append(table.assign(**head)[["n", "scheme", *METRIC_COLUMNS]])
-        best[(sa, da)] = pd.DataFrame(rows)
-
-    main = best[pairs[0]].drop(columns=["same_at", "different_at"])
-    return {
-        "distribution": pd.concat(dist, ignore_index=True),
-        "metrics": pd.concat(metrics, ignore_index=True),
-        "best": main,
-        "cutoffs": pd.concat(best.values(), ignore_index=True),
-    }
-
-
-
+from newsdedup.text.shingle import shingle_matrix
 
 # --------------------------------------------------------------------------------------
 # Every scorer, gate on and off, with bootstrap intervals (the labelled pair study)
 # --------------------------------------------------------------------------------------
 
-SCORER_KINDS: tuple[str, ...] = ("jaccard", "idf-batch", "idf-ref", "minhash")
-"""Scorers of the pair study: plain Jaccard, IDF-weighted Jaccard with IDF from the scored
-batch or from a reference corpus, and the MinHash estimate of plain Jaccard."""
+# The scorer kinds of the pair study are the registry's, newsdedup.score.scorers.SCORER_KINDS
+# (imported above, and still importable from here): plain Jaccard, IDF-weighted Jaccard with
+# IDF from the scored batch or from a reference corpus, and the MinHash estimate.
 
 PAIR_CUTOFFS: tuple[tuple[float, float], ...] = ((4.0, 1.0), (3.5, 3.5))
 """``(same_at, different_at)`` of the pair study: clear cases (>= 4 vs <= 1), and the
@@ -239,38 +56,6 @@ scale split in two (>= 3.5 vs < 3.5, see :func:`newsdedup.corpus.sts.label_pairs
 
 MINHASH_SEED = 42
 """Seed of the published MinHash family used by the ``minhash`` scorers."""
-
-
-@dataclass(frozen=True)
-class Scorer:
-    """One way of scoring a pair of headlines.
-
-    Attributes:
-        kind: One of :data:`SCORER_KINDS`.
-        n: Character n-gram size.
-        num_perm: MinHash permutations (``kind == "minhash"`` only, else 0).
-
-    Examples:
-        >>> Scorer("minhash", 3, 64).name, Scorer("idf-ref", 4).name
-        ('minhash-n3-k64', 'idf-ref-n4')
-    """
-
-    kind: str
-    n: int
-    num_perm: int = 0
-
-    def __post_init__(self) -> None:
-        if self.kind not in SCORER_KINDS:
-            raise ValueError(f"unknown scorer {self.kind!r}; choose one of {list(SCORER_KINDS)}")
-        if self.n < 1:
-            raise ValueError(f"n-gram size must be >= 1, got {self.n}")
-        if (self.kind == "minhash") != (self.num_perm > 0):
-            raise ValueError("num_perm > 0 is required for minhash and only for minhash")
-
-    @property
-    def name(self) -> str:
-        base = f"{self.kind}-n{self.n}"
-        return f"{base}-k{self.num_perm}" if self.kind == "minhash" else base
 
 
 def default_scorers(
@@ -287,8 +72,10 @@ def default_scorers(
         >>> [s.name for s in default_scorers((3,), 3, (64,))]
         ['jaccard-n3', 'idf-batch-n3', 'idf-ref-n3', 'minhash-n3-k64']
     """
-    out = [Scorer(kind, n) for kind in ("jaccard", "idf-batch", "idf-ref") for n in ngrams]
-    out += [Scorer("minhash", minhash_n, k) for k in num_perms]
+    exact = [k for k in SCORER_KINDS if not scorer_kind(k).estimate]
+    out = [Scorer(kind, n) for kind in exact for n in ngrams]
+    out += [Scorer(kind, minhash_n, k) for kind in SCORER_KINDS if scorer_kind(kind).estimate
+            for k in num_perms]
     # Grouped by kind for the tables: jaccard n2..n5, idf-batch n2..n5, ...
     return tuple(sorted(out, key=lambda s: (SCORER_KINDS.index(s.kind), s.n, s.num_perm)))
 
@@ -346,7 +133,7 @@ def score_pairs(
         [0.667, 0.0]
     """
     scorers = default_scorers() if scorers is None else tuple(scorers)
-    if reference is None and any(s.kind == "idf-ref" for s in scorers):
+    if reference is None and any(scorer_kind(s.kind).idf == "reference" for s in scorers):
         raise ValueError("idf-ref scorers need a reference corpus")
     norm = get_scheme(scheme)
     s1 = pairs["sentence1"].tolist()
@@ -354,7 +141,6 @@ def score_pairs(
     texts = [norm(t) for t in s1] + [norm(t) for t in s2]
     ref_texts = [norm(t) for t in reference] if reference is not None else []
     allowed = gate_pairs(s1, s2)
-    k = len(s1)
     columns: dict[str, np.ndarray] = {"gate": allowed}
     for n in sorted({s.n for s in scorers}):
         shingled = shingle_matrix(texts, n)
@@ -363,17 +149,12 @@ def score_pairs(
         sigs = signatures(shingled, MinHashParams(num_perm=perms, seed=minhash_seed)) \
             if perms else None
         for s in of_n:
-            if s.kind == "jaccard":
-                score = _rowwise_jaccard(shingled, None)
-            elif s.kind == "idf-batch":
-                score = _rowwise_jaccard(shingled, idf_weights(shingled))
-            elif s.kind == "idf-ref":
-                ref = DocumentFrequency.from_shingles(shingle_matrix(ref_texts, n))
-                score = _rowwise_jaccard(shingled, ref.weights(shingled.vocab))
-            else:
-                empty = shingled.sizes == 0
-                first = np.arange(k, dtype=np.int64)
-                score = estimate_pairs(sigs[:, : s.num_perm], empty, first, first + k)
+            build: dict = {}
+            if scorer_kind(s.kind).idf == "reference":
+                build["reference"] = DocumentFrequency.from_shingles(shingle_matrix(ref_texts, n))
+            if sigs is not None and s.num_perm:
+                build["sigs"] = sigs[:, : s.num_perm]
+            score = make_pair_scorer(shingled, s.kind, **build).halves()
             columns[s.name] = score
             columns[f"{s.name}+gate"] = np.where(allowed, score, 0.0)
     return pd.DataFrame(columns)
@@ -388,7 +169,8 @@ def minhash_record(scorers: Sequence[Scorer], seed: int = MINHASH_SEED) -> dict:
     """What a table with MinHash scores must record: family, scheme, seed and every k."""
     base = MinHashParams(seed=seed).as_dict()
     base.pop("num_perm")
-    return {**base, "num_perms": sorted({s.num_perm for s in scorers if s.kind == "minhash"}),
+    return {**base, "num_perms": sorted({s.num_perm for s in scorers
+                                        if scorer_kind(s.kind).estimate}),
             "lsh": None}
 
 
@@ -455,40 +237,15 @@ def pair_study(
         for split, pos in (("select", pos_s), ("test", pos_t)):
             if pos.all() or not pos.any():
                 raise ValueError(f"cut-offs ({sa}, {da}) leave a class empty on {split}")
-        for split, labels, scored in (("select", labels_s, select_scored),
-                                      ("test", labels_t, test_scored)):
-            allowed = scored["gate"].to_numpy(dtype=bool)
-            for label in ("same", "different"):
-                mask = labels == label
-                gate.append({"split": split, **cut, "label": label, "pairs": int(mask.sum()),
-                             "gate_allows": float(allowed[mask].mean())})
+        gate += _gate_rows(cut, (("select", labels_s, select_scored),
+                                 ("test", labels_t, test_scored)))
         idx = bootstrap_indices(int(keep_t.sum()), n_resamples, seed)
-        boot_pos = pos_t[idx]
         for col in cols:
             s_sel = select_scored[col].to_numpy(dtype=np.float64)[keep_s]
             s_test = test_scored[col].to_numpy(dtype=np.float64)[keep_t]
-            chosen = best_threshold(threshold_metrics(s_sel, pos_s, grid))
-            table = threshold_metrics(s_test, pos_t, grid)
-            n_neg = int((~pos_t).sum())
-            table["fpr"] = table["fp"] / n_neg
+            row, table = _select_then_test(s_sel, pos_s, s_test, pos_t, grid, idx)
             per_threshold.append(table.assign(**cut, column=col))
-            own = best_threshold(table)
-            boot = {"auc": roc_auc_rows(s_test[idx], boot_pos),
-                    "ap": average_precision_rows(s_test[idx], boot_pos),
-                    **prf_rows(s_test[idx], boot_pos, chosen["threshold"])}
-            point = {"auc": separation_auc(s_test, pos_t),
-                     "ap": float(average_precision_rows(s_test, pos_t)),
-                     **{k: float(v) for k, v in prf_rows(s_test, pos_t,
-                                                          chosen["threshold"]).items()}}
-            row = {**cut, "column": col, "n_same": int(pos_t.sum()), "n_different": n_neg,
-                   "select_auc": separation_auc(s_sel, pos_s),
-                   "select_ap": float(average_precision_rows(s_sel, pos_s)),
-                   "threshold": chosen["threshold"], "select_f1": chosen["f1"]}
-            for stat in SUMMARY_STATS:
-                lo, hi = percentile_interval(boot[stat])
-                row |= {stat: point[stat], f"{stat}_lo": lo, f"{stat}_hi": hi}
-            row |= {"test_best_threshold": own["threshold"], "test_best_f1": own["f1"]}
-            summary.append(row)
+            summary.append({**cut, "column": col, **row})
     thresholds_table = pd.concat(per_threshold, ignore_index=True)
     front = ["same_at", "different_at", "column"]
     return {
@@ -497,6 +254,49 @@ def pair_study(
             thresholds_table[front + [c for c in thresholds_table.columns if c not in front]]),
         "gate": pd.DataFrame(gate),
     }
+
+
+def _gate_rows(cut: dict, splits: Sequence[tuple[str, np.ndarray, pd.DataFrame]]) -> list[dict]:
+    """Per split and class (same, different): pairs and the share the gate lets through."""
+    rows = []
+    for split, labels, scored in splits:
+        allowed = scored["gate"].to_numpy(dtype=bool)
+        for label in ("same", "different"):
+            mask = labels == label
+            rows.append({"split": split, **cut, "label": label, "pairs": int(mask.sum()),
+                         "gate_allows": float(allowed[mask].mean())})
+    return rows
+
+
+def _select_then_test(s_sel: np.ndarray, pos_s: np.ndarray, s_test: np.ndarray,
+                      pos_t: np.ndarray, grid: np.ndarray,
+                      idx: np.ndarray) -> tuple[dict, pd.DataFrame]:
+    """One score column: threshold chosen on select, measured on test with intervals.
+
+    Returns the summary row (without cut-off and column) and the per-threshold table of
+    the test split (with ``fpr``).
+    """
+    chosen = best_threshold(threshold_metrics(s_sel, pos_s, grid))
+    table = threshold_metrics(s_test, pos_t, grid)
+    n_neg = int((~pos_t).sum())
+    table["fpr"] = table["fp"] / n_neg
+    own = best_threshold(table)
+    boot_pos = pos_t[idx]
+    boot = {"auc": roc_auc_rows(s_test[idx], boot_pos),
+            "ap": average_precision_rows(s_test[idx], boot_pos),
+            **prf_rows(s_test[idx], boot_pos, chosen["threshold"])}
+    point = {"auc": separation_auc(s_test, pos_t),
+             "ap": float(average_precision_rows(s_test, pos_t)),
+             **{k: float(v) for k, v in prf_rows(s_test, pos_t, chosen["threshold"]).items()}}
+    row = {"n_same": int(pos_t.sum()), "n_different": n_neg,
+           "select_auc": separation_auc(s_sel, pos_s),
+           "select_ap": float(average_precision_rows(s_sel, pos_s)),
+           "threshold": chosen["threshold"], "select_f1": chosen["f1"]}
+    for stat in SUMMARY_STATS:
+        lo, hi = percentile_interval(boot[stat])
+        row |= {stat: point[stat], f"{stat}_lo": lo, f"{stat}_hi": hi}
+    row |= {"test_best_threshold": own["threshold"], "test_best_f1": own["f1"]}
+    return row, table
 
 
 def _with_scorer_columns(df: pd.DataFrame) -> pd.DataFrame:

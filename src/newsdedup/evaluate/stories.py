@@ -1,32 +1,44 @@
 """Items with a story (event cluster) id: the UCI News Aggregator study.
 
 A story groups all coverage of one event, so same-story pairs are mostly independent
-rewrites, not near-duplicates (the UCI SOURCE.md says so). Two studies use the ids:
+rewrites, not near-duplicates (the UCI SOURCE.md says so). Three studies use the ids, all
+with one notion of a positive pair (:func:`same_label_pairs`):
 
 * :func:`evaluate_stories`: every pair scored, positive when both items share a story;
   precision per threshold and the labelled bound (how high different-story pairs score).
+* :func:`cluster_study`: the dedupe module per scorer, gate and threshold, its groups
+  scored against the stories (pairwise and B-cubed), with false merges, missed pairs and
+  the label noise no threshold can avoid (:func:`label_noise`).
+* :func:`newsdedup.evaluate.story_signals.story_rule_metrics`: rules over the pair signals
+  (hosts, dates, entities) against the stories.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from newsdedup.cluster.dedupe import DedupeConfig, DedupeResult, dedupe, document_frequencies
+from newsdedup.cluster.gate import strip_outlet
 from newsdedup.evaluate.metrics import (
     DISTRIBUTION_STATS,
     METRIC_COLUMNS,
     auc_sorted,
+    bcubed,
     metric_grid,
+    pairwise_scores,
     py_scalar,
     sorted_stats,
     threshold_metrics,
 )
-from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
+from newsdedup.score.jaccard import DocumentFrequency, PairScores, jaccard_matrix, upper_pairs
+from newsdedup.score.scorers import SCORERS, kind_of, make_pair_scorer
 from newsdedup.studies.calibration import GRID, order_quantiles
-from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_text
+from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_texts
 from newsdedup.text.shingle import shingle_matrix
 
 
@@ -53,7 +65,6 @@ def same_label_pairs(labels: Sequence, i: np.ndarray, j: np.ndarray) -> np.ndarr
     i = np.asarray(i, dtype=np.int64)
     j = np.asarray(j, dtype=np.int64)
     return (codes[i] == codes[j]) & (codes[i] >= 0)
-
 
 
 def labelled_bound(scores: np.ndarray, negative: np.ndarray, q: float = 0.999) -> dict:
@@ -152,9 +163,8 @@ def evaluate_stories(
         >>> out["bound"][["bound", "value", "threshold", "recall"]].round(3).values.tolist()
         [['max', 0.033, 0.04, 1.0], ['q0.999', 0.033, 0.04, 1.0]]
     """
-    norm = get_scheme(scheme)
-    summaries = items["summary"] if "summary" in items else pd.Series("", index=items.index)
-    texts = [norm(item_text(t, s)) for t, s in zip(items["title"], summaries, strict=True)]
+    # A corpus without summaries is compared on "title " (title, the joining space, nothing).
+    texts = item_texts(items if "summary" in items else items.assign(summary=""), scheme=scheme)
     scores = upper_pairs(jaccard_matrix(shingle_matrix(texts, n)))
     positive = same_label_pairs(items[story_col], scores.i, scores.j)
     grid = metric_grid() if thresholds is None else np.asarray(thresholds, dtype=np.float64)
@@ -165,13 +175,27 @@ def evaluate_stories(
     # gigabytes at 20 million pairs.
     pos_sorted = np.sort(scores.score[positive])
     neg_sorted = np.sort(scores.score[~positive])
-    dist = pd.DataFrame(
-        [
-            {"label": "same_story", **sorted_stats(pos_sorted)},
-            {"label": "different_story", **sorted_stats(neg_sorted)},
-        ]
-    )
+    dist = pd.DataFrame([{"label": "same_story", **sorted_stats(pos_sorted)},
+                         {"label": "different_story", **sorted_stats(neg_sorted)}])
+    n_pos = int(positive.sum())
+    summary = pd.DataFrame([{**head, "items": len(items),
+                             "stories": int(items[story_col].nunique()), "pairs": len(scores),
+                             "positives": n_pos, "negatives": len(scores) - n_pos,
+                             "auc": auc_sorted(pos_sorted, neg_sorted)}])
+    return {
+        "summary": summary,
+        "distribution": dist.assign(**head)[["n", "scheme", "label", *DISTRIBUTION_STATS]],
+        "metrics": metrics.assign(**head)[["n", "scheme", *METRIC_COLUMNS]],
+        "bound": _bound_table(scores, positive, q, head),
+    }
 
+
+def _bound_table(scores: PairScores, positive: np.ndarray, q: float, head: dict) -> pd.DataFrame:
+    """The ``bound`` table: the maximum and q-quantile of the different-story scores.
+
+    Each comes with the first grid threshold above it and what that threshold flags;
+    ``negatives`` is the number of different-story pairs.
+    """
     bound = labelled_bound(scores.score, ~positive, q)
     rows = []
     for name, value in (("max", bound["max"]), (f"q{q:g}", bound["quantile"])):
@@ -185,27 +209,7 @@ def evaluate_stories(
                 **{k: py_scalar(at[k].iloc[0]) for k in ("tp", "fp", "precision", "recall")},
             }
         )
-
-    n_pos = int(positive.sum())
-    summary = pd.DataFrame(
-        [
-            {
-                **head,
-                "items": len(items),
-                "stories": int(items[story_col].nunique()),
-                "pairs": len(scores),
-                "positives": n_pos,
-                "negatives": len(scores) - n_pos,
-                "auc": auc_sorted(pos_sorted, neg_sorted),
-            }
-        ]
-    )
-    return {
-        "summary": summary,
-        "distribution": dist.assign(**head)[["n", "scheme", "label", *DISTRIBUTION_STATS]],
-        "metrics": metrics.assign(**head)[["n", "scheme", *METRIC_COLUMNS]],
-        "bound": pd.DataFrame(rows).assign(**head, negatives=bound["count"]),
-    }
+    return pd.DataFrame(rows).assign(**head, negatives=bound["count"])
 
 
 # --------------------------------------------------------------------------------------
@@ -217,9 +221,12 @@ CLUSTER_THRESHOLDS: tuple[float, ...] = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 def study_scorers() -> tuple[str, ...]:
-    """The scorers :class:`newsdedup.cluster.dedupe.DedupeConfig` offers, in a fixed order."""
-    from newsdedup.cluster.dedupe import SCORERS
+    """The scorers the dedupe module offers (:data:`newsdedup.score.scorers.SCORERS`), sorted.
 
+    Examples:
+        >>> study_scorers()
+        ('idf', 'jaccard', 'minhash')
+    """
     return tuple(sorted(SCORERS))
 
 
@@ -246,11 +253,8 @@ def sample_stories(items: pd.DataFrame, n_stories: int, seed: int = 0,
 def exact_keys(items: pd.DataFrame, scheme: str = DEFAULT_SCHEME,
                strip: bool = True) -> list[str]:
     """The dedupe exact-pass key of each title: outlet suffix stripped, then normalized."""
-    from newsdedup.cluster.gate import strip_outlet
-
     norm = get_scheme(scheme)
-    titles = ["" if pd.isna(t) else str(t) for t in items["title"]]
-    return [norm(strip_outlet(t) if strip else t) for t in titles]
+    return [norm(strip_outlet(t) if strip else t) for t in item_texts(items, "title", None)]
 
 
 def label_noise(items: pd.DataFrame, story_col: str = "STORY",
@@ -359,69 +363,104 @@ def cluster_study(
     Raises:
         ValueError: An item without a story id, or ``examples_at`` not among ``thresholds``.
     """
-    from newsdedup.cluster.dedupe import DedupeConfig, dedupe, document_frequencies
-    from newsdedup.evaluate.metrics import bcubed, pairwise_scores
+    _check_study(items, story_col, thresholds, examples_at)
+    items = items.reset_index(drop=True)
+    scorers = study_scorers() if scorers is None else tuple(scorers)
+    study = _Study.of(items, story_col)
+    runs, false_rows, missed_rows = [], [], []
+    # (label in the tables, dedupe scorer, reference IDF or None)
+    runs_of: list[tuple[str, str, DocumentFrequency | None]] = [(s, s, None) for s in scorers]
+    if reference is not None:
+        runs_of.append((kind_of("idf", "reference"), "idf",
+                        document_frequencies(reference, DedupeConfig(n=n))))
+    for label, scorer, ref in runs_of:
+        for gate in gates:
+            for t in thresholds:
+                config = DedupeConfig(threshold=float(t), scorer=scorer, gate=bool(gate), n=n)
+                res = dedupe(items, config, reference=ref)
+                head = {"scorer": label, "gate": bool(gate), "threshold": float(t)}
+                runs.append({**head, **study.run_row(res)})
+                if progress is not None:
+                    progress(_run_line(runs[-1]))
+                if math.isclose(t, examples_at):
+                    false_rows.append(_false_merges(res, study.story, study.titles, study.ids,
+                                                    head, top))
+                    missed_rows.append(_missed(items, res, config, study.si, study.sj,
+                                               study.story, study.titles, study.ids, head, top,
+                                               ref))
+    noise = label_noise(items, story_col)
+    return {"summary": study.summary(noise), "runs": pd.DataFrame(runs),
+            "false_merges": pd.concat(false_rows, ignore_index=True),
+            "missed": pd.concat(missed_rows, ignore_index=True), "noise": noise}
 
+
+def _check_study(items: pd.DataFrame, story_col: str, thresholds: Sequence[float],
+                 examples_at: float) -> None:
+    """Raise the ValueErrors of :func:`cluster_study` before any run."""
     if not any(math.isclose(examples_at, float(t)) for t in thresholds):
         raise ValueError(f"examples_at={examples_at} is not one of the thresholds "
                          f"{list(thresholds)}")
     if items[story_col].isna().any():
         row = int(np.flatnonzero(items[story_col].isna().to_numpy())[0])
         raise ValueError(f"item at position {row} has no {story_col!r}: every item needs a story")
-    items = items.reset_index(drop=True)
-    scorers = study_scorers() if scorers is None else tuple(scorers)
-    story = items[story_col].astype(str).to_numpy(dtype=object)
-    codes, _ = pd.factorize(pd.Series(story))
-    si, sj = _story_pairs(codes)
-    # Merged pairs with identical exact-pass keys but different stories are label noise.
-    key_codes, _ = pd.factorize(pd.Series(exact_keys(items, strip=False)))
-    titles = items["title"].astype(str).tolist()
-    ids = (items["id"] if "id" in items.columns else items.index.to_series()).astype(str).tolist()
-    runs, false_rows, missed_rows = [], [], []
-    runs_of = [(s, s) for s in scorers]
-    if reference is not None:
-        runs_of.append(("idf-ref", "idf"))
-    for label, scorer in runs_of:
-        ref = document_frequencies(reference, DedupeConfig(n=n)) if label == "idf-ref" else None
-        for gate in gates:
-            for t in thresholds:
-                config = DedupeConfig(threshold=float(t), scorer=scorer, gate=bool(gate), n=n)
-                res = dedupe(items, config, reference=ref)
-                group = res.items["group"].to_numpy()
-                head = {"scorer": label, "gate": bool(gate), "threshold": float(t)}
-                pw = pairwise_scores(group, story)
-                b3 = bcubed(group, story)
-                same_key = pairwise_scores(group * (key_codes.max() + 1) + key_codes, story)
-                noise = same_key["merged_pairs"] - same_key["tp"]
-                clean = pw["merged_pairs"] - noise
-                runs.append({**head, "items": len(items), "items_left": int(group.max()) + 1,
-                             "merged_pairs": pw["merged_pairs"], "true_merges": pw["tp"],
-                             "noise_merges": noise,
-                             "pair_precision": pw["precision"],
-                             "pair_precision_without_noise": pw["tp"] / clean if clean
-                             else math.nan,
-                             "pair_recall": pw["recall"],
-                             "bcubed_precision": b3["precision"], "bcubed_recall": b3["recall"],
-                             "bcubed_f1": b3["f1"]})
-                if progress is not None:
-                    progress(f"clusters: {label} gate={'on' if gate else 'off'} t={t:.2f}: "
-                             f"{runs[-1]['items_left']} left, pair precision "
-                             f"{pw['precision']:.3f}, B-cubed P/R {b3['precision']:.3f}/"
-                             f"{b3['recall']:.3f}")
-                if math.isclose(t, examples_at):
-                    false_rows.append(_false_merges(res, story, titles, ids, head, top))
-                    missed_rows.append(_missed(items, res, config, si, sj, story, titles, ids,
-                                               head, top, ref))
-    noise = label_noise(items, story_col)
-    sizes = np.bincount(codes)
-    summary = pd.DataFrame([{
-        "items": len(items), "stories": int(len(sizes)),
-        "same_story_pairs": int((sizes * (sizes - 1) // 2).sum()),
-        "noise_headlines": len(noise), "noise_pairs": int(noise["cross_pairs"].sum()),
-    }])
-    return {"summary": summary, "runs": pd.DataFrame(runs),
-            "false_merges": pd.concat(false_rows, ignore_index=True),
-            "missed": pd.concat(missed_rows, ignore_index=True), "noise": noise}
+
+
+def _run_line(r: dict) -> str:
+    """The progress line of one clustering run (a row of the ``runs`` table)."""
+    return (f"clusters: {r['scorer']} gate={'on' if r['gate'] else 'off'} t={r['threshold']:.2f}: "
+            f"{r['items_left']} left, pair precision {r['pair_precision']:.3f}, "
+            f"B-cubed P/R {r['bcubed_precision']:.3f}/{r['bcubed_recall']:.3f}")
+
+
+@dataclass(frozen=True)
+class _Study:
+    """What every run of :func:`cluster_study` is scored against, computed once."""
+
+    story: np.ndarray  # story id per item (str, object array)
+    codes: np.ndarray  # story code per item
+    key_codes: np.ndarray  # code of each item's exact-pass key (no outlet stripping)
+    si: np.ndarray  # all same-story pairs, first item
+    sj: np.ndarray  # ... second item
+    titles: list[str]
+    ids: list[str]
+
+    @classmethod
+    def of(cls, items: pd.DataFrame, story_col: str) -> _Study:
+        story = items[story_col].astype(str).to_numpy(dtype=object)
+        codes, _ = pd.factorize(pd.Series(story))
+        si, sj = _story_pairs(codes)
+        # Merged pairs with identical exact-pass keys but different stories are label noise.
+        key_codes, _ = pd.factorize(pd.Series(exact_keys(items, strip=False)))
+        ids = items["id"] if "id" in items.columns else items.index.to_series()
+        return cls(story, codes, key_codes, si, sj, items["title"].astype(str).tolist(),
+                   ids.astype(str).tolist())
+
+    def run_row(self, res: DedupeResult) -> dict:
+        """Items left, pairwise (with and without label noise) and B-cubed scores of a run."""
+        group = res.items["group"].to_numpy()
+        pw = pairwise_scores(group, self.story)
+        b3 = bcubed(group, self.story)
+        same_key = pairwise_scores(group * (self.key_codes.max() + 1) + self.key_codes,
+                                   self.story)
+        noise = same_key["merged_pairs"] - same_key["tp"]
+        clean = pw["merged_pairs"] - noise
+        return {"items": len(self.codes), "items_left": int(group.max()) + 1,
+                "merged_pairs": pw["merged_pairs"], "true_merges": pw["tp"],
+                "noise_merges": noise,
+                "pair_precision": pw["precision"],
+                "pair_precision_without_noise": pw["tp"] / clean if clean else math.nan,
+                "pair_recall": pw["recall"],
+                "bcubed_precision": b3["precision"], "bcubed_recall": b3["recall"],
+                "bcubed_f1": b3["f1"]}
+
+    def summary(self, noise: pd.DataFrame) -> pd.DataFrame:
+        """Items, stories, same-story pairs and the label-noise pairs, one row."""
+        sizes = np.bincount(self.codes)
+        return pd.DataFrame([{
+            "items": len(self.codes), "stories": int(len(sizes)),
+            "same_story_pairs": int((sizes * (sizes - 1) // 2).sum()),
+            "noise_headlines": len(noise), "noise_pairs": int(noise["cross_pairs"].sum()),
+        }])
 
 
 def _false_merges(res, story, titles, ids, head: dict, top: int) -> pd.DataFrame:
@@ -453,17 +492,14 @@ def _missed(items, res, config, si, sj, story, titles, ids, head: dict, top: int
     Scored with the run's score over all items (IDF from the whole study set or from the
     reference); the ``"minhash"`` run's pairs get the exact Jaccard it estimates.
     """
-    from newsdedup.score.jaccard import idf_weights, pair_jaccard
-
     group = res.items["group"].to_numpy()
     apart = group[si] != group[sj]
     i, j = si[apart], sj[apart]
     shingled = shingle_matrix(exact_keys(items, config.scheme, config.strip_outlet), config.n)
-    weights = None
-    if config.scorer == "idf":
-        weights = idf_weights(shingled) if reference is None \
-            else reference.weights(shingled.vocab)
-    score = pair_jaccard(shingled, i, j, weights)
+    # MinHash estimates plain Jaccard: its missed pairs are listed with the exact score.
+    scorer = "jaccard" if config.scorer == "minhash" else config.scorer
+    kind = kind_of(scorer, "batch" if reference is None else "reference")
+    score = make_pair_scorer(shingled, kind, reference=reference).pairs(i, j)
     order = np.lexsort((j, i, -score))[:top]
     a, b = i[order], j[order]
     return pd.DataFrame({

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from newsdedup.evaluate.metrics import ratio
 from newsdedup.evaluate.stories import same_label_pairs
-from newsdedup.signals.pairs import Prepared, pair_signals
+from newsdedup.signals.pairs import Prepared, pair_signals, upper_blocks
 
 Rule = Callable[[pd.DataFrame], np.ndarray]
 
@@ -72,13 +73,18 @@ class StoryRules:
         k1 = self.min_shared[0]
         out[f"different hosts & gap <= {self.max_days:g} d & shared entities >= {k1}"] = (
             lambda f: diff_host(f) & window(f) & ent(k1)(f))
+        def both(a: Rule, b: Rule) -> Rule:
+            return lambda f: a(f) & b(f)
+
+        def either(a: Rule, b: Rule) -> Rule:
+            return lambda f: a(f) | b(f)
+
         for s in self.scorers:
             for t in self.thresholds:
                 out[f"{s} >= {t:g}"] = above(s, t)
-                out[f"{s} >= {t:g} & shared entities >= {k1}"] = (
-                    lambda f, s=s, t=t: above(s, t)(f) & ent(k1)(f))
-                out[f"{s} >= {t:g} | shared entities >= {self.min_shared[-1]}"] = (
-                    lambda f, s=s, t=t: above(s, t)(f) | ent(self.min_shared[-1])(f))
+                out[f"{s} >= {t:g} & shared entities >= {k1}"] = both(above(s, t), ent(k1))
+                out[f"{s} >= {t:g} | shared entities >= {self.min_shared[-1]}"] = either(
+                    above(s, t), ent(self.min_shared[-1]))
         return out
 
 
@@ -119,14 +125,7 @@ def story_rule_metrics(prep: Prepared, stories: Sequence, rules: dict[str, Rule]
     hits = np.zeros(len(rules), dtype=np.int64)
     positives = 0
     total = 0
-    for lo in range(0, max(n - 1, 0), block):
-        hi = min(lo + block, n - 1)
-        rows = np.arange(lo, hi, dtype=np.int64)
-        counts = n - 1 - rows
-        i = np.repeat(rows, counts)
-        # j runs from i + 1 to n - 1 for each i: offsets within each row's run.
-        start = np.repeat(np.cumsum(counts) - counts, counts)
-        j = i + 1 + (np.arange(len(i), dtype=np.int64) - start)
+    for lo, hi, i, j in upper_blocks(n, block):
         frame = pair_signals(prep, i, j, labels=False, fields=("title",))
         pos = same_label_pairs(stories, i, j)
         positives += int(pos.sum())
@@ -137,9 +136,8 @@ def story_rule_metrics(prep: Prepared, stories: Sequence, rules: dict[str, Rule]
             hits[k] += int((mask & pos).sum())
         if progress is not None:
             progress(f"story signals: rows {lo}-{hi - 1} of {n}, {total:,} pairs so far")
-    precision = np.full(len(rules), np.nan)
-    np.divide(hits, flagged, out=precision, where=flagged > 0)
-    recall = hits / positives if positives else np.full(len(rules), np.nan)
+    precision = ratio(hits, flagged)
+    recall = ratio(hits, np.full_like(hits, positives))
     base = positives / total if total else np.nan
     return pd.DataFrame({"rule": list(rules), "flagged": flagged, "same_story": hits,
                          "precision": precision, "recall": recall, "lift": precision / base})

@@ -1,16 +1,17 @@
-"""Near-pass scorers of the dedupe, kept side by side: plain, IDF-weighted, MinHash.
+"""The one registry of scorers: their names, their kinds, and how to build them.
 
 Seed 000 tried plain character 3-gram Jaccard, then IDF weighting, and lost
 the plain attempt when it moved on. Here every scorer stays selectable and
-measurable by name (:data:`SCORERS`):
+measurable by name. :data:`KINDS` is the registry; every other list of
+scorer names in the package is derived from it:
 
 ``"jaccard"``
     ``|A & B| / |A | B|`` over character n-gram sets.
-``"idf"``
+``"idf-batch"`` / ``"idf-ref"`` (scorer ``"idf"``)
     Weighted Jaccard: the summed weight of the shared shingles over the
     summed weight of the union, each shingle weighing
     ``log(1 + N / (1 + df))``. ``N`` and ``df`` come from the batch being
-    deduped (the seed's behaviour) or from a reference corpus
+    scored (the seed's behaviour) or from a reference corpus
     (:class:`newsdedup.score.jaccard.DocumentFrequency`), which is steadier for
     small batches. Rare shingles (names, numbers) then count more than
     boilerplate (``"온디바이스 AI"``).
@@ -18,11 +19,18 @@ measurable by name (:data:`SCORERS`):
     The share of equal positions in two MinHash signatures, an unbiased
     estimate of plain Jaccard with standard error ``sqrt(J(1-J)/k)``.
 
-A scorer scores *blocks* of items against each other (``rows x cols``) with
-one sparse product, so the same arithmetic serves a bucket of three items and
-an ungated batch of ten thousand, and a pair gets bit-identical scores
-whichever block it is computed in. All scores are ``float64`` in ``[0, 1]``;
-a pair with an empty union (texts shorter than ``n``) scores 0.0.
+A *kind* fixes everything but the n-gram size (and ``k`` for MinHash); the
+dedupe module names its scorers by :data:`SCORERS` (``"idf"`` with the IDF
+source a separate option), the evaluation by :data:`SCORER_KINDS`.
+
+Two builders share the registry. :func:`make_scorer` scores *blocks* of items
+against each other (``rows x cols``) with one sparse product, so the same
+arithmetic serves a bucket of three items and an ungated batch of ten
+thousand, and a pair gets bit-identical scores whichever block it is computed
+in. :func:`make_pair_scorer` scores a list of given pairs ``(i[p], j[p])``
+(labelled pairs, signal frames) without any ``rows x cols`` array. All scores
+are ``float64`` in ``[0, 1]``; a pair with an empty union (texts shorter than
+``n``) scores 0.0.
 """
 
 from __future__ import annotations
@@ -32,14 +40,122 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from newsdedup.score.jaccard import DocumentFrequency, idf_weights, jaccard_block
-from newsdedup.score.minhash import MinHashParams, signatures
+from newsdedup.score.jaccard import DocumentFrequency, idf_weights, jaccard_block, pair_jaccard
+from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
 from newsdedup.text.shingle import ShingleMatrix
 
-SCORERS: tuple[str, ...] = ("jaccard", "idf", "minhash")
-"""Scorer names, in the order of the seed's history (plain, IDF, then sketches)."""
 
-IDF_SOURCES: tuple[str, ...] = ("batch", "reference")
+@dataclass(frozen=True)
+class ScorerKind:
+    """One entry of the scorer registry.
+
+    Attributes:
+        kind: Its name in the evaluation tables (``"idf-ref"``).
+        scorer: The :func:`make_scorer` name it is built with (``"idf"``).
+        idf: For ``scorer == "idf"``: where the IDF comes from, ``"batch"`` or
+            ``"reference"``; None for the others.
+        description: One line for tables and help texts.
+    """
+
+    kind: str
+    scorer: str
+    idf: str | None
+    description: str
+
+    @property
+    def estimate(self) -> bool:
+        """Whether the score is a MinHash estimate (it then needs signatures)."""
+        return self.scorer == "minhash"
+
+
+KINDS: dict[str, ScorerKind] = {k.kind: k for k in (
+    ScorerKind("jaccard", "jaccard", None, "plain character n-gram Jaccard"),
+    ScorerKind("idf-batch", "idf", "batch", "IDF-weighted Jaccard, IDF from the scored batch"),
+    ScorerKind("idf-ref", "idf", "reference",
+               "IDF-weighted Jaccard, IDF from a reference corpus"),
+    ScorerKind("minhash", "minhash", None, "MinHash estimate of plain Jaccard"),
+)}
+"""The registry: kind name -> :class:`ScorerKind`, in the order of the seed's history
+(plain, IDF, then sketches)."""
+
+SCORER_KINDS: tuple[str, ...] = tuple(KINDS)
+"""Kind names: ``("jaccard", "idf-batch", "idf-ref", "minhash")``."""
+
+SCORERS: tuple[str, ...] = tuple(dict.fromkeys(k.scorer for k in KINDS.values()))
+"""Names :func:`make_scorer` builds: ``("jaccard", "idf", "minhash")``."""
+
+IDF_SOURCES: tuple[str, ...] = tuple(k.idf for k in KINDS.values() if k.idf is not None)
+"""Where IDF weights can come from: ``("batch", "reference")``."""
+
+
+def scorer_kind(kind: str) -> ScorerKind:
+    """The registry entry of ``kind``, with an error that lists the valid names.
+
+    Raises:
+        ValueError: ``kind`` is not in :data:`KINDS`.
+
+    Examples:
+        >>> scorer_kind("idf-ref").scorer, scorer_kind("idf-ref").idf
+        ('idf', 'reference')
+    """
+    try:
+        return KINDS[kind]
+    except KeyError:
+        raise ValueError(f"unknown scorer {kind!r}; choose one of {list(SCORER_KINDS)}") from None
+
+
+def kind_of(scorer: str, idf: str = "batch") -> str:
+    """The kind name of a :func:`make_scorer` name and, for ``"idf"``, its IDF source.
+
+    Raises:
+        ValueError: No such combination in the registry.
+
+    Examples:
+        >>> kind_of("jaccard"), kind_of("idf"), kind_of("idf", "reference")
+        ('jaccard', 'idf-batch', 'idf-ref')
+    """
+    for k in KINDS.values():
+        if k.scorer == scorer and k.idf in (None, idf):
+            return k.kind
+    raise ValueError(f"unknown scorer {scorer!r} with IDF from {idf!r}; choose one of "
+                     f"{list(SCORERS)} and {list(IDF_SOURCES)}")
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A scorer kind with its parameters, named as in the evaluation tables.
+
+    Attributes:
+        kind: One of :data:`SCORER_KINDS`.
+        n: Character n-gram size.
+        num_perm: MinHash permutations (``kind == "minhash"`` only, else 0).
+
+    Raises:
+        ValueError: An unknown kind, ``n < 1``, or ``num_perm`` given for a
+            kind that is not an estimate (or missing for one that is).
+
+    Examples:
+        >>> Scorer("minhash", 3, 64).name, Scorer("idf-ref", 4).name
+        ('minhash-n3-k64', 'idf-ref-n4')
+    """
+
+    kind: str
+    n: int
+    num_perm: int = 0
+
+    def __post_init__(self) -> None:
+        """Validate the kind and the parameters."""
+        estimate = scorer_kind(self.kind).estimate
+        if self.n < 1:
+            raise ValueError(f"n-gram size must be >= 1, got {self.n}")
+        if estimate != (self.num_perm > 0):
+            raise ValueError("num_perm > 0 is required for minhash and only for minhash")
+
+    @property
+    def name(self) -> str:
+        """Table name: ``<kind>-n<n>``, plus ``-k<num_perm>`` for MinHash."""
+        base = f"{self.kind}-n{self.n}"
+        return f"{base}-k{self.num_perm}" if self.num_perm else base
 
 
 @dataclass
@@ -65,7 +181,7 @@ class BlockScorer:
 
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Scores of ``rows`` (item indices) against ``cols``, ``float64`` ``(R, C)``."""
-        if self._sigs is not None:
+        if self._sigs is not None and self._empty is not None:
             a, b = self._sigs[rows], self._sigs[cols]
             agree = np.zeros((len(rows), len(cols)), dtype=np.int64)
             for p in range(a.shape[1]):  # k comparisons of R x C, not R x C x k memory
@@ -76,6 +192,16 @@ class BlockScorer:
             return out
         inter = (self._x[rows] @ self._xt[:, cols]).toarray()
         return jaccard_block(inter.astype(np.float64), self._mass[rows], self._mass[cols])
+
+
+def _idf_of(shingled: ShingleMatrix, reference: DocumentFrequency | None) -> np.ndarray:
+    """IDF weights of ``shingled``'s vocabulary: from the batch, or from ``reference``."""
+    if reference is None:
+        return idf_weights(shingled)
+    if reference.n != shingled.n:
+        raise ValueError(f"reference document frequencies are for n={reference.n}, "
+                         f"the items are shingled with n={shingled.n}")
+    return reference.weights(shingled.vocab)
 
 
 def make_scorer(
@@ -115,10 +241,7 @@ def make_scorer(
         return BlockScorer(name, params, binary, sp.csc_matrix(binary.T),
                            shingled.sizes.astype(np.float64))
     if name == "idf":
-        if reference is not None and reference.n != shingled.n:
-            raise ValueError(f"reference document frequencies are for n={reference.n}, "
-                             f"the items are shingled with n={shingled.n}")
-        w = idf_weights(shingled) if reference is None else reference.weights(shingled.vocab)
+        w = _idf_of(shingled, reference)
         params |= {"idf": "batch" if reference is None else "reference",
                    "idf_documents": int(x.shape[0] if reference is None else reference.n_docs)}
         xw = x.multiply(w[None, :]).tocsr()
@@ -132,3 +255,93 @@ def make_scorer(
         return BlockScorer(name, params, x, sp.csc_matrix(x.T), shingled.sizes.astype(np.float64),
                            _sigs=signatures(shingled, mh), _empty=empty)
     raise ValueError(f"unknown scorer {name!r}; choose one of {list(SCORERS)}")
+
+
+@dataclass(frozen=True)
+class PairScorer:
+    """Scores of given pairs ``(i[p], j[p])`` of the items of one shingle matrix.
+
+    Build with :func:`make_pair_scorer`. Exact kinds use
+    :func:`newsdedup.score.jaccard.pair_jaccard` (plain Jaccard bit-identical to
+    ``len(a & b) / len(a | b)``), MinHash uses
+    :func:`newsdedup.score.minhash.estimate_pairs`.
+
+    Attributes:
+        kind: One of :data:`SCORER_KINDS`.
+        shingled: The items.
+        weights: IDF weight per shingle for the ``"idf"`` kinds, else None.
+        sigs: MinHash signatures ``(items, k)`` for ``"minhash"``, else None.
+    """
+
+    kind: str
+    shingled: ShingleMatrix = field(repr=False)
+    weights: np.ndarray | None = field(default=None, repr=False)
+    sigs: np.ndarray | None = field(default=None, repr=False)
+
+    def pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Scores of the pairs ``(i[p], j[p])``, ``float64`` in ``[0, 1]``."""
+        if self.sigs is not None:
+            return estimate_pairs(self.sigs, self.shingled.sizes == 0, i, j)
+        return pair_jaccard(self.shingled, i, j, self.weights)
+
+    def halves(self) -> np.ndarray:
+        """Scores of item ``k`` against item ``K + k``, for every ``k`` of ``2K`` items.
+
+        The two sides of ``K`` sentence pairs stacked in one matrix, so that they share
+        one vocabulary: ``(s1[0], ..., s1[K-1], s2[0], ..., s2[K-1])``.
+
+        Examples:
+            >>> from newsdedup.text.shingle import shingle_matrix
+            >>> m = shingle_matrix(["abcd", "xyz", "abce", "xyz"], 2)
+            >>> make_pair_scorer(m, "jaccard").halves().round(3).tolist()
+            [0.5, 1.0]
+        """
+        k = self.shingled.n_items // 2
+        first = np.arange(k, dtype=np.int64)
+        return self.pairs(first, first + k)
+
+
+def make_pair_scorer(
+    shingled: ShingleMatrix,
+    kind: str,
+    *,
+    reference: DocumentFrequency | None = None,
+    minhash: MinHashParams | None = None,
+    sigs: np.ndarray | None = None,
+) -> PairScorer:
+    """A :class:`PairScorer` of one registry kind over the items of ``shingled``.
+
+    Args:
+        shingled: The items, as a shingle matrix.
+        kind: One of :data:`SCORER_KINDS`.
+        reference: For ``"idf-ref"`` (required there): document frequencies of
+            a reference corpus, same ``n``.
+        minhash: For ``"minhash"``: the family whose signatures are computed;
+            the published family with ``k = 128`` when None.
+        sigs: For ``"minhash"``: signatures already computed (e.g. the first
+            ``k`` columns of a longer signature), used instead of ``minhash``.
+
+    Returns:
+        The scorer.
+
+    Raises:
+        ValueError: Unknown kind, ``"idf-ref"`` without a reference, or a
+            reference cut with another ``n``.
+
+    Examples:
+        >>> from newsdedup.text.shingle import shingle_matrix
+        >>> m = shingle_matrix(["abcde", "abcdx", "zzzz"], 3)
+        >>> make_pair_scorer(m, "jaccard").pairs(np.array([0, 0]), np.array([1, 2])).tolist()
+        [0.5, 0.0]
+    """
+    spec = scorer_kind(kind)
+    if spec.estimate:
+        if sigs is None:
+            sigs = signatures(shingled, minhash or MinHashParams.published())
+        return PairScorer(kind, shingled, sigs=sigs)
+    if spec.idf is None:
+        return PairScorer(kind, shingled)
+    if spec.idf == "reference" and reference is None:
+        raise ValueError(f"{kind} scorers need a reference corpus")
+    return PairScorer(kind, shingled, weights=_idf_of(shingled, reference if spec.idf ==
+                                                      "reference" else None))

@@ -61,6 +61,7 @@ class DetectorConfig:
     version: bool = True
 
     def __post_init__(self) -> None:
+        """Validate the relations, ``max_days`` and ``min_shared``."""
         bad = [r for r in self.relations if r not in RELATIONS]
         if bad:
             raise ValueError(f"unknown host relation(s) {bad}; choose from {RELATIONS}")
@@ -84,6 +85,7 @@ class DetectorConfig:
         }
 
     def as_dict(self) -> dict:
+        """The settings as plain JSON values, with the rule order."""
         return asdict(self) | {"relations": list(self.relations), "order": list(RULES)}
 
 

@@ -140,6 +140,7 @@ class Entity:
     surface: str = field(default="", compare=False)
 
     def __str__(self) -> str:
+        """Name and version, e.g. ``"gemini robotics er 1.6"``."""
         return f"{self.name} {self.version}".strip()
 
 
@@ -161,6 +162,7 @@ class EntityConfig:
     generic: frozenset[str] = GENERIC
 
     def __post_init__(self) -> None:
+        """Validate the unit."""
         if self.unit not in UNITS:
             raise ValueError(f"unknown entity unit {self.unit!r}; choose one of {UNITS}")
 
@@ -193,10 +195,10 @@ def _is_name(piece: str) -> bool:
 
 def latin_entities(text: str, unit: str = "run",
                    generic: frozenset[str] = GENERIC) -> list[Entity]:
-    """Entities written in Latin script, in text order.
+    r"""Entities written in Latin script, in text order.
 
     A run is a sequence of tokens separated by single spaces; a name piece
-    carries an upper-case letter, a version piece is ``\\d+(\\.\\d+)*`` and only
+    carries an upper-case letter, a version piece is ``\d+(\.\d+)*`` and only
     counts after a name piece. Anything else (a lower-case word, Hangul,
     punctuation other than ``-``/``.`` inside a token) ends the run.
 

@@ -17,15 +17,15 @@ surface string separates them. Its three proposals are the columns of
 
 Surface scores are per field: character n-gram Jaccard of the titles, of
 the summaries and of title + summary (the published score), each plain and
-IDF-weighted (IDF per field over the corpus, as in
-:func:`newsdedup.score.jaccard.idf_weights`). Scores are computed for the
+IDF-weighted (IDF per field over the corpus): the registry's ``"jaccard"``
+and ``"idf-batch"`` kinds (:mod:`newsdedup.score.scorers`). Scores are computed for the
 requested pairs only (sparse row products), so a 6,000-item corpus can be
 processed in blocks without any ``N x N`` matrix.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +33,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from newsdedup.corpus.hosts import parse_dates
-from newsdedup.score.jaccard import idf_weights, pair_jaccard
+from newsdedup.score.scorers import PairScorer, make_pair_scorer, scorer_kind
 from newsdedup.signals.entities import (
     BRANDS,
     Entity,
@@ -44,7 +44,7 @@ from newsdedup.signals.entities import (
     extract_all,
     version_conflicts,
 )
-from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_text
+from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 HOST_ORGS: dict[str, str] = {
@@ -61,11 +61,26 @@ HOST_ORGS: dict[str, str] = {
 RELATIONS: tuple[str, ...] = ("same-host", "same-org", "cross-org", "unknown")
 """Host relations of a pair, codes 0..3 in this order."""
 
-SURFACE: tuple[str, ...] = ("title_jaccard", "title_idf", "summary_jaccard", "summary_idf",
-                            "text_jaccard", "text_idf")
-"""Surface-score columns of the signal frame."""
-
 FIELDS: tuple[str, ...] = ("title", "summary", "text")
+"""Fields with surface scores: the title, the summary, and title + summary."""
+
+SURFACE_KINDS: tuple[str, ...] = ("jaccard", "idf-batch")
+"""Registry kinds (:data:`newsdedup.score.scorers.KINDS`) every field is scored with."""
+
+
+def surface_column(field: str, kind: str) -> str:
+    """The signal-frame column of one field scored with one kind: ``<field>_<scorer>``.
+
+    Examples:
+        >>> surface_column("title", "idf-batch")
+        'title_idf'
+    """
+    return f"{field}_{scorer_kind(kind).scorer}"
+
+
+SURFACE: tuple[str, ...] = tuple(surface_column(f, k) for f in FIELDS for k in SURFACE_KINDS)
+"""Surface-score columns of the signal frame: ``title_jaccard``, ``title_idf``,
+``summary_jaccard``, ..., ``text_idf``."""
 
 
 def organisation(host: str, host_orgs: Mapping[str, str] = HOST_ORGS) -> str:
@@ -99,6 +114,7 @@ class SignalConfig:
     entities: EntityConfig = field(default_factory=EntityConfig)
 
     def as_dict(self) -> dict:
+        """The settings as plain JSON values (sorted maps), for ``params.json``."""
         return {"n": self.n, "scheme": self.scheme,
                 "host_orgs": dict(sorted(self.host_orgs.items())),
                 "brands": {k: sorted(v) for k, v in sorted(self.brands.items())},
@@ -116,7 +132,7 @@ class Prepared:
         orgs: Organisation per item.
         days: Publication time per item in days since the epoch (``NaN`` if missing).
         shingles: Field name -> shingle matrix (``title``, ``summary``, ``text``).
-        weights: Field name -> IDF weight per shingle.
+        surface: :data:`SURFACE` column -> its scorer (IDF per field over the corpus).
         entities: Entities per item (all of them, brands included).
         matrix: Entity incidence matrices.
         own: ``items x name`` 0/1 matrix of each item's entities minus its
@@ -128,13 +144,14 @@ class Prepared:
     orgs: np.ndarray
     days: np.ndarray
     shingles: dict[str, ShingleMatrix]
-    weights: dict[str, np.ndarray]
+    surface: dict[str, PairScorer]
     entities: list[list[Entity]]
     matrix: EntityMatrix
     own: sp.csr_matrix
 
     @property
     def n_items(self) -> int:
+        """Number of items."""
         return len(self.items)
 
 
@@ -154,23 +171,25 @@ def prepare(items: pd.DataFrame, config: SignalConfig | None = None) -> Prepared
     for col in ("summary", "host", "published_at"):
         if col not in items:
             items = items.assign(**{col: ""})
-    norm = get_scheme(config.scheme)
-    titles, summaries = items["title"].astype(str).tolist(), items["summary"].astype(str).tolist()
-    texts = {"title": titles, "summary": summaries,
-             "text": [item_text(t, s) for t, s in zip(titles, summaries, strict=True)]}
-    shingles = {k: shingle_matrix([norm(t) for t in v], config.n) for k, v in texts.items()}
-    weights = {k: idf_weights(m) for k, m in shingles.items()}
+    # item_texts has no summary-only text: the summary alone, with its rule for missing values.
+    summaries = items["summary"].fillna("").astype(str)
+    texts = {"title": item_texts(items, "title", config.scheme),
+             "summary": [get_scheme(config.scheme)(t) for t in summaries],
+             "text": item_texts(items, "title+summary", config.scheme)}
+    shingles = {k: shingle_matrix(v, config.n) for k, v in texts.items()}
+    surface = {surface_column(f, k): make_pair_scorer(shingles[f], k)
+               for f in FIELDS for k in SURFACE_KINDS}
     dates = parse_dates(items).to_numpy()
     days = (dates - np.datetime64("1970-01-01")) / np.timedelta64(1, "D")
     orgs = np.asarray([organisation(h, config.host_orgs) for h in items["host"].astype(str)],
                       dtype=object)
-    ents = extract_all(texts["text"], config.entities)
+    ents = extract_all(item_texts(items, "title+summary", None), config.entities)
     em = entity_matrix(ents)
     uniq, org_code = np.unique(orgs.astype(str), return_inverse=True)
     brands = brand_mask(list(uniq), em.name_vocab, config.brands)[org_code]
     own = (em.names - em.names.multiply(brands)).tocsr()
     own.eliminate_zeros()
-    return Prepared(items, config, orgs, days.astype(np.float64), shingles, weights, ents, em, own)
+    return Prepared(items, config, orgs, days.astype(np.float64), shingles, surface, ents, em, own)
 
 
 def host_relation(prep: Prepared, i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -185,6 +204,29 @@ def upper_indices(n: int) -> tuple[np.ndarray, np.ndarray]:
     """All pairs ``i < j`` of ``n`` items in combinations order."""
     i, j = np.triu_indices(n, k=1)
     return i.astype(np.int64), j.astype(np.int64)
+
+
+def upper_blocks(n: int, block: int = 256) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+    """All pairs ``i < j`` of ``n`` items, ``block`` first items at a time.
+
+    Concatenated, the blocks are :func:`upper_indices` (combinations order); each holds
+    the pairs whose first item is in ``lo .. hi - 1``, so memory is one block's pairs.
+
+    Yields:
+        ``(lo, hi, i, j)``.
+
+    Examples:
+        >>> [(lo, hi, i.tolist(), j.tolist()) for lo, hi, i, j in upper_blocks(4, 2)]
+        [(0, 2, [0, 0, 0, 1, 1], [1, 2, 3, 2, 3]), (2, 3, [2], [3])]
+    """
+    for lo in range(0, max(n - 1, 0), block):
+        hi = min(lo + block, n - 1)
+        rows = np.arange(lo, hi, dtype=np.int64)
+        counts = n - 1 - rows
+        i = np.repeat(rows, counts)
+        # j runs from i + 1 to n - 1 for each i: offsets within each row's run.
+        start = np.repeat(np.cumsum(counts) - counts, counts)
+        yield lo, hi, i, i + 1 + (np.arange(len(i), dtype=np.int64) - start)
 
 
 def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | None = None,
@@ -219,8 +261,8 @@ def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | No
     out["host_relation"] = pd.Categorical.from_codes(host_relation(prep, i, j), RELATIONS)
     out["days_apart"] = np.abs(prep.days[i] - prep.days[j])
     for f in fields:
-        out[f"{f}_jaccard"] = pair_jaccard(prep.shingles[f], i, j)
-        out[f"{f}_idf"] = pair_jaccard(prep.shingles[f], i, j, prep.weights[f])
+        for kind in SURFACE_KINDS:
+            out[surface_column(f, kind)] = prep.surface[surface_column(f, kind)].pairs(i, j)
     sizes = np.diff(prep.own.indptr).astype(np.int64)
     shared = np.asarray(prep.own[i].multiply(prep.own[j]).sum(axis=1), dtype=np.int64).ravel()
     union = sizes[i] + sizes[j] - shared
@@ -234,6 +276,7 @@ def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | No
 
 
 def _names(rows: sp.csr_matrix, vocab: list[str]) -> list[str]:
+    """Per row of a 0/1 name matrix: its names, ``"; "``-joined in column order."""
     return ["; ".join(vocab[c] for c in rows.indices[rows.indptr[k]:rows.indptr[k + 1]])
             for k in range(rows.shape[0])]
 
