@@ -16,8 +16,9 @@ import nbformat
 import pytest
 
 from newsdedup import cli, paths
-from newsdedup.plots import figures
 from newsdedup.plots import signals as signal_figures
+from newsdedup.plots import write
+from newsdedup.plots.results import load_results
 from newsdedup.runs.notebooks import NOTEBOOKS_DIR, clear_outputs, execute_all, main, notebook_paths
 
 EXPECTED = [
@@ -30,12 +31,12 @@ EXPECTED = [
     "08-signals.ipynb",
 ]
 PLOT_CALLS = {
-    "01-score-distribution.ipynb": "figures.score_distribution(",
-    "02-minhash-error.ipynb": "figures.minhash_error(",
-    "03-sensitivity.ipynb": "figures.sensitivity_curves(",
-    "04-threshold-sweep.ipynb": "figures.threshold_sweep(",
-    "05-cross-host.ipynb": "figures.cross_host_scores(",
-    "06-ngram-sweep.ipynb": "figures.ngram_sweep(",
+    "01-score-distribution.ipynb": "measure.score_distribution(",
+    "02-minhash-error.ipynb": "measure.minhash_error(",
+    "03-sensitivity.ipynb": "calibrate.sensitivity_curves(",
+    "04-threshold-sweep.ipynb": "calibrate.threshold_sweep(",
+    "05-cross-host.ipynb": "crosshost.cross_host_scores(",
+    "06-ngram-sweep.ipynb": "measure.ngram_sweep(",
     "08-signals.ipynb": "signal_figures.score_vs_gap(",
 }
 PLOT_KEYS = {
@@ -47,10 +48,10 @@ PLOT_KEYS = {
     "06-ngram-sweep.ipynb": "ngram_sweep",
 }
 # Where each notebook's figure is saved, under results/<name>/ (PNG; the SVG beside it).
-SAVED = {name: Path("figures") / figures.FIGURE_FILES[key] for name, key in PLOT_KEYS.items()} | {
+SAVED = {name: Path("figures") / write.FIGURE_FILES[key] for name, key in PLOT_KEYS.items()} | {
     "08-signals.ipynb": Path("signals") / signal_figures.FIGURE_FILE}
-# How a notebook reads its results, when not through figures.load_results.
-LOADS = {"08-signals.ipynb": "signal_figures.load_signals(NAME)"}
+# How a notebook reads its results, when not through newsdedup.plots.results.load_results.
+LOADS = {"08-signals.ipynb": "load_signals(NAME)"}
 # Figures each notebook shows (and saves): the threshold notebook adds the dedupe sweep.
 FIGURE_COUNT = {name: 1 for name in PLOT_CALLS} | {"04-threshold-sweep.ipynb": 2}
 
@@ -87,10 +88,10 @@ def test_notebook_only_loads_and_calls_figures(name: str) -> None:
     code = _code(nb)
     assert code[0].startswith(f'NAME = "{paths.PALDYN.name}"')
     joined = "\n".join(code)
-    assert LOADS.get(name, "figures.load_results(NAME)") in joined
+    assert LOADS.get(name, "load_results(NAME)") in joined
     assert PLOT_CALLS[name] in joined
     # "Notebooks are for exploration and communication": no functions, classes or
-    # plotting code of their own; all of that lives in newsdedup.plots.figures.
+    # plotting code of their own; all of that lives in newsdedup.plots.
     for forbidden in ("def ", "class ", "import matplotlib", "plt.", "read_csv", ".plot(",
                       "savefig"):
         assert forbidden not in joined, forbidden
@@ -151,10 +152,10 @@ def executed(results_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 
 def test_results_load_and_figures_write(results_root: Path) -> None:
-    res = figures.load_results(paths.PALDYN.name, results_root)
+    res = load_results(paths.PALDYN.name, results_root)
     assert res.upper_bound == pytest.approx(0.234, abs=5e-4)
-    written = figures.write_figures(paths.PALDYN.name, results_root)
-    assert [p.name for p in written] == list(figures.FIGURE_FILES.values())
+    written = write.write_all(paths.PALDYN.name, results_root, which=("corpus",))
+    assert [p.name for p in written] == list(write.FIGURE_FILES.values())
     assert all(p.stat().st_size > 10_000 for p in written)
 
 
@@ -170,7 +171,7 @@ def test_notebook_runs_without_errors(executed: Path, results_root: Path, name: 
     # Each plot cell rendered its figure exactly once (no duplicate from an implicit show).
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) == FIGURE_COUNT[name]
-    # ... and saved it where `python -m newsdedup.plots.figures` writes it, PNG and SVG.
+    # ... and saved it where `newsdedup.plots.write.write_all` writes it, PNG and SVG.
     saved = results_root / paths.PALDYN.name / SAVED[name]
     assert saved.is_file() and saved.with_suffix(".svg").is_file()
 

@@ -27,7 +27,7 @@ OWNED = {"signals"}  # reproduced by their own runs in tests/test_signal_runs.py
 def fresh(pinned, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("results")
     run_all(pinned, PALDYN.name, out, echo=False)
-    from newsdedup.plots.figures import write_figures
+    from newsdedup.plots.write import write_figures
 
     write_figures(PALDYN.name, out)
     return out / PALDYN.name

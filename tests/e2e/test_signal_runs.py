@@ -90,7 +90,8 @@ def test_story_signals_command_on_a_small_labelled_file(tmp_path):
 def test_committed_figure_is_redrawn_at_the_same_size(fresh):
     import struct
 
-    from newsdedup.plots.signals import FIGURE_FILE, load_signals, save_figure, score_vs_gap
+    from newsdedup.plots.results import load_signals
+    from newsdedup.plots.signals import FIGURE_FILE, save_figure, score_vs_gap
 
     res = load_signals(PALDYN.name, fresh.parent.parent)
     png = save_figure(res, score_vs_gap(res.host_pairs, res.upper_bound, max_days=1))

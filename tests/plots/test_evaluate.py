@@ -13,6 +13,7 @@ import pytest
 
 from newsdedup.evaluate.metrics import curve
 from newsdedup.plots import evaluate as eval_figures
+from newsdedup.plots.results import load_eval
 from newsdedup.runs.notebooks import NOTEBOOKS_DIR, execute_all
 
 matplotlib.use("Agg")
@@ -71,19 +72,14 @@ def test_threshold_panels_and_cluster_runs_draw_the_tables() -> None:
     assert left == {"idf": [500, 600], "idf gate": [550, 650]}
 
 
-def test_load_eval_names_the_command_when_tables_are_missing(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="make eval"):
-        eval_figures.load_eval("nothing-here", tmp_path)
-
-
 def test_recommendations_only_for_pair_studies() -> None:
-    pairs = eval_figures.load_eval("korsts")
+    pairs = load_eval("korsts")
     rec = eval_figures.recommendations(pairs)
     assert list(rec.columns) == list(eval_figures.RECOMMENDATION_COLUMNS)
     assert sorted(zip(rec["same_at"], rec["different_at"], strict=True)) == [(3.5, 3.5),
                                                                              (4.0, 1.0)]
     with pytest.raises(ValueError, match="not a pair study"):
-        eval_figures.recommendations(eval_figures.load_eval("uci-news-aggregator-head-sample12"))
+        eval_figures.recommendations(load_eval("uci-news-aggregator-head-sample12"))
 
 
 def test_notebook_07_is_committed_clean_and_only_calls_the_package() -> None:

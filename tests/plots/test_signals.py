@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
-import pytest
 
-from newsdedup.plots.signals import load_signals, score_vs_gap
+from newsdedup.plots.signals import score_vs_gap
 
 
 def test_candidates_are_highlighted_at_their_gap_and_score():
@@ -24,7 +21,3 @@ def test_candidates_are_highlighted_at_their_gap_and_score():
     assert [ln.get_ydata()[0] for ln in ax.get_lines()] == [0.234]
     assert {t.get_text() for t in ax.texts} == {"a / w", "b / x"}
 
-
-def test_missing_results_name_the_command(tmp_path: Path):
-    with pytest.raises(FileNotFoundError, match="newsdedup signals"):
-        load_signals("mine", tmp_path)

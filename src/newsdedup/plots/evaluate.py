@@ -1,84 +1,51 @@
 """Figures of the labelled evaluation: ROC / PR curves, precision and recall per threshold.
 
 The commands ``newsdedup evaluate-pairs`` and ``newsdedup evaluate-clusters`` write their
-tables under ``results/<dataset>/eval/``; this module reads them (:func:`load_eval`) and draws
-them. The exact ROC and PR curves are computed here from the per-pair scores of the test
-split (``scores.csv``) with :func:`newsdedup.evaluate.metrics.curve`, so every point of a curve is a
-threshold a user could set; the chosen operating points come from ``summary.csv`` (chosen on
-the select split, as the tables report them). Each function takes DataFrames and returns a
-:class:`matplotlib.figure.Figure`, built without ``pyplot`` (see :mod:`newsdedup.plots.figures`).
+tables under ``results/<dataset>/eval/``; this module draws them (read by
+:func:`newsdedup.plots.results.load_eval`). The exact ROC and PR curves are computed here
+from the per-pair scores of the test split (``scores.csv``) with
+:func:`newsdedup.evaluate.metrics.curve`, so every point of a curve is a threshold a user
+could set; the chosen operating points come from ``summary.csv`` (chosen on the select
+split, as the tables report them). Each function takes DataFrames and returns a
+:class:`matplotlib.figure.Figure`, built without ``pyplot`` (see :mod:`newsdedup.plots.style`).
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+import argparse
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from newsdedup import paths
 from newsdedup.corpus.sts import label_pairs
 from newsdedup.evaluate.metrics import curve
 from newsdedup.evaluate.pairs import SCORER_KINDS
-from newsdedup.plots.figures import DPI, RECOMMENDED_COLOR
+from newsdedup.plots.results import EvalResults, load_eval, run_folder
+from newsdedup.plots.style import (
+    DPI,
+    EVAL_PANEL,
+    RECOMMENDED_COLOR,
+    SERIES_COLORS,
+    run_writer,
+    save,
+)
 
 PAIR_FILES = ("summary", "thresholds", "scores", "gate")
 CLUSTER_FILES = ("summary", "runs", "false_merges", "missed", "noise")
 
 _GATE_STYLE = {False: "-", True: "--"}
-_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
-
-
-@dataclass(frozen=True)
-class EvalResults:
-    """The tables of one ``results/<name>/eval/`` folder.
-
-    Attributes:
-        name: Dataset name (the folder under the results root).
-        path: The ``eval`` folder.
-        tables: Table name -> DataFrame (every CSV of the folder).
-        recommendation: ``recommendation.json`` (pair studies), else None.
-    """
-
-    name: str
-    path: Path
-    tables: dict[str, pd.DataFrame]
-    recommendation: dict | None
-
-
-def load_eval(name: str, root: Path | None = None) -> EvalResults:
-    """Read every table of ``<root>/<name>/eval/``.
-
-    Args:
-        name: Dataset name, e.g. ``"korsts"`` or ``"uci-news-aggregator-head-sample12"``.
-        root: Results root; :data:`newsdedup.paths.RESULTS_DIR` by default.
-
-    Raises:
-        FileNotFoundError: The folder or its tables are missing; the message says which
-            command writes them.
-    """
-    path = (root or paths.RESULTS_DIR) / name / "eval"
-    csvs = sorted(path.glob("*.csv")) if path.is_dir() else []
-    if not csvs:
-        raise FileNotFoundError(f"no evaluation tables in {path}: run `make eval` (or "
-                                "`newsdedup evaluate-pairs` / `evaluate-clusters`)")
-    # Text columns stay text (ids such as "0001" must not become numbers).
-    tables = {p.stem: pd.read_csv(p, dtype={"id": str, "id_i": str, "id_j": str,
-                                            "rep_id": str}) for p in csvs}
-    rec_path = path / "recommendation.json"
-    rec = json.loads(rec_path.read_text("utf-8")) if rec_path.is_file() else None
-    return EvalResults(name=name, path=path, tables=tables, recommendation=rec)
 
 
 def _cut(df: pd.DataFrame, same_at: float, different_at: float) -> pd.DataFrame:
     return df[(df["same_at"] == same_at) & (df["different_at"] == different_at)]
 
 
-def _panels(n: int, width: float = 4.0, height: float = 3.6) -> tuple[Figure, list[Axes]]:
+def _panels(n: int, width: float = EVAL_PANEL[0],
+            height: float = EVAL_PANEL[1]) -> tuple[Figure, list[Axes]]:
     fig = Figure(figsize=(width * n, height), dpi=DPI, layout="constrained")
     return fig, list(fig.subplots(1, n, squeeze=False)[0])
 
@@ -119,7 +86,7 @@ def curves(scores: pd.DataFrame, summary: pd.DataFrame, same_at: float = 4.0,
             for _, row in group.iterrows():
                 s = scores[_column(row["scorer"], row["gate"])].to_numpy()[keep]
                 pts = curve(s, positive)
-                color = _COLORS[c % len(_COLORS)]
+                color = SERIES_COLORS[c % len(SERIES_COLORS)]
                 label = f"{_line_label(row)}{' gate' if row['gate'] else ''}"
                 ax.plot(pts[x_key], pts[y_key], _GATE_STYLE[bool(row["gate"])], color=color,
                         lw=1.2, label=label, drawstyle="steps-post" if kind == "pr" else None)
@@ -166,7 +133,7 @@ def threshold_panels(scores: pd.DataFrame, summary: pd.DataFrame, same_at: float
         for ax, scorer_kind in zip(grid[r], SCORER_KINDS, strict=True):
             part = rows[(rows["kind"] == scorer_kind) & (rows["gate"] == gate)]
             for c, (_, row) in enumerate(part.iterrows()):
-                color = _COLORS[c % len(_COLORS)]
+                color = SERIES_COLORS[c % len(SERIES_COLORS)]
                 pts = curve(scores[_column(row["scorer"], gate)].to_numpy()[keep], positive)
                 # "score >= t" keeps its value from one distinct score up to the next.
                 ax.plot(pts["threshold"], pts["precision"], "-", color=color, lw=1.2,
@@ -188,15 +155,25 @@ def threshold_panels(scores: pd.DataFrame, summary: pd.DataFrame, same_at: float
 
 def language_gap(compare: pd.DataFrame, same_at: float = 4.0, different_at: float = 1.0
                  ) -> Figure:
-    """AUC in Korean against English per scorer (gate off and on), with the paired interval
-    of the difference as error bars around the Korean value."""
+    """AUC in Korean against English per scorer (gate off and on).
+
+    The paired interval of the difference is drawn as error bars around the Korean value.
+
+    Args:
+        compare: ``compare.csv`` of ``sts-ko-en`` (``auc_ko``, ``auc_en``, ``auc_diff*``).
+        same_at: Cut-off of "same".
+        different_at: Cut-off of "different".
+
+    Returns:
+        The figure (one panel, one column of points per scorer and gate).
+    """
     rows = _cut(compare, same_at, different_at).reset_index(drop=True)
     fig, (ax,) = _panels(1, width=11.0, height=4.2)
     x = np.arange(len(rows))
-    ax.scatter(x, rows["auc_en"], marker="s", color=_COLORS[0], label="English (STS-B)")
+    ax.scatter(x, rows["auc_en"], marker="s", color=SERIES_COLORS[0], label="English (STS-B)")
     err = np.vstack([rows["auc_diff"] - rows["auc_diff_lo"],
                      rows["auc_diff_hi"] - rows["auc_diff"]])
-    ax.errorbar(x, rows["auc_ko"], yerr=err, fmt="o", color=_COLORS[3], capsize=2,
+    ax.errorbar(x, rows["auc_ko"], yerr=err, fmt="o", color=SERIES_COLORS[3], capsize=2,
                 label="Korean (KorSTS), bars: 95% CI of ko - en")
     ax.set_xticks(x, [f"{s}{' +gate' if g else ''}" for s, g in zip(rows["scorer"],
                                                                   rows["gate"], strict=True)],
@@ -208,13 +185,22 @@ def language_gap(compare: pd.DataFrame, same_at: float = 4.0, different_at: floa
 
 
 def cluster_runs(runs: pd.DataFrame) -> Figure:
-    """The dedupe against story ids: pairwise precision, B-cubed recall and items left per
-    threshold, one colour per scorer, gate off solid and on dashed."""
+    """The dedupe against story ids: pairwise precision, B-cubed recall and items left.
+
+    Per threshold, one colour per scorer, gate off solid and on dashed.
+
+    Args:
+        runs: ``runs.csv`` of a clustering study.
+
+    Returns:
+        The figure, one panel per measure.
+    """
     fig, axes = _panels(3)
     for c, (scorer, part) in enumerate(runs.groupby("scorer", sort=True)):
         for gate, g in part.groupby("gate", sort=True):
-            style = dict(color=_COLORS[c % len(_COLORS)], ls=_GATE_STYLE[bool(gate)], marker="o",
-                         ms=3, label=f"{scorer}{' gate' if gate else ''}")
+            style: dict[str, Any] = dict(color=SERIES_COLORS[c % len(SERIES_COLORS)],
+                                         ls=_GATE_STYLE[bool(gate)], marker="o", ms=3,
+                                         label=f"{scorer}{' gate' if gate else ''}")
             axes[0].plot(g["threshold"], g["pair_precision"], **style)
             axes[1].plot(g["threshold"], g["bcubed_recall"], **style)
             axes[2].plot(g["threshold"], g["items_left"], **style)
@@ -262,14 +248,13 @@ def draw(key: str, root: Path | None = None) -> Figure:
     """
     dataset, _ = EVAL_FIGURES[key]
     res = load_eval(dataset, root)
-    t = res.tables
     if key in ("roc", "roc_en"):
-        return curves(t["scores"], t["summary"], 4.0, 1.0, kind="roc")
+        return curves(res.table("scores"), res.table("summary"), 4.0, 1.0, kind="roc")
     if key == "pr":
-        return curves(t["scores"], t["summary"], 4.0, 1.0, kind="pr")
+        return curves(res.table("scores"), res.table("summary"), 4.0, 1.0, kind="pr")
     if key == "language_gap":
-        return language_gap(t["compare"], 4.0, 1.0)
-    return cluster_runs(t["runs"])
+        return language_gap(res.table("compare"), 4.0, 1.0)
+    return cluster_runs(res.table("runs"))
 
 
 def save_eval_figure(fig: Figure, key: str, root: Path | None = None) -> Path:
@@ -278,10 +263,8 @@ def save_eval_figure(fig: Figure, key: str, root: Path | None = None) -> Path:
     Returns:
         The PNG path.
     """
-    from newsdedup.plots.figures import save
-
     dataset, name = EVAL_FIGURES[key]
-    return save(fig, (root or paths.RESULTS_DIR) / dataset / "eval" / "figures" / name)
+    return save(fig, run_folder(dataset, root) / "eval" / "figures" / name)
 
 
 def write_eval_figures(root: Path | None = None) -> list[Path]:
@@ -295,10 +278,6 @@ def write_eval_figures(root: Path | None = None) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m newsdedup.plots.evaluate [--root DIR]`` (``make eval``)."""
-    import argparse
-
-    from newsdedup.plots.figures import run_writer
-
     parser = argparse.ArgumentParser(
         prog="python -m newsdedup.plots.evaluate",
         description="Draw the labelled-evaluation figures (ROC and PR curves of every scorer, "

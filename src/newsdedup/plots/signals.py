@@ -1,84 +1,24 @@
 """Plots of the pair signals, for ``notebooks/08-signals.ipynb``.
 
-They read what ``newsdedup signals`` writes under ``results/<name>/signals/``
-(:func:`load_signals`) and return :class:`matplotlib.figure.Figure` objects
-built directly (no pyplot state), like :mod:`newsdedup.plots.figures`.
+They draw what ``newsdedup signals`` writes under ``results/<name>/signals/``
+(read by :func:`newsdedup.plots.results.load_signals`) and return
+:class:`matplotlib.figure.Figure` objects built directly (no pyplot state), like
+every figure of :mod:`newsdedup.plots`.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from newsdedup import paths
-from newsdedup.plots.figures import save
+from newsdedup.plots.results import SignalResults
+from newsdedup.plots.style import BOUND_COLOR, CANDIDATE_COLOR, DPI, SIGNALS_SIZE, save
 
 FIGURE_FILE = "score_vs_gap.png"
 """File name of :func:`score_vs_gap` under ``results/<name>/signals/`` (SVG beside it)."""
-
-DPI = 100
-BOUND_COLOR = "#c0392b"
-CANDIDATE_COLOR = "#1f77b4"
-
-_FILES = {"host_pairs": "host_pairs.csv", "funnel": "funnel.csv",
-          "candidates": "candidates.csv", "top_host_pairs": "top_host_pairs.csv"}
-
-
-@dataclass(frozen=True)
-class SignalResults:
-    """The tables of ``results/<name>/signals/``.
-
-    Attributes:
-        name: Corpus name.
-        path: The ``signals`` folder read.
-        host_pairs: Every pair the host rule keeps, with its signals and verdict.
-        funnel: Pairs left after each rule.
-        candidates: The detector's candidates.
-        top_host_pairs: Best surface scores among the host pairs, with verdicts.
-        upper_bound: Highest ``text_jaccard`` over all pairs (the unrelated-pair bound).
-    """
-
-    name: str
-    path: Path
-    host_pairs: pd.DataFrame
-    funnel: pd.DataFrame
-    candidates: pd.DataFrame
-    top_host_pairs: pd.DataFrame
-    upper_bound: float
-
-
-def load_signals(name: str = paths.PALDYN.name, root: Path | None = None) -> SignalResults:
-    """Read the signal tables of one corpus.
-
-    Raises:
-        FileNotFoundError: A table is missing; the message names it and the command
-            that writes it.
-
-    Examples:
-        >>> load_signals("no-such-corpus", Path("/nonexistent"))
-        Traceback (most recent call last):
-        ...
-        FileNotFoundError: /nonexistent/no-such-corpus/signals/host_pairs.csv not found. ...
-    """
-    base = (Path(root) if root is not None else paths.RESULTS_DIR) / name / "signals"
-    tables = {}
-    for key, file in {**_FILES, "params": "params.json"}.items():
-        if not (base / file).is_file():
-            raise FileNotFoundError(
-                f"{base / file} not found. Run `newsdedup signals` for this corpus (or `make "
-                f"signals`; for another corpus `newsdedup signals path/to/file --name {name}`).")
-        if key != "params":
-            tables[key] = pd.read_csv(base / file, keep_default_na=False,
-                                      na_values={"days_apart": [""]})
-    params = json.loads((base / "params.json").read_text(encoding="utf-8"))
-    bound = float(params["upper_bound_text_jaccard"])
-    return SignalResults(name=name, path=base, upper_bound=bound, **tables)
-
 
 def score_vs_gap(host_pairs: pd.DataFrame, upper_bound: float | None = None,
                  score: str = "text_jaccard", max_days: float | None = None,
@@ -113,7 +53,7 @@ def score_vs_gap(host_pairs: pd.DataFrame, upper_bound: float | None = None,
     days = host_pairs["days_apart"].to_numpy(np.float64)
     y = host_pairs[score].to_numpy(np.float64)
     cand = host_pairs["candidate"].astype(bool).to_numpy()
-    fig = Figure(figsize=(9.0, 5.0), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=SIGNALS_SIZE, dpi=DPI, layout="constrained")
     ax = fig.subplots()
     x = days + 1.0
     ax.scatter(x[~cand], y[~cand], s=9, color="#7f7f7f", alpha=0.35,
@@ -143,8 +83,12 @@ def score_vs_gap(host_pairs: pd.DataFrame, upper_bound: float | None = None,
 def save_figure(results: SignalResults, fig: Figure) -> Path:
     """Save the score-against-gap figure beside the tables it was drawn from (PNG and SVG).
 
-    What the notebook calls, with :func:`newsdedup.plots.figures.save` (fixed size,
+    What the notebook calls, with :func:`newsdedup.plots.style.save` (fixed size,
     no version or date stamps), so reruns give identical files.
+
+    Args:
+        results: The signal tables the figure was drawn from.
+        fig: The figure.
 
     Returns:
         The PNG path, ``results/<name>/signals/score_vs_gap.png``.

@@ -1,0 +1,235 @@
+"""Figures of the calibrate and dedupe steps: sensitivity, threshold sweep, dedupe sweep.
+
+They draw what ``newsdedup calibrate`` and ``newsdedup dedupe`` write under
+``results/<name>/calibrate/`` and ``results/<name>/dedupe/`` (read by
+:func:`newsdedup.plots.results.load_results`). Each function takes DataFrames
+and returns a :class:`matplotlib.figure.Figure`; :mod:`newsdedup.plots.write` saves them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from newsdedup.plots.style import (
+    BOUND_COLOR,
+    RECOMMENDED_COLOR,
+    SENSITIVITY_SIZE,
+    TWO_PANELS,
+    bound_line,
+    new_figure,
+)
+
+
+def crossings(x: Sequence[float], y: Sequence[float], level: float) -> list[float]:
+    """Where a piecewise-linear curve crosses a horizontal level.
+
+    The sensitivity figure marks the retention ``f`` at which a curve drops
+    through the unrelated-pair bound; the tables only have the grid values,
+    so the crossing is interpolated linearly between neighbouring points.
+
+    Args:
+        x: Abscissae, in any order (sorted here).
+        y: Curve values at ``x``.
+        level: The horizontal level.
+
+    Returns:
+        x positions of the crossings, ascending. A point exactly on the level
+        counts once.
+
+    Examples:
+        >>> crossings([0.5, 0.6, 0.7], [0.1, 0.2, 0.3], 0.25)
+        [0.65]
+        >>> crossings([0.5, 0.6], [0.3, 0.4], 0.25)
+        []
+    """
+    order = np.argsort(np.asarray(x, dtype=np.float64))
+    xs = np.asarray(x, dtype=np.float64)[order]
+    ys = np.asarray(y, dtype=np.float64)[order] - level
+    out: list[float] = []
+    for k in range(len(xs) - 1):
+        a, b = ys[k], ys[k + 1]
+        if a == 0.0:
+            out.append(float(xs[k]))
+        elif a * b < 0.0:
+            out.append(float(round(xs[k] + (xs[k + 1] - xs[k]) * a / (a - b), 10)))
+    if len(ys) and ys[-1] == 0.0:
+        out.append(float(xs[-1]))
+    return out
+
+
+def _sweep_axes(axes: list[Axes], pairs_label: str, pairs_title: str, items_label: str) -> None:
+    """Axes of a two-panel threshold sweep: pairs (symlog, zero visible) and items left."""
+    for ax in axes:
+        ax.set_xlabel("threshold (score at or above)")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_yscale("symlog", linthresh=1.0)
+    axes[0].set_ylim(bottom=0)
+    axes[0].set_ylabel(f"{pairs_label} (symlog)")
+    axes[0].set_title(pairs_title)
+    axes[1].set_ylabel(items_label)
+    axes[1].set_title("items left")
+
+
+def _sensitivity_panel(ax: Axes, table: pd.DataFrame, title: str, upper_bound: float,
+                       recommended: float | None, color: str) -> None:
+    t = table.sort_values("f")
+    f = t["f"].to_numpy(dtype=np.float64)
+    ax.fill_between(f, t["min"], t["mean"], color=color, alpha=0.12, lw=0, label="min .. mean")
+    if "p5" in t:
+        ax.fill_between(f, t["p5"], t["mean"], color=color, alpha=0.22, lw=0, label="p5 .. mean")
+        ax.plot(f, t["p5"], "--", color=color, lw=1.2, label="p5")
+    ax.plot(f, t["mean"], "o-", color=color, lw=2.0, ms=4, label="mean")
+    ax.plot(f, t["min"], ":", color=color, lw=1.2, label="min")
+    bound_line(ax, upper_bound, vertical=False)
+    if recommended is not None:
+        ax.axhline(recommended, color=RECOMMENDED_COLOR, lw=1.0, ls="-.",
+                   label=f"recommended {recommended:.2f}")
+    # The point of the figure: the retention at which each curve falls through the bound.
+    for col, marker in (("mean", "o"), ("p5", "v")):
+        if col not in t:
+            continue
+        for x in crossings(f, t[col], upper_bound):
+            ax.plot([x], [upper_bound], marker, ms=9, mfc="white", mec=BOUND_COLOR, mew=1.6,
+                    zorder=4, label="_crossing")
+            # mean crossings are labelled above-left, p5 below-right: they sit close together.
+            ax.annotate(f"{col} crosses\nat f = {x:.2f}", (x, upper_bound),
+                        xytext=(-70, 22) if col == "mean" else (8, -40),
+                        textcoords="offset points", fontsize=8, color=BOUND_COLOR,
+                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none",
+                              "alpha": 0.85},
+                        arrowprops={"arrowstyle": "-", "color": BOUND_COLOR, "lw": 0.6})
+    ax.set_title(title)
+    ax.set_xlabel("f, share of words each version keeps")
+    ax.set_ylim(0.0, 1.0)
+    ax.grid(alpha=0.3)
+
+
+def sensitivity_curves(both: pd.DataFrame, one: pd.DataFrame, upper_bound: float,
+                       recommended: float | None = None) -> Figure:
+    """Jaccard of simulated rewrites against word retention, with the unrelated-pair bound.
+
+    Answers: how much rewording can a duplicate survive and still score above
+    every unrelated pair? Where a curve crosses the bound, duplicates at that
+    retention stop being separable by the score; the crossing is marked.
+
+    Args:
+        both: ``calibrate/both_sided.csv``: f, mean, p5, min (both versions reduced).
+        one: ``calibrate/one_sided.csv``: f, mean, min (original vs one reduced version).
+        upper_bound: The unrelated-pair upper bound (horizontal dashed line).
+        recommended: The recommended threshold, or None.
+
+    Returns:
+        The figure: left panel both-sided, right panel one-sided; the line
+        labelled ``"mean"`` in each has the frame's ``mean`` column as y-data.
+
+    Examples:
+        >>> b = pd.DataFrame({"f": [.5, .9], "mean": [.2, .6], "p5": [.1, .4], "min": [0, .2]})
+        >>> o = pd.DataFrame({"f": [.5, .9], "mean": [.3, .8], "min": [0, .3]})
+        >>> fig = sensitivity_curves(b, o, 0.25, 0.26)
+        >>> [ax.get_title() for ax in fig.axes]
+        ['both versions reworded', 'one version reworded']
+    """
+    fig, axes = new_figure(*SENSITIVITY_SIZE, ncols=2, sharey=True)
+    _sensitivity_panel(axes[0], both, "both versions reworded", upper_bound, recommended,
+                       "#1f77b4")
+    _sensitivity_panel(axes[1], one, "one version reworded", upper_bound, recommended, "#2ca02c")
+    axes[0].set_ylabel("exact Jaccard of the simulated pair")
+    axes[0].legend(fontsize=8, loc="upper left")
+    fig.suptitle("Sensitivity: which rewrites still score above every unrelated pair?")
+    return fig
+
+
+def threshold_sweep(sweep: pd.DataFrame, recommended: float | None,
+                    band: Sequence[float] | None) -> Figure:
+    """Pairs at or above each threshold and items left after dedupe, per scorer.
+
+    Answers: what does a threshold cost on this corpus, and where does the
+    calibrated value sit? The band ``(low, high]`` is shaded and the
+    recommended threshold drawn as a vertical line. The pair count uses a
+    symmetric-log axis so that zero pairs (above the bound) stays visible.
+
+    Args:
+        sweep: ``calibrate/sweep.csv``: scorer, threshold, pairs, items_left.
+        recommended: The recommended threshold, or None (then none is drawn).
+        band: ``(low, high)`` of the calibrated band, or None.
+
+    Returns:
+        The figure: left panel pairs, right panel items left, one line per
+        scorer labelled with its name.
+
+    Examples:
+        >>> s = pd.DataFrame({"scorer": ["jaccard"] * 2, "threshold": [.1, .2],
+        ...                   "pairs": [5, 0], "items_left": [8, 10]})
+        >>> [ln.get_label() for ln in threshold_sweep(s, .2, (.15, .3)).axes[0].lines]
+        ['jaccard', 'recommended 0.20']
+    """
+    fig, axes = new_figure(*TWO_PANELS, ncols=2, sharex=True)
+    for scorer, g in sweep.groupby("scorer", sort=False):
+        g = g.sort_values("threshold")
+        axes[0].plot(g["threshold"], g["pairs"], lw=1.6, label=str(scorer))
+        axes[1].plot(g["threshold"], g["items_left"], lw=1.6, label=str(scorer))
+    for ax in axes:
+        if band is not None:
+            ax.axvspan(band[0], band[1], color=BOUND_COLOR, alpha=0.12,
+                       label=f"band ({band[0]:.3f}, {band[1]:.3f}]")
+        if recommended is not None:
+            ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.",
+                       label=f"recommended {recommended:.2f}")
+    _sweep_axes(axes, "pairs at or above", "pairs flagged", "items left after greedy clustering")
+    axes[0].legend(fontsize=8, loc="upper right")
+    if band is None and recommended is None:
+        axes[0].text(0.02, 0.03, "no calibrated band for this corpus", transform=axes[0].transAxes,
+                     fontsize=9, color=BOUND_COLOR)
+    fig.suptitle("Threshold sweep by scorer")
+    return fig
+
+
+def dedupe_sweep(sweep: pd.DataFrame, threshold: float | None = None) -> Figure:
+    """Items left and pairs flagged per threshold, per scorer, with the gate on and off.
+
+    Answers: what does the subject gate buy, and at what threshold does each
+    scorer start merging? Solid lines are gated, dashed ungated, one colour
+    per scorer; the gap between a solid and a dashed line is what the gate
+    blocks. The threshold in use is drawn as a vertical line.
+
+    Args:
+        sweep: ``dedupe/sweep.csv``: scorer, gate, threshold, pairs_at_or_above,
+            items_left.
+        threshold: The dedupe's threshold, or None.
+
+    Returns:
+        The figure; every line is labelled ``"<scorer>, gate on|off"``.
+
+    Examples:
+        >>> t = pd.DataFrame({"scorer": ["idf"] * 4, "gate": [True, True, False, False],
+        ...                   "threshold": [.2, .3] * 2, "pairs_at_or_above": [2, 1, 5, 3],
+        ...                   "items_left": [8, 9, 5, 7]})
+        >>> [ln.get_label() for ln in dedupe_sweep(t).axes[1].lines]
+        ['idf, gate on', 'idf, gate off']
+    """
+    fig, axes = new_figure(*TWO_PANELS, ncols=2, sharex=True)
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (scorer, g) in enumerate(sweep.groupby("scorer", sort=False)):
+        for gate, sub in g.groupby("gate", sort=False):
+            sub = sub.sort_values("threshold")
+            label = f"{scorer}, gate {'on' if gate else 'off'}"
+            style = dict(color=colors[k % len(colors)], lw=1.6, ls="-" if gate else "--")
+            axes[0].plot(sub["threshold"], sub["pairs_at_or_above"], label=label, **style)
+            axes[1].plot(sub["threshold"], sub["items_left"], label=label, **style)
+    for ax in axes:
+        if threshold is not None:
+            ax.axvline(threshold, color=RECOMMENDED_COLOR, lw=1.2, ls="-.")
+    _sweep_axes(axes, "near-pass pairs at or above", "pairs the near pass compares and flags",
+                "items left after dedupe")
+    axes[1].legend(fontsize=8, loc="lower right")
+    title = "Dedupe sweep: scorers with the subject gate on (solid) and off (dashed)"
+    if threshold is not None:
+        title += f"; threshold in use {threshold:.2f}"
+    fig.suptitle(title)
+    return fig

@@ -1,0 +1,93 @@
+"""Calibrate and dedupe figures: the sweeps and sensitivity curves show their tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from newsdedup.plots import calibrate
+
+
+def test_dedupe_sweep_draws_gate_on_solid_and_off_dashed(toy) -> None:
+    t = toy.dedupe_sweep()
+    fig = calibrate.dedupe_sweep(t, toy.RECOMMENDED)
+    for scorer in ("jaccard", "idf"):
+        on = toy.line(fig.axes[1], f"{scorer}, gate on")
+        off = toy.line(fig.axes[1], f"{scorer}, gate off")
+        assert on.get_linestyle() == "-" and off.get_linestyle() == "--"
+        sub = t[(t["scorer"] == scorer) & ~t["gate"]]
+        assert np.array_equal(off.get_ydata(), sub["items_left"])
+        assert on.get_color() == off.get_color()
+    assert f"{toy.RECOMMENDED:.2f}" in fig._suptitle.get_text()
+
+
+def test_sensitivity_curves_plot_the_tables_and_mark_the_crossings(toy) -> None:
+    both, one = toy.both(), toy.one()
+    fig = calibrate.sensitivity_curves(both, one, toy.BOUND, toy.RECOMMENDED)
+    left, right = fig.axes
+    ordered = both.sort_values("f")
+    np.testing.assert_allclose(toy.line(left, "mean").get_xdata(), ordered["f"])
+    np.testing.assert_allclose(toy.line(left, "mean").get_ydata(), ordered["mean"])
+    np.testing.assert_allclose(toy.line(left, "p5").get_ydata(), ordered["p5"])
+    np.testing.assert_allclose(toy.line(left, "min").get_ydata(), ordered["min"])
+    np.testing.assert_allclose(toy.line(right, "mean").get_ydata(), one.sort_values("f")["mean"])
+    assert not [ln for ln in right.lines if ln.get_label() == "p5"]  # one-sided has no p5
+    for ax in (left, right):
+        bound = toy.line(ax, f"unrelated-pair bound {toy.BOUND:.3f}")
+        assert list(bound.get_ydata()) == [toy.BOUND] * 2
+        recommended = toy.line(ax, f"recommended {toy.RECOMMENDED:.2f}")
+        assert list(recommended.get_ydata()) == [toy.RECOMMENDED] * 2
+    marks = sorted(ln.get_xdata()[0] for ln in left.lines if ln.get_label() == "_crossing")
+    expected = sorted(calibrate.crossings(both["f"], both["mean"], toy.BOUND)
+                      + calibrate.crossings(both["f"], both["p5"], toy.BOUND))
+    assert len(expected) == 2
+    np.testing.assert_allclose(marks, expected)
+
+
+def test_sensitivity_curves_without_recommendation(toy) -> None:
+    fig = calibrate.sensitivity_curves(toy.both(), toy.one(), toy.BOUND, None)
+    assert not [ln for ln in fig.axes[0].lines if ln.get_label().startswith("recommended")]
+
+
+@pytest.mark.parametrize(
+    ("y", "level", "expected"),
+    [
+        ([0.1, 0.3], 0.2, [0.5]),
+        ([0.3, 0.1], 0.2, [0.5]),
+        ([0.2, 0.3], 0.2, [0.0]),
+        ([0.1, 0.2], 0.2, [1.0]),
+        ([0.3, 0.4], 0.2, []),
+    ],
+)
+def test_crossings(y, level, expected) -> None:
+    assert calibrate.crossings([0.0, 1.0], y, level) == pytest.approx(expected)
+
+
+def test_crossings_sorts_x() -> None:
+    # Tables list f from 0.9 down; the crossing must not depend on the row order.
+    assert calibrate.crossings([0.9, 0.5], [0.6, 0.2], 0.4) == pytest.approx([0.7])
+
+
+def test_threshold_sweep_lines_equal_the_sweep_columns(toy) -> None:
+    s = toy.sweep()
+    fig = calibrate.threshold_sweep(s, toy.RECOMMENDED, toy.BAND)
+    pairs_ax, items_ax = fig.axes
+    for scorer, g in s.groupby("scorer"):
+        np.testing.assert_allclose(toy.line(pairs_ax, scorer).get_xdata(), g["threshold"])
+        np.testing.assert_array_equal(toy.line(pairs_ax, scorer).get_ydata(), g["pairs"])
+        np.testing.assert_array_equal(toy.line(items_ax, scorer).get_ydata(), g["items_left"])
+    for ax in (pairs_ax, items_ax):
+        recommended = toy.line(ax, f"recommended {toy.RECOMMENDED:.2f}")
+        assert list(recommended.get_xdata()) == [toy.RECOMMENDED] * 2
+        spans = [p for p in ax.patches if p.get_label().startswith("band")]
+        assert len(spans) == 1
+        span = spans[0]  # a Rectangle in data x, axes-fraction y
+        assert (span.get_x(), span.get_x() + span.get_width()) == pytest.approx(toy.BAND)
+    assert pairs_ax.get_yscale() == "symlog"
+
+
+def test_threshold_sweep_without_band_says_so(toy) -> None:
+    fig = calibrate.threshold_sweep(toy.sweep(), None, None)
+    ax = fig.axes[0]
+    assert not [p for p in ax.patches if p.get_label().startswith("band")]
+    assert any("no calibrated band" in t.get_text() for t in ax.texts)
