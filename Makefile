@@ -30,7 +30,7 @@ install: $(STAMP)  ## create .venv and install newsdedup with its dependencies
 reproduce: $(STAMP)  ## the main job: all published tables and figures for the pinned corpus
 	$(BIN)/newsdedup run $(RUN_ARGS)
 	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate-gold)
-	$(BIN)/python -m newsdedup.plots.figures $(if $(NAME),$(NAME))
+	$(BIN)/newsdedup figures $(if $(NAME),$(NAME)) --only corpus
 
 measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1)
 	$(BIN)/newsdedup measure $(RUN_ARGS)
@@ -44,7 +44,7 @@ crosshost: $(STAMP)  ## cross-host pairs and date window (block 3)
 eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in results/*/eval)
 	$(BIN)/newsdedup evaluate-pairs
 	$(BIN)/newsdedup evaluate-clusters --stories 12
-	$(BIN)/python -m newsdedup.plots.evaluate
+	$(BIN)/newsdedup figures --only eval
 
 eval-full: $(STAMP)  ## the clustering study on all 6,366 UCI items (a few minutes)
 	$(BIN)/newsdedup evaluate-clusters
@@ -67,7 +67,7 @@ candidates: $(STAMP)  ## labeling sheet of candidate pairs (results/<name>/signa
 	$(BIN)/newsdedup candidates $(RUN_ARGS)
 
 figures: $(STAMP)  ## PNG (and SVG) figures from the results tables
-	$(BIN)/python -m newsdedup.plots.figures $(if $(NAME),$(NAME))
+	$(BIN)/newsdedup figures $(if $(NAME),$(NAME)) --only corpus
 
 notebooks: $(STAMP)  ## execute every notebook headless; regenerates every figure (PNG + SVG)
 	$(BIN)/python -m newsdedup.runs.notebooks notebooks --no-write --jobs 2
@@ -75,12 +75,14 @@ notebooks: $(STAMP)  ## execute every notebook headless; regenerates every figur
 lab: $(STAMP)  ## open the notebooks in JupyterLab
 	$(BIN)/jupyter lab notebooks
 
-test: $(STAMP)  ## lint and run the test suite
+test: $(STAMP)  ## lint (ruff, docstring rules), type check (mypy) and the test suite
 	$(BIN)/ruff check src tests bench measure calibrate notebooks
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)  ## ruff only
+lint: $(STAMP)  ## ruff and mypy only
 	$(BIN)/ruff check src tests bench measure calibrate notebooks
+	$(BIN)/mypy
 
 bench: $(STAMP)  ## benchmark against plain-Python implementations (writes bench/results/)
 	$(BIN)/python bench/bench_pipeline.py

@@ -303,6 +303,18 @@ def _cmd_story_signals(args) -> None:
                       progress=_progress)
 
 
+def _cmd_figures(args) -> None:
+    import matplotlib
+
+    from newsdedup.plots.write import write_all
+
+    # A headless backend: the command runs in make and CI, where no display exists.
+    # Set here, not at import, so importing a plot module in a notebook leaves its backend alone.
+    matplotlib.use("Agg")
+    for path in write_all(args.name, args.root, which=args.only):
+        print(path)
+
+
 def _cmd_fetch(args) -> None:
     from newsdedup.runs.fetch import fetch_pinned
 
@@ -310,6 +322,25 @@ def _cmd_fetch(args) -> None:
 
 
 # --- the parser: one function per command group ---------------------------------
+
+
+def _add_figures_command(sub) -> None:
+    from newsdedup.plots.write import KINDS
+
+    p = sub.add_parser("figures", help="draw the figures from the result tables already written",
+                       description="Draw PNG (and SVG) figures from the tables under the "
+                                   "results root; nothing is recomputed. A missing table is "
+                                   "named with the command that writes it.")
+    p.add_argument("name", nargs="?", default=None,
+                   help=f"corpus name, the folder under the results root "
+                        f"(default: {paths.PALDYN.name})")
+    p.add_argument("--root", type=Path, default=None,
+                   help=f"results root (default: {paths.RESULTS_DIR})")
+    p.add_argument("--only", type=_words, default=KINDS, metavar="KINDS",
+                   help=f"comma-separated figure kinds out of {','.join(KINDS)} "
+                        f"(default: all): corpus = results/<name>/figures/, eval = "
+                        f"results/<dataset>/eval/figures/, signals = results/<name>/signals/")
+    p.set_defaults(func=_cmd_figures)
 
 
 def _add_fetch_command(sub) -> None:
@@ -520,8 +551,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_dedupe_command(sub)
     _add_join_command(sub)
     _add_evaluate_commands(sub)
-    _add_fetch_command(sub)
     _add_signal_commands(sub)
+    _add_figures_command(sub)
+    _add_fetch_command(sub)
     return parser
 
 

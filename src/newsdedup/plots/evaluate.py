@@ -12,7 +12,6 @@ split, as the tables report them). Each function takes DataFrames and returns a
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,6 @@ from newsdedup.plots.style import (
     EVAL_PANEL,
     RECOMMENDED_COLOR,
     SERIES_COLORS,
-    run_writer,
     save,
 )
 
@@ -274,17 +272,3 @@ def write_eval_figures(root: Path | None = None) -> list[Path]:
         The PNG paths, in :data:`EVAL_FIGURES` order.
     """
     return [save_eval_figure(draw(key, root), key, root) for key in EVAL_FIGURES]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m newsdedup.plots.evaluate [--root DIR]`` (``make eval``)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m newsdedup.plots.evaluate",
-        description="Draw the labelled-evaluation figures (ROC and PR curves of every scorer, "
-                    "Korean against English, the UCI clustering runs) from results/*/eval/ "
-                    "into results/<dataset>/eval/figures/.")
-    return run_writer(parser, lambda args: write_eval_figures(args.root), argv)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

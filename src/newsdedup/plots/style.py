@@ -9,16 +9,12 @@ depends on the interactive backend.
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-
-from newsdedup import paths
 
 DPI = 100
 """Resolution of the written PNGs; with the fixed sizes below it fixes their pixel size."""
@@ -111,31 +107,3 @@ def save(fig: Figure, path: Path) -> Path:
         fig.savefig(path.with_suffix(".svg"), format="svg",
                     metadata={"Date": None, "Creator": None})
     return path
-
-
-def run_writer(parser: argparse.ArgumentParser,
-               write: Callable[[argparse.Namespace], list[Path]],
-               argv: Sequence[str] | None = None) -> int:
-    """The command line of a figure writer: ``--root``, headless drawing, paths printed.
-
-    Args:
-        parser: The command's parser (``--root`` is added here).
-        write: Draws and saves the figures for the parsed arguments.
-        argv: Arguments; ``sys.argv[1:]`` when None.
-
-    Returns:
-        0; a missing input table exits with status 2 and the file's name.
-    """
-    parser.add_argument("--root", type=Path, default=None,
-                        help=f"results root (default: {paths.RESULTS_DIR})")
-    args = parser.parse_args(argv)
-    # A headless backend: the command runs in make and CI, where no display exists.
-    # Set here, not at import, so importing a plot module in a notebook leaves its backend alone.
-    matplotlib.use("Agg")
-    try:
-        written = write(args)
-    except FileNotFoundError as exc:
-        parser.exit(2, f"error: {exc}\n")
-    for path in written:
-        print(path)
-    return 0

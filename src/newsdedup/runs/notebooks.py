@@ -1,7 +1,7 @@
 """Execute the project notebooks: ``python -m newsdedup.runs.notebooks [folder]``.
 
 The notebooks in ``notebooks/`` only load results and call
-:mod:`newsdedup.plots.figures`; running them is how one checks that they still
+the plot modules of :mod:`newsdedup.plots`; running them is how one checks that they still
 work against the current tables. They are stored without outputs, so
 ``make notebooks`` (which executes them in place) fills in the outputs for
 reading, and ``--clear`` strips them again before a commit. ``-j N`` runs N

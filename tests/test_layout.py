@@ -1,0 +1,143 @@
+"""The package layout rules of issue 12, checked on the source tree itself.
+
+Module and function sizes, private names imported across modules, import cycles,
+and the public API. Each rule reads ``src/newsdedup`` with :mod:`ast`, so a
+violation names its file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import newsdedup
+from newsdedup.paths import PROJECT_ROOT
+
+PACKAGE = PROJECT_ROOT / "src" / "newsdedup"
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+# The flow, one folder a step; a module outside these (but the package's own
+# top-level files) has no room.
+ROOMS = {"corpus", "text", "score", "cluster", "studies", "evaluate", "signals", "runs", "plots"}
+TOP_LEVEL = {"__init__.py", "paths.py", "cli.py"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        name = ".".join(("newsdedup", *parts)).removesuffix(".__init__")
+        out[name] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _trees() -> dict[str, ast.Module]:
+    return {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in MODULES.items()}
+
+
+TREES = _trees()
+
+
+def _imports(tree: ast.Module) -> list[ast.ImportFrom | ast.Import]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom | ast.Import)]
+
+
+def test_every_module_lives_in_a_room():
+    stray = [str(p.relative_to(PACKAGE)) for p in MODULES.values()
+             if p.parent == PACKAGE and p.name not in TOP_LEVEL]
+    assert not stray, f"modules outside the step folders: {stray}"
+    rooms = {p.parent.name for p in MODULES.values() if p.parent != PACKAGE}
+    assert rooms == ROOMS
+
+
+def test_no_module_over_the_limit():
+    long = {name: path.read_text(encoding="utf-8").count("\n")
+            for name, path in MODULES.items()}
+    over = {name: n for name, n in long.items() if n > MAX_MODULE_LINES}
+    assert not over, f"modules over {MAX_MODULE_LINES} lines: {over}"
+
+
+def test_no_function_over_the_limit():
+    over = []
+    for name, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    over.append(f"{MODULES[name].name}:{node.lineno} {node.name} ({length} lines)")
+    assert not over, f"functions over {MAX_FUNCTION_LINES} lines: {over}"
+
+
+def test_no_private_name_imported_across_modules():
+    found = []
+    for name, tree in TREES.items():
+        for node in _imports(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("newsdedup"):
+                found += [f"{name}:{node.lineno} imports {node.module}.{a.name}"
+                          for a in node.names if a.name.startswith("_")]
+    assert not found, found
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {name: set() for name in MODULES}
+    for name, tree in TREES.items():
+        for node in _imports(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("newsdedup"):
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    graph[name].add(sub if sub in MODULES else node.module)
+            elif isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name in MODULES}
+    # A package's __init__ re-exporting its modules is not a dependency of theirs.
+    return {k: {v for v in vs if v in MODULES and v != "newsdedup"} for k, vs in graph.items()
+            if k != "newsdedup"}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every back edge of a depth-first walk, as the cycle it closes."""
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    return cycles
+
+
+def test_no_import_cycle():
+    cycles = _cycles(_graph())
+    assert not cycles, [" -> ".join(c) for c in cycles]
+
+
+def test_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+def test_public_api_resolves():
+    assert newsdedup.__all__ == sorted(newsdedup.__all__)
+    for name in newsdedup.__all__:
+        assert getattr(newsdedup, name) is not None, name
+    with pytest.raises(AttributeError):
+        newsdedup.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_every_module_imports_and_has_a_docstring(name: str):
+    module = importlib.import_module(name)
+    assert (module.__doc__ or "").strip(), f"{name} has no module docstring"
