@@ -118,7 +118,7 @@ def test_unknown_extension_and_options_are_refused(tmp_path: Path) -> None:
         load_corpus(jsonl, fmt="xml")
     with pytest.raises(ValueError, match="not a canonical column"):
         load_corpus(jsonl, columns={"headline": "title"})
-    with pytest.raises(ValueError, match="sep applies only to the csv"):
+    with pytest.raises(ValueError, match="a delimiter applies only to the csv"):
         load_corpus(jsonl, sep=";")
 
 
@@ -222,8 +222,9 @@ def test_ts_unterminated_string_names_its_start_line(
     ],
 )
 def test_ts_syntax_errors_name_the_line(tmp_path: Path, source: str, line: int, message: str):
+    # strict: a ${...} template rejects only its record (test_bad_input), strict raises.
     with pytest.raises(CorpusError, match=re.escape(message)) as err:
-        load_corpus(write(tmp_path, "n.ts", source))
+        load_corpus(write(tmp_path, "n.ts", source), strict=True)
     assert err.value.line == line
 
 
@@ -511,7 +512,8 @@ def test_csv_unterminated_quote_is_rejected_at_its_start_line(tmp_path: Path) ->
     with pytest.warns(CorpusWarning):
         res = load_corpus(path)
     assert res.items["id"].tolist() == ["1"]
-    assert [(r.record, r.line, r.id) for r in res.rejected] == [(2, 3, "2")]
+    # The line the runaway quote swallowed is read again, and listed on its own.
+    assert [(r.record, r.line, r.id) for r in res.rejected] == [(2, 3, "2"), (3, 4, "mid")]
     assert res.rejected[0].reason.startswith("unterminated quoted field")
     with pytest.raises(CorpusError, match="unterminated quoted field") as err:
         load_corpus(path, strict=True)

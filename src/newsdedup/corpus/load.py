@@ -16,6 +16,7 @@ types in :mod:`newsdedup.corpus.records`, URL hosts in :mod:`newsdedup.corpus.ho
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import hashlib
 import math
@@ -164,7 +165,11 @@ def load_corpus(
     if dialect == "seed" and fmt != "ts":
         raise ValueError(f"dialect 'seed' applies only to the ts format, not {fmt!r}")
     if sep is not None and fmt != "csv":
-        raise ValueError(f"sep applies only to the csv format, not {fmt!r}")
+        raise ValueError(f"{path}: a delimiter applies only to the csv format, not {fmt!r}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise CorpusError(path, f"unknown text encoding {encoding!r}") from None
     mapping = _column_mapping(fmt, columns)
 
     data = path.read_bytes()
