@@ -33,7 +33,8 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 # --- 1. NFD text, zero-width titles ------------------------------------------------------
 
-NFC_TITLES = ["AI 반도체 수출 급증", "AI 기반 스마트 돌봄 확대", "AI 인재 양성 협약", "AI 법안 국회 통과"]
+NFC_TITLES = ["AI 반도체 수출 급증", "AI 기반 스마트 돌봄 확대", "AI 인재 양성 협약",
+              "AI 법안 국회 통과"]
 
 
 def test_nfd_headlines_load_and_dedupe_as_their_nfc_twins(tmp_path: Path) -> None:

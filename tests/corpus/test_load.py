@@ -24,8 +24,8 @@ from newsdedup.corpus.load import (
     Rejected,
     load_corpus,
 )
-from newsdedup.text.normalize import is_blank
 from newsdedup.paths import PALDYN, UCI_COLUMNS, locate_pinned, sha256_file, shared_corpus_file
+from newsdedup.text.normalize import is_blank
 
 # ---------------------------------------------------------------------------------------
 # helpers
@@ -453,7 +453,8 @@ UCI_HEADER = "ID,TITLE,URL,PUBLISHER,CATEGORY,STORY,HOSTNAME,TIMESTAMP\n"
 def test_csv_column_mapping_keeps_extras(tmp_path: Path) -> None:
     text = (
         UCI_HEADER
-        + '1,"Fed says ""weak"", data",http://www.LATimes.com/a,LA Times,b,s1,www.latimes.com,1394470370698\n'
+        + '1,"Fed says ""weak"", data",http://www.LATimes.com/a,LA Times,b,s1,www.latimes.com,'
+        + "1394470370698\n"
         + "2,Second,https://x.org/b,X,e,s2,x.org,1394470371207\n"
     )
     items = load_quiet(write(tmp_path, "u.csv", text), columns=UCI_COLUMNS).items

@@ -160,16 +160,7 @@ def load_corpus(
     """
     path = Path(path)
     fmt = _resolve_format(path, fmt)
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}; expected one of {DIALECTS}")
-    if dialect == "seed" and fmt != "ts":
-        raise ValueError(f"dialect 'seed' applies only to the ts format, not {fmt!r}")
-    if sep is not None and fmt != "csv":
-        raise ValueError(f"{path}: a delimiter applies only to the csv format, not {fmt!r}")
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise CorpusError(path, f"unknown text encoding {encoding!r}") from None
+    _check_options(path, fmt, dialect, sep, encoding)
     mapping = _column_mapping(fmt, columns)
 
     data = path.read_bytes()
@@ -195,6 +186,20 @@ def load_corpus(
         dialect=dialect,
         n_records=len(raws),
     )
+
+
+def _check_options(path: Path, fmt: str, dialect: str, sep: str | None, encoding: str) -> None:
+    """Raise for a dialect, delimiter or encoding that cannot apply, naming the file."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; expected one of {DIALECTS}")
+    if dialect == "seed" and fmt != "ts":
+        raise ValueError(f"dialect 'seed' applies only to the ts format, not {fmt!r}")
+    if sep is not None and fmt != "csv":
+        raise ValueError(f"{path}: a delimiter applies only to the csv format, not {fmt!r}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise CorpusError(path, f"unknown text encoding {encoding!r}") from None
 
 
 def _warn_rejected(path: Path, rejected: list[Rejected], n_records: int) -> None:

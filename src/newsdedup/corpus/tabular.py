@@ -206,16 +206,10 @@ def read_csv(path: Path, text: str, delimiter: str) -> tuple[list[str], list[Raw
             header.
 
     Examples:
-        >>> header, raws = read_csv(Path("a.csv"), "id,title
-a,T
-b
-", ",")
+        >>> header, raws = read_csv(Path("a.csv"), "id,title\na,T\nb\n", ",")
         >>> header, raws[0].fields, raws[1].problem
         (['id', 'title'], {'id': 'a', 'title': 'T'}, 'expected 2 fields, got 1')
-        >>> [r.line for r in read_csv(Path("a.csv"), 'id,title
-a,"T
-b,U
-', ",")[1]]
+        >>> [r.line for r in read_csv(Path("a.csv"), 'id,title\na,"T\nb,U\n', ",")[1]]
         [2, 3]
     """
     if len(delimiter) != 1 or delimiter in '"\r\n':
