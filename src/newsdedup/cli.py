@@ -85,13 +85,26 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--name", help="results folder name (default: corpus folder or file stem)")
     g.add_argument("--strict", action="store_true",
                    help="fail on the first unusable record instead of reporting and skipping it")
+    g.add_argument("--delimiter", type=_delimiter, default=None,
+                   help="CSV/TSV field separator, one character ('\\t' or 'tab' for a tab; "
+                        "default: ',' and tab for .tsv)")
+    g.add_argument("--encoding", default="utf-8",
+                   help="text encoding of the corpus file, e.g. cp949 (default: %(default)s)")
     g.add_argument("--out", type=Path, default=paths.RESULTS_DIR,
                    help="results root (default: %(default)s)")
 
 
+def _delimiter(text: str) -> str:
+    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+    value = named.get(text.lower(), text)
+    if len(value) != 1:
+        raise argparse.ArgumentTypeError(f"expected one character (or tab), got {text!r}")
+    return value
+
+
 def _load(args) -> tuple[LoadResult, str]:
     return load_named(args.corpus, args.fmt, args.dialect, args.columns, args.strict, args.name,
-                      _progress)
+                      _progress, sep=args.delimiter, encoding=args.encoding)
 
 
 def _add_measure_args(p: argparse.ArgumentParser) -> None:

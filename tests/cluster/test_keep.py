@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from newsdedup.cluster.keep import canonical_order, keep_rank, kept_because
 
@@ -23,12 +24,20 @@ def test_keep_rank_reads_the_host_column_and_dates():
         "host": ["v.daum.net", "inews365.com", "inews365.com", "inews365.com", "inews365.com"],
         "url": ["", "", "", "", ""],
         # The same instant in two zones; an hour later in epoch milliseconds;
-        # an unreadable date ranks oldest.
+        # an unknown (empty) date ranks oldest.
         "published_at": ["2025-05-01T10:00:00Z", "2025-05-01T09:00:00+09:00",
-                         "2025-05-01T00:00:00Z", "1746061200000", "not a date"],
+                         "2025-05-01T00:00:00Z", "1746061200000", ""],
     })
     rank = keep_rank(df)
     assert rank[0] < rank[4] < rank[1] == rank[2] < rank[3]
+
+
+def test_keep_rank_refuses_an_unparsable_date():
+    # Ranking "not a date" as oldest would silently pick the representative by a typo.
+    df = pd.DataFrame({"id": ["a", "b"], "url": ["", ""],
+                       "published_at": ["2025-05-01", "not a date"]})
+    with pytest.raises(ValueError, match="row 2 of the table .id 'b'.: 'not a date'"):
+        keep_rank(df)
 
 
 def test_canonical_order_breaks_rank_ties_by_content():

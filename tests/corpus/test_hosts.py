@@ -47,5 +47,6 @@ def test_parse_dates_accepts_iso_and_epoch_ms_and_names_bad_record():
     assert d.iloc[0] == pd.Timestamp("2026-05-06") and d.iloc[1].year == 2014
     assert pd.isna(d.iloc[2])
     bad = pd.DataFrame({"id": ["a", "zz"], "published_at": ["2026-05-06", "yesterday"]})
-    with pytest.raises(ValueError, match="record 2 .id 'zz'.*yesterday"):
+    with pytest.raises(ValueError,
+                       match="1 of 2 rows .*first: row 2 of the table .id 'zz'.: 'yesterday'"):
         parse_dates(bad)

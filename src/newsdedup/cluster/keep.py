@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from newsdedup.corpus.hosts import hosts_of
+from newsdedup.corpus.hosts import hosts_of, parse_dates
 
 SYNDICATORS: tuple[str, ...] = ("v.daum.net", "news.naver.com", "news.nate.com")
 OPAQUE_HOSTS: tuple[str, ...] = ("news.google.com",)
@@ -34,22 +34,23 @@ def text_column(items: pd.DataFrame, name: str) -> list[str]:
 
 
 def _timestamps(items: pd.DataFrame) -> np.ndarray:
-    """``published_at`` as UTC seconds; ``-inf`` where missing or unparsable.
+    """``published_at`` as UTC seconds; ``-inf`` where missing (an unknown date is oldest).
 
-    Recency only breaks ties between otherwise equal candidates, so an
-    unreadable date ranks as oldest instead of failing the dedupe.
+    Dates follow the one rule of :data:`newsdedup.corpus.hosts.DATE_RULE`, as the
+    cross-host windows do. An unparsable date raises instead of ranking as oldest: it
+    would silently decide which copy represents a group. The loader rejects such records
+    with their line, so only a table built by hand reaches this error.
+
+    Raises:
+        ValueError: A non-empty ``published_at`` is not a date (names its row and id).
     """
-    raw = pd.Series(text_column(items, "published_at"), dtype=object)
-    out = np.full(len(raw), -np.inf)
-    # All-digit values of 11+ digits are epoch milliseconds (UCI aggregator).
-    ms = raw.str.fullmatch(r"\d{11,}").to_numpy(dtype=bool)
-    if ms.any():
-        out[ms] = raw[ms].astype(np.int64).to_numpy() / 1000.0
-    rest = ~ms & (raw != "").to_numpy(dtype=bool)
-    if rest.any():
-        parsed = pd.to_datetime(raw[rest], utc=True, errors="coerce", format="mixed")
-        secs = (parsed - pd.Timestamp(0, tz="UTC")).dt.total_seconds().to_numpy()
-        out[rest] = np.where(np.isnan(secs), -np.inf, secs)
+    texts = text_column(items, "published_at")
+    frame = pd.DataFrame({"id": text_column(items, "id") if "id" in items.columns
+                          else [str(v) for v in items.index], "published_at": texts})
+    dates = parse_dates(frame).to_numpy()
+    out = np.full(len(texts), -np.inf)
+    known = ~np.isnat(dates)
+    out[known] = (dates[known] - np.datetime64(0, "ns")) / np.timedelta64(1, "s")
     return out
 
 

@@ -77,11 +77,52 @@ def _host(url: str) -> str:
     return _PORT.sub("", authority).lower()
 
 
-def parse_dates(items: pd.DataFrame) -> pd.Series:
-    """``published_at`` as dates; an unparsable value raises naming its record.
+DATE_RULE = "an ISO 8601 date or time, or epoch milliseconds (11 or more digits)"
+"""What ``published_at`` may hold; empty means unknown. One rule for loading, the keep
+rules of the dedupe and the date windows of the cross-host study and the signals."""
 
-    Accepts ISO dates/times and epoch milliseconds (all-digit strings, as in
-    the UCI aggregator). Empty values become ``NaT`` and never fall in a window.
+_EPOCH_MS = r"\d{11,}"
+
+
+def parse_date_texts(values: Sequence[str]) -> tuple[pd.Series, np.ndarray]:
+    """Dates of ``published_at`` texts by :data:`DATE_RULE`, and which ones break it.
+
+    Args:
+        values: One text per item; ``""`` is an unknown date.
+
+    Returns:
+        ``(dates, bad)``: ``datetime64[ns]`` values (naive, UTC; ``NaT`` where empty or
+        bad) on a RangeIndex, and a bool array marking the non-empty values that are not
+        dates.
+
+    Examples:
+        >>> dates, bad = parse_date_texts(["2024-05-01T09:00:00+09:00", "", "soon"])
+        >>> dates.tolist(), bad.tolist()
+        ([Timestamp('2024-05-01 00:00:00'), NaT, NaT], [False, False, True])
+    """
+    raw = pd.Series(list(values), dtype=object).astype(str)
+    digits = raw.str.fullmatch(_EPOCH_MS).to_numpy(dtype=bool)
+    out = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
+    bad = np.zeros(len(raw), dtype=bool)
+    if digits.any():
+        out[digits] = pd.to_datetime(raw[digits].astype("int64"), unit="ms")
+    rest = ~digits & (raw != "").to_numpy(dtype=bool)
+    if rest.any():
+        # One vectorized parse; offsets are converted to UTC and dropped so that
+        # dates with and without a zone compare on one clock.
+        parsed = pd.to_datetime(raw[rest], format="ISO8601", errors="coerce", utc=True)
+        bad[rest] = parsed.isna().to_numpy()
+        out[rest] = parsed.dt.tz_convert(None).to_numpy()
+    return out, bad
+
+
+def parse_dates(items: pd.DataFrame) -> pd.Series:
+    """``published_at`` as dates; an unparsable value raises naming its row and id.
+
+    Accepts what :data:`DATE_RULE` says: ISO dates/times and epoch milliseconds
+    (all-digit strings, as in the UCI aggregator). Empty values become ``NaT`` and never
+    fall in a window. :func:`newsdedup.corpus.load.load_corpus` rejects a record whose date
+    breaks the rule (naming file, line and record), so a loaded corpus never raises here.
 
     Args:
         items: A corpus table with ``id`` and ``published_at`` columns.
@@ -90,30 +131,23 @@ def parse_dates(items: pd.DataFrame) -> pd.Series:
         ``datetime64[ns]`` values (naive, UTC) on the index of ``items``.
 
     Raises:
-        ValueError: A non-empty ``published_at`` is not a date; names its record and id.
+        ValueError: A non-empty ``published_at`` is not a date; names how many are not,
+            and the first by its row of the table (not a file record) and id.
 
     Examples:
         >>> frame = pd.DataFrame({"id": ["a", "b"], "published_at": ["2024-05-01", ""]})
         >>> parse_dates(frame).tolist()
         [Timestamp('2024-05-01 00:00:00'), NaT]
     """
-    raw = items["published_at"].astype(str).reset_index(drop=True)
-    digits = raw.str.fullmatch(r"\d{11,}").to_numpy()
-    out = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
-    if digits.any():
-        out[digits] = pd.to_datetime(raw[digits].astype("int64"), unit="ms")
-    rest = ~digits & (raw != "").to_numpy()
-    if rest.any():
-        # One vectorized parse; offsets are converted to UTC and dropped so that
-        # dates with and without a zone compare on one clock.
-        parsed = pd.to_datetime(raw[rest], format="ISO8601", errors="coerce", utc=True)
-        bad = parsed.isna().to_numpy()
-        if bad.any():
-            pos = int(np.flatnonzero(rest)[np.argmax(bad)])
-            raise ValueError(
-                f"record {pos + 1} (id {items['id'].iloc[pos]!r}): "
-                f"published_at {raw.iloc[pos]!r} is not a date"
-            )
-        out[rest] = parsed.dt.tz_convert(None).to_numpy()
+    values = items["published_at"].astype(str).tolist()
+    out, bad = parse_date_texts(values)
+    if bad.any():
+        pos = int(np.argmax(bad))
+        ident = items["id"].iloc[pos] if "id" in items.columns else pos
+        raise ValueError(
+            f"{int(bad.sum())} of {len(values)} rows have a published_at that is not "
+            f"{DATE_RULE}; first: row {pos + 1} of the table (id {ident!r}): "
+            f"{values[pos]!r}"
+        )
     out.index = items.index
     return out

@@ -16,6 +16,7 @@ types in :mod:`newsdedup.corpus.records`, URL hosts in :mod:`newsdedup.corpus.ho
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import hashlib
 import math
@@ -28,10 +29,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from newsdedup.corpus.hosts import host_of
+from newsdedup.corpus.hosts import DATE_RULE, host_of, parse_date_texts
 from newsdedup.corpus.records import CorpusError, CorpusWarning, RawRecord, Rejected, decode_bytes
 from newsdedup.corpus.tabular import read_csv, read_jsonl, read_parquet
 from newsdedup.corpus.typescript import read_ts
+from newsdedup.text.normalize import canonical, is_blank
 
 __all__ = [
     "CANONICAL",
@@ -59,6 +61,12 @@ _EXTENSIONS: dict[str, str] = {
     ".tsv": "csv",
     ".parquet": "parquet",
 }
+
+# The compared texts are brought to NFC here, before anything else reads them, so that a
+# decomposed (NFD) export loads into the same items as its precomposed twin: the subject
+# gate, the outlet stripping and every scheme then see one spelling. Ids, URLs and the
+# other fields are kept as written (an id is compared byte for byte by whatever joins on it).
+_NFC_COLUMNS: tuple[str, ...] = ("title", "summary")
 
 # Field-name defaults per format; user-supplied ``columns`` are laid over these.
 _FORMAT_COLUMNS: dict[str, dict[str, str]] = {"ts": {"published_at": "publishedAt"}}
@@ -152,12 +160,7 @@ def load_corpus(
     """
     path = Path(path)
     fmt = _resolve_format(path, fmt)
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}; expected one of {DIALECTS}")
-    if dialect == "seed" and fmt != "ts":
-        raise ValueError(f"dialect 'seed' applies only to the ts format, not {fmt!r}")
-    if sep is not None and fmt != "csv":
-        raise ValueError(f"sep applies only to the csv format, not {fmt!r}")
+    _check_options(path, fmt, dialect, sep, encoding)
     mapping = _column_mapping(fmt, columns)
 
     data = path.read_bytes()
@@ -183,6 +186,20 @@ def load_corpus(
         dialect=dialect,
         n_records=len(raws),
     )
+
+
+def _check_options(path: Path, fmt: str, dialect: str, sep: str | None, encoding: str) -> None:
+    """Raise for a dialect, delimiter or encoding that cannot apply, naming the file."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; expected one of {DIALECTS}")
+    if dialect == "seed" and fmt != "ts":
+        raise ValueError(f"dialect 'seed' applies only to the ts format, not {fmt!r}")
+    if sep is not None and fmt != "csv":
+        raise ValueError(f"{path}: a delimiter applies only to the csv format, not {fmt!r}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise CorpusError(path, f"unknown text encoding {encoding!r}") from None
 
 
 def _warn_rejected(path: Path, rejected: list[Rejected], n_records: int) -> None:
@@ -272,12 +289,23 @@ class _NotScalar(Exception):
     pass
 
 
+class _NotText(Exception):
+    pass
+
+
 def _as_text(value: Any) -> str:
     """A canonical field's value as ``str``: missing -> ``""``, numbers -> their digits."""
     if value is None or value is pd.NaT or value is pd.NA:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, bytes | bytearray):  # Parquet binary columns
+        # str(b"...") would give the text "b'\\xec...'", which then dedupes as such.
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad = bytes(value)[exc.start : exc.end].hex(" ")
+            raise _NotText(f"bytes 0x{bad} at byte offset {exc.start} are not UTF-8") from exc
     if isinstance(value, datetime.date | datetime.time):  # pd.Timestamp included
         return value.isoformat()
     if isinstance(value, np.generic):  # numpy scalars from Parquet columns
@@ -316,29 +344,17 @@ def _validate(
             raise CorpusError(path, reason, line=raw.line, record=raw.record)
         rejected.append(Rejected(raw.record, raw.line, rid or None, reason))
 
-    for raw in raws:
+    bad_dates = _bad_dates(raws, mapping["published_at"])
+    for raw, bad_date in zip(raws, bad_dates, strict=True):
         if raw.problem is not None:
             rid = raw.fields.get(mapping["id"])
             reject(raw, rid.strip() if isinstance(rid, str) else None, raw.problem)
             continue
-        row: dict[str, Any] = {}
-        bad_field = None
-        for name in CANONICAL:
-            try:
-                row[name] = _as_text(raw.fields.get(mapping[name]))
-            except _NotScalar:
-                bad_field = name
+        row, problem = _canonical_row(raw, mapping, bool(bad_date))
         # Reported ids are as written; a blank one is reported as None.
         rid = row["id"] if row["id"].strip() else ""
-        if bad_field is not None:
-            field = mapping[bad_field]
-            reject(raw, rid, f"field {field!r} ({bad_field}) is an object or array, not text")
-            continue
-        if not rid:
-            reject(raw, None, f"missing id (field {mapping['id']!r} is absent or empty)")
-            continue
-        if not row["title"].strip():
-            reject(raw, rid, f"missing title (field {mapping['title']!r} is absent or empty)")
+        if problem is not None:
+            reject(raw, rid, problem)
             continue
         # Ids are compared as written: " a" and "a" are different ids, as they are to
         # anything that joins on them later. Only accepted records claim an id, so a record
@@ -357,6 +373,55 @@ def _validate(
             row[column] = raw.fields.get(field)
         items.append(row)
     return items, list(extras.values()), rejected
+
+
+def _bad_dates(raws: list[RawRecord], field: str) -> np.ndarray:
+    """Per record: a ``published_at`` that breaks :data:`DATE_RULE` (one vectorized parse)."""
+    texts = []
+    for raw in raws:
+        try:
+            texts.append(_as_text(raw.fields.get(field)))
+        except (_NotScalar, _NotText):  # reported as such by _canonical_row
+            texts.append("")
+    return parse_date_texts(texts)[1]
+
+
+def _canonical_row(
+    raw: RawRecord, mapping: dict[str, str], bad_date: bool
+) -> tuple[dict[str, Any], str | None]:
+    """The canonical columns of one record as text, and why it is unusable (None if usable).
+
+    An unparsable date rejects the record here, with its line, rather than later: the
+    cross-host windows cannot place it and the keep rules cannot rank it, and ranking it
+    oldest (as the dedupe once did) would silently decide representatives by a typo.
+    """
+    row: dict[str, Any] = {}
+    problem = None
+    for name in CANONICAL:
+        field = mapping[name]
+        try:
+            row[name] = _as_text(raw.fields.get(field))
+        except _NotScalar:
+            row[name] = ""
+            problem = problem or f"field {field!r} ({name}) is an object or array, not text"
+        except _NotText as exc:
+            row[name] = ""
+            problem = problem or f"field {field!r} ({name}): {exc}"
+    for name in _NFC_COLUMNS:
+        row[name] = canonical(row[name])
+    if problem is not None:
+        return row, problem
+    if not row["id"].strip():
+        return row, f"missing id (field {mapping['id']!r} is absent or empty)"
+    # A title of zero-width spaces or joiners shows nothing and normalizes to "": it is as
+    # missing as an empty one, and would otherwise join every other such title as a copy.
+    if is_blank(row["title"]):
+        what = "absent or empty" if not row["title"].strip() else "blank: only invisible characters"
+        return row, f"missing title (field {mapping['title']!r} is {what})"
+    if bad_date:
+        field = mapping["published_at"]
+        return row, f"field {field!r} (published_at) {row['published_at']!r} is not {DATE_RULE}"
+    return row, None
 
 
 def _frame(items: list[dict[str, Any]], extras: list[str]) -> pd.DataFrame:

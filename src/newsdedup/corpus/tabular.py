@@ -11,7 +11,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -22,6 +24,23 @@ from newsdedup.corpus.records import CorpusError, RawRecord
 # --------------------------------------------------------------------------------------
 
 
+class _RecordProblem(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _RecordProblem(f"{name} is not a JSON value (RFC 8259 has no NaN or Infinity)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _RecordProblem(f"duplicate key {key!r} in a JSON object")
+        seen[key] = value
+    return seen
+
+
 def read_jsonl(path: Path, text: str) -> list[RawRecord]:
     r"""The records of a JSON Lines text, one object per non-blank line.
 
@@ -30,7 +49,8 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
         text: Its decoded text.
 
     Returns:
-        One record per object, numbered in file order, with its line.
+        One record per object, numbered in file order, with its line; an object with a
+        repeated key or a ``NaN``/``Infinity`` constant has ``problem`` set.
 
     Raises:
         CorpusError: A line is not valid JSON or not a JSON object.
@@ -48,7 +68,13 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
             continue
         record = len(raws) + 1
         try:
-            value = json.loads(line)
+            value = json.loads(line, parse_constant=_refuse_constant,
+                               object_pairs_hook=_unique_keys)
+        except _RecordProblem as exc:
+            # Valid for Python's json but not JSON (NaN) or ambiguous (a repeated key, of
+            # which json.loads silently keeps the last): the record, not the file, is bad.
+            raws.append(RawRecord(record, lineno, {}, str(exc)))
+            continue
         except json.JSONDecodeError as exc:
             raise CorpusError(
                 path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno, record=record
@@ -89,75 +115,155 @@ def _ends_inside_quotes(raw: str, delimiter: str, quote: str = '"') -> bool:
     return state == "quoted"
 
 
+def _raise_field_limit() -> None:
+    """Let csv read fields of any length (its default limit is 131,072 characters).
+
+    A headline archive with full article bodies has longer fields; the limit protects
+    nothing here because the whole file is in memory already. ``sys.maxsize`` overflows a
+    C ``long`` on some platforms, so halve until it is accepted.
+    """
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return
+        except OverflowError:
+            limit //= 2
+
+
+class _Lines:
+    """Physical lines fed to one ``csv.reader`` from a position that can be moved.
+
+    ``csv.reader`` pulls exactly the lines of one record per ``next`` and resets its state
+    at the start of each record, so moving ``pos`` re-reads the file from any line.
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.pos = 0
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        if self.pos >= len(self.lines):
+            raise StopIteration
+        self.pos += 1
+        return self.lines[self.pos - 1]
+
+
+def _row_shaped(line: str, delimiter: str, width: int, quote: str = '"') -> bool:
+    """Whether a physical line would be a complete row of ``width`` fields on its own."""
+    body = line.rstrip("\r\n")
+    return bool(body.strip()) and quote not in body and body.count(delimiter) == width - 1
+
+
+def _runaway(lines: list[str], start: int, end: int, row: list[str], delimiter: str,
+             width: int) -> str | None:
+    """Why a record read over lines ``start..end-1`` (more than one) is a lost closing quote.
+
+    A quoted field may hold line breaks, so a record spanning lines is legal CSV. But an
+    unterminated quote also makes a record span lines: csv reads on until the next quote
+    anywhere in the file, swallowing whole rows into one field. The two cannot be told
+    apart in general (a later quote may close the runaway field cleanly, with the right
+    field count), so a multi-line record is accepted only when it is consistent in every
+    way a runaway usually is not: it ends inside the file, the field count matches the
+    header, and none of its continuation lines is *row-shaped* -- no quote and exactly
+    ``width - 1`` delimiters, which is what a swallowed row looks like (a swallowed row
+    holds no quote, or the runaway field would have closed there). Otherwise the opening
+    line is rejected and reading resumes on the next line, so every following row is
+    still read. A false alarm (prose with exactly ``width - 1`` delimiters on a
+    continuation line) costs a listed reject, never a silent loss.
+    """
+    raw = "".join(lines[start:end])
+    if end == len(lines) and _ends_inside_quotes(raw, delimiter):
+        return "unterminated quoted field: the file ends inside quotes"
+    if len(row) != width:
+        return f"quoted field spanning lines {start + 1}-{end} gives {len(row)} of {width} fields"
+    for number in range(start + 1, end):
+        if _row_shaped(lines[number], delimiter, width):
+            return (f"quoted field spanning lines {start + 1}-{end} swallows line {number + 1}, "
+                    f"which reads as a row of its own")
+    return None
+
+
 def read_csv(path: Path, text: str, delimiter: str) -> tuple[list[str], list[RawRecord]]:
     r"""The header and rows of a delimited text; a malformed row is kept with its problem.
 
     Args:
         path: The file, for error messages.
         text: Its decoded text.
-        delimiter: Field separator, e.g. ``","`` or tab.
+        delimiter: Field separator, one character, e.g. ``","`` or tab.
 
     Returns:
         The header and one record per non-blank row, numbered in file order, each with the
-        line it starts on. A row with the wrong field count or an unterminated quote has
-        ``problem`` set instead of being dropped.
+        line it starts on. A row with the wrong field count, or the opening line of an
+        unterminated quote (see :func:`_runaway`), has ``problem`` set instead of being
+        dropped; an unterminated quote never hides the rows after it.
 
     Raises:
-        CorpusError: A CSV syntax error outside a truncated last row, or a repeated name
-            in the header.
+        CorpusError: A CSV syntax error, an unusable delimiter, or a repeated name in the
+            header.
 
     Examples:
         >>> header, raws = read_csv(Path("a.csv"), "id,title\na,T\nb\n", ",")
         >>> header, raws[0].fields, raws[1].problem
         (['id', 'title'], {'id': 'a', 'title': 'T'}, 'expected 2 fields, got 1')
+        >>> [r.line for r in read_csv(Path("a.csv"), 'id,title\na,"T\nb,U\n', ",")[1]]
+        [2, 3]
     """
-    # Feeding csv our own list of physical lines lets us recover each record's raw text
-    # (reader.line_num counts the lines it has consumed, so a record spans
-    # lines[previous line_num : line_num]).
-    lines = io.StringIO(text, newline="").readlines()
-    reader = csv.reader(lines, delimiter=delimiter)
+    if len(delimiter) != 1 or delimiter in '"\r\n':
+        raise CorpusError(path, f"CSV delimiter must be one character other than a quote or "
+                                f"line break, got {delimiter!r}")
+    _raise_field_limit()
+    source = _Lines(io.StringIO(text, newline="").readlines())
+    lines = source.lines
+    reader = csv.reader(source, delimiter=delimiter)
     header: list[str] | None = None
     raws: list[RawRecord] = []
-    consumed = 0
-    while True:
-        start = consumed + 1
+    while source.pos < len(lines):
+        start = source.pos
         try:
-            row = next(reader, None)
+            row = next(reader)
+        except StopIteration:
+            break
         except csv.Error as exc:
-            # An unterminated quote swallows the rest of the file and can exceed csv's
-            # field size limit; that is the same truncated record, not a different fault.
-            if header is None or not _ends_inside_quotes("".join(lines[start - 1 :]), delimiter):
-                raise CorpusError(path, f"CSV error: {exc}", line=reader.line_num) from exc
-            problem: str | None = f"unterminated quoted field: the file ends inside quotes ({exc})"
-            raws.append(RawRecord(len(raws) + 1, start, {}, problem))
-            break
-        if row is None:
-            break
-        consumed = reader.line_num
+            raise CorpusError(path, f"CSV error: {exc}", line=start + 1) from exc
         if not row:  # blank line
             continue
         if header is None:
             header = row
             dupes = sorted({name for name in row if row.count(name) > 1})
             if dupes:
-                raise CorpusError(path, f"duplicate column names in header: {dupes}", line=start)
+                raise CorpusError(path, f"duplicate column names in header: {dupes}",
+                                  line=start + 1)
             continue
-        problem = None
-        at_end = consumed == len(lines)
-        if at_end and _ends_inside_quotes("".join(lines[start - 1 :]), delimiter):
-            problem = (
-                f"unterminated quoted field: the file ends inside quotes (got {len(row)} "
-                f"of {len(header)} fields; truncated last row?)"
-            )
-        elif len(row) != len(header):
-            problem = f"expected {len(header)} fields, got {len(row)}"
-            if at_end and not text.endswith(("\n", "\r")):
-                problem += " (last row, and the file ends without a newline: truncated?)"
-        fields = dict(zip(header, row, strict=False))
-        raws.append(RawRecord(len(raws) + 1, start, fields, problem))
+        raws.append(_record(lines, start, source, row, header, delimiter, len(raws) + 1))
     if header is None:  # unreachable for text that is not blank, which is caught earlier
         raise CorpusError(path, "no header row", line=1)
     return header, raws
+
+
+def _record(lines: list[str], start: int, source: _Lines, row: list[str],
+            header: list[str], delimiter: str, number: int) -> RawRecord:
+    """The record just read from ``start``; rewinds ``source`` past a runaway's first line."""
+    end = source.pos
+    width = len(header)
+    problem: str | None = None
+    if end - start > 1:
+        problem = _runaway(lines, start, end, row, delimiter, width)
+        if problem is not None:
+            source.pos = start + 1  # re-read everything after the opening line
+            row = next(csv.reader([lines[start]], delimiter=delimiter), [])
+            problem += f" (got {len(row)} of {width} fields on line {start + 1}; lost quote?)"
+    elif end == len(lines) and _ends_inside_quotes(lines[start], delimiter):
+        problem = (f"unterminated quoted field: the file ends inside quotes (got {len(row)} "
+                   f"of {width} fields; truncated last row?)")
+    if problem is None and len(row) != width:
+        problem = f"expected {width} fields, got {len(row)}"
+        if end == len(lines) and not lines[-1].endswith(("\n", "\r")):
+            problem += " (last row, and the file ends without a newline: truncated?)"
+    return RawRecord(number, start + 1, dict(zip(header, row, strict=False)), problem)
 
 
 # --------------------------------------------------------------------------------------

@@ -228,6 +228,13 @@ class _Parser:
 
     def __init__(self, lexer: _Lexer) -> None:
         self.lx = lexer
+        # Faults of one value that do not break the syntax around it (a ${...} template):
+        # the record holding them is rejected, and the records after it still load.
+        self.problems: list[str] = []
+
+    def not_constant(self, tok: _Tok) -> None:
+        line = self.lx.line_of(tok.start)
+        self.problems.append(f"template literal with ${{...}} on line {line} is not a constant")
 
     def fail(self, tok: _Tok, expected: str) -> CorpusError:
         found = {"eof": "end of file", "str": "a string", "num": "a number"}.get(tok.kind)
@@ -278,14 +285,16 @@ class _Parser:
         tok = lx.next()
         if tok.kind == "str":
             if tok.value is None:
-                raise lx.error(tok.start, "template literal with ${...} is not a constant")
-            parts, end = [tok.value], tok.end
+                self.not_constant(tok)
+            parts, end = [tok.value or ""], tok.end
             while self.at("+"):  # 'a' +\n 'b': the corpus wraps long strings this way
                 lx.next()
                 more = lx.next()
-                if more.kind != "str" or more.value is None:
+                if more.kind != "str":
                     raise self.fail(more, "a string literal after '+'")
-                parts.append(more.value)
+                if more.value is None:
+                    self.not_constant(more)
+                parts.append(more.value or "")
                 end = more.end
             result = _Value("".join(parts), tok.start, end, True)
         elif tok.kind == "num":
@@ -405,7 +414,9 @@ def read_ts(path: Path, text: str, array_name: str, dialect: str) -> list[RawRec
             replaces each string field by :func:`seed_text` of its source text.
 
     Returns:
-        One record per object literal, numbered in file order, with the line of its ``{``.
+        One record per object literal, numbered in file order, with the line of its ``{``;
+        a record holding a ``${...}`` template literal has ``problem`` set (naming the
+        template's line) and the records after it are read as usual.
 
     Raises:
         CorpusError: No such array, a syntax error, or an element that is not an object
@@ -428,12 +439,14 @@ def read_ts(path: Path, text: str, array_name: str, dialect: str) -> list[RawRec
             raise lexer.error(
                 tok.start, f"element of `{array_name}` is not an object literal", record
             )
+        parser.problems.clear()
         fields, spans = parser.object_body()
         if dialect == "seed":
             for name, span in spans.items():
                 if span.is_string:
                     fields[name] = seed_text(text[span.start : span.end])
-        raws.append(RawRecord(record, lexer.line_of(tok.start), fields, None))
+        problem = "; ".join(parser.problems) or None
+        raws.append(RawRecord(record, lexer.line_of(tok.start), fields, problem))
         if not parser.at("]"):
             parser.expect(",")
     return raws

@@ -27,7 +27,8 @@ def results_name(path: Path) -> str:
 
 def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | None = None,
                columns: dict[str, str] | None = None, strict: bool = False,
-               name: str | None = None, progress: Progress = quiet) -> tuple[LoadResult, str]:
+               name: str | None = None, progress: Progress = quiet, *, sep: str | None = None,
+               encoding: str = "utf-8") -> tuple[LoadResult, str]:
     """Read a run's corpus and name its results folder; report every rejected record.
 
     Args:
@@ -39,6 +40,8 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
         strict: Fail on the first unusable record instead of skipping it.
         name: Results folder name; None for the pinned name or :func:`results_name`.
         progress: Progress callback (one line per rejected record).
+        sep: CSV/TSV delimiter; None for the format's default.
+        encoding: Text encoding of the file.
 
     Returns:
         ``(corpus, name)``.
@@ -54,7 +57,8 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
     with warnings.catch_warnings():
         # Rejected records are reported one per line below; the summary warning would repeat them.
         warnings.simplefilter("ignore", CorpusWarning)
-        corpus = load_corpus(path, fmt, columns=columns, strict=strict, dialect=dialect)
+        corpus = load_corpus(path, fmt, columns=columns, strict=strict, dialect=dialect,
+                             sep=sep, encoding=encoding)
     for rej in corpus.rejected:
         where = f"line {rej.line}" if rej.line is not None else f"record {rej.record}"
         progress(f"rejected {path.name} {where}: {rej.reason}")

@@ -1,5 +1,12 @@
 """Text normalization before shingling.
 
+Every scheme first brings the text to Unicode NFC (:func:`canonical`): the same headline
+may arrive precomposed (``가``, ``é``) or decomposed into conjoining jamo or a base letter
+plus a combining mark (macOS file names, some CMS exports), and the schemes below keep
+characters by code point, so a decomposed text would otherwise lose every Hangul syllable
+and never match its precomposed twin. The published texts are NFC already, so this step
+does not change a published figure.
+
 The published measurement (seed 004) joins title and summary with one space,
 lower-cases with :meth:`str.lower` and keeps only ASCII digits, ASCII
 lower-case letters and precomposed Hangul syllables (U+AC00..U+D7A3); every
@@ -22,15 +29,46 @@ _DROP_HANGUL_ALNUM = re.compile(r"[^0-9a-z가-힣]")
 _DROP_KEEP_SPACES = re.compile(r"[^0-9a-z가-힣 ]")
 _SPACES = re.compile(r"\s+")
 
+# Characters that show nothing: format characters (zero-width space, joiners, word joiner,
+# soft hyphen, byte-order mark, bidi marks) and the Hangul fillers, which are letters by
+# category but are rendered blank.
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Zs", "Zl", "Zp"})
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+def canonical(text: str) -> str:
+    """The text in Unicode NFC: the first step of every scheme (and of corpus loading).
+
+    Examples:
+        >>> canonical("\u1100\u1161") == "가", canonical("cafe\u0301") == "café"
+        (True, True)
+    """
+    return unicodedata.normalize("NFC", text)
+
+
+def is_blank(text: str) -> bool:
+    """Whether a text shows nothing: only whitespace, zero-width and other format characters.
+
+    Examples:
+        >>> is_blank("\u200b \u200d\ufeff"), is_blank(""), is_blank("\u200ba")
+        (True, True, False)
+    """
+    return all(
+        c.isspace() or c in _FILLERS or unicodedata.category(c) in _INVISIBLE_CATEGORIES
+        for c in text
+    )
+
 
 def hangul_alnum(text: str) -> str:
-    """Published scheme: lower-case, keep ``[0-9a-z가-힣]`` only.
+    """Published scheme: NFC, lower-case, keep ``[0-9a-z가-힣]`` only.
 
     Examples:
         >>> hangul_alnum("GPT-5.5 Instant 시스템 카드 공개")
         'gpt55instant시스템카드공개'
+        >>> hangul_alnum("\u1100\u1161 AI") == hangul_alnum("가 AI")
+        True
     """
-    return _DROP_HANGUL_ALNUM.sub("", text.lower())
+    return _DROP_HANGUL_ALNUM.sub("", canonical(text).lower())
 
 
 def nfkc_hangul_alnum(text: str) -> str:
@@ -53,12 +91,18 @@ def hangul_alnum_spaces(text: str) -> str:
         >>> hangul_alnum_spaces("스마트  돌봄, 구축")
         '스마트 돌봄 구축'
     """
-    return _SPACES.sub(" ", _DROP_KEEP_SPACES.sub("", _SPACES.sub(" ", text.lower()))).strip()
+    lowered = canonical(text).lower()
+    return _SPACES.sub(" ", _DROP_KEEP_SPACES.sub("", _SPACES.sub(" ", lowered))).strip()
 
 
 def identity(text: str) -> str:
-    """No change at all; useful to measure what normalization buys."""
-    return text
+    """Only NFC (:func:`canonical`); useful to measure what the other schemes buy.
+
+    Examples:
+        >>> identity("e\u0301") == "é"
+        True
+    """
+    return canonical(text)
 
 
 SCHEMES: dict[str, Callable[[str], str]] = {
