@@ -18,13 +18,14 @@ from pathlib import Path
 
 from newsdedup import paths
 from newsdedup.corpus.load import CorpusError, LoadResult
-from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate
+from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions, run_calibrate
 from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
 from newsdedup.runs.load import load_named
 from newsdedup.runs.measure import run_measure_step
 from newsdedup.runs.pipeline import run_all
 from newsdedup.score.minhash import MinHashParams
 from newsdedup.score.scorers import SCORERS
+from newsdedup.studies.decoys import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
 from newsdedup.studies.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
 
 UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
@@ -134,11 +135,30 @@ def _add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--method", choices=["exact", "fast", "reference"], default="exact",
                    help="exact: the published draw order, vectorized (default); fast: own "
                         "generator; reference: plain Python, slow")
+    g = p.add_argument_group("evidence (estimated precision and recall per threshold)")
+    g.add_argument("--decoy-field", metavar="NAME",
+                   help="column whose differing values mark pairs that cannot be one story "
+                        "(e.g. a section or category column)")
+    g.add_argument("--decoy-days", type=float, default=DEFAULT_DECOY_DAYS, metavar="D",
+                   help="pairs published at least D days apart are decoys (default %(default)g)")
+    g.add_argument("--decoy-pairs", type=Path, metavar="FILE",
+                   help="CSV of known-distinct pairs (columns id_i, id_j; ids as in the corpus)")
+    g.add_argument("--precision", type=float, default=DEFAULT_PRECISION, metavar="P",
+                   help="target precision of the recommended threshold (default %(default)g)")
+    g.add_argument("--gold", type=Path, metavar="FILE",
+                   help="labelled pairs (data/gold format, e.g. from `newsdedup label-sheet`): "
+                        "measured precision and recall, which beat the estimates")
+    g.add_argument("--story-column", metavar="COL",
+                   help="story id column (equal ids: one story): measured precision and recall")
 
 
 def _calibrate_options(args) -> CalibrateOptions:
+    evidence = EvidenceOptions(decoy_field=args.decoy_field, decoy_days=args.decoy_days,
+                               decoy_pairs=args.decoy_pairs, precision=args.precision,
+                               gold=args.gold, story_column=args.story_column)
     return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
-                            seed=args.sim_seed, min_words=args.min_words, method=args.method)
+                            seed=args.sim_seed, min_words=args.min_words, method=args.method,
+                            evidence=evidence)
 
 
 def _add_crosshost_args(p: argparse.ArgumentParser) -> None:

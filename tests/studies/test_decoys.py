@@ -21,10 +21,10 @@ from newsdedup.studies.decoys import (
     decoy_space,
     estimate_false,
     field_decoys,
-    merge_precision,
     pair_decoys,
     recommend,
 )
+from newsdedup.studies.merges import merge_precision
 from newsdedup.text.shingle import shingle_matrix
 
 
