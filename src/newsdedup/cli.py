@@ -226,6 +226,20 @@ def _cmd_calibrate(args) -> None:
     run_calibrate(corpus, name, args.out, _calibrate_options(args), _progress)
 
 
+def _cmd_label_sheet(args) -> None:
+    from newsdedup.cluster.dedupe import DedupeConfig
+    from newsdedup.runs.label_sheet import run_label_sheet
+
+    corpus, name = _load(args)
+    calibration = args.calibration or args.out / name / "calibration.json"
+    if not Path(calibration).is_file():
+        raise ValueError(f"{calibration} not found: run `newsdedup calibrate` first (or pass "
+                         "--calibration)")
+    config = DedupeConfig.from_calibration(calibration)
+    run_label_sheet(corpus, name, args.out, config, args.halfwidth, args.bin_width, args.seed,
+                    args.output, _progress)
+
+
 def _cmd_crosshost(args) -> None:
     corpus, name = _load(args)
     run_crosshost(corpus, name, args.out, _crosshost_options(args), _progress)
@@ -353,6 +367,23 @@ def _add_published_commands(sub) -> None:
     _add_corpus_args(p)
     _add_calibrate_args(p)
     p.set_defaults(func=_cmd_calibrate)
+    p = sub.add_parser("label-sheet", help="stratified labeling sheet around the calibrated "
+                                           "threshold (the labeling loop)",
+                       description="Sample the pairs the calibrated dedupe compares in two score "
+                                   "bins, just below and at/above the recommended threshold, so "
+                                   "that ~200 labels give each bin's precision within +-0.1 "
+                                   "(95%%). Fill in 'label', then `newsdedup calibrate --gold "
+                                   "SHEET`. Writes results/<name>/calibrate/to_label.csv.")
+    _add_corpus_args(p)
+    p.add_argument("--calibration", type=Path,
+                   help="calibration.json (default results/<name>/calibration.json)")
+    p.add_argument("--halfwidth", type=float, default=0.1,
+                   help="wanted half-width of each bin's 95%% interval (default 0.1)")
+    p.add_argument("--bin-width", type=float, default=0.05,
+                   help="width of the bin below the threshold (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--output", type=Path, help="sheet path")
+    p.set_defaults(func=_cmd_label_sheet)
     p = sub.add_parser("crosshost", help="cross-host pairs (published block 3)",
                        description="Hosts from URLs, cross pairs of a host set, date window.")
     _add_corpus_args(p)

@@ -236,7 +236,8 @@ def date_decoys(seconds: Sequence[float] | np.ndarray,
                       times=t, days=float(days))
 
 
-def pair_decoys(n_items: int, i: Sequence[int], j: Sequence[int]) -> DecoySpace:
+def pair_decoys(n_items: int, i: Sequence[int] | np.ndarray,
+                j: Sequence[int] | np.ndarray) -> DecoySpace:
     """Decoys are the listed known-distinct pairs (order and repeats do not matter).
 
     Args:
@@ -285,7 +286,7 @@ def decoy_space(
     *,
     decoy_field: str | None = None,
     decoy_days: float = DEFAULT_DECOY_DAYS,
-    decoy_pairs: tuple[Sequence[int], Sequence[int]] | None = None,
+    decoy_pairs: tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray] | None = None,
 ) -> DecoySpace:
     """The decoy rule for a corpus: listed pairs, else a field, else dates.
 

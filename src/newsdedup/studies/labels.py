@@ -31,7 +31,7 @@ import pandas as pd
 from scipy.stats import beta
 
 from newsdedup.score.jaccard import PairScores
-from newsdedup.studies.decoys import CONFIDENCE, Interval
+from newsdedup.studies.decoys import CONFIDENCE, Interval, clopper_pearson
 
 BOOTSTRAP = 1000
 """Bootstrap resamples of the measured intervals."""
@@ -64,7 +64,7 @@ def _ratio_boot(num: np.ndarray, den: np.ndarray, resamples: int, rng: np.random
     return Interval(value, lo, hi)
 
 
-def story_scores(labels: Sequence[int], story: Sequence, resamples: int = BOOTSTRAP,
+def story_scores(labels: Sequence[int] | np.ndarray, story: Sequence, resamples: int = BOOTSTRAP,
                  seed: int = 0, confidence: float = CONFIDENCE) -> dict:
     """Pairwise precision and recall of a partition against a story column, with intervals.
 
@@ -141,7 +141,9 @@ def gold_scores(labels: np.ndarray, i: np.ndarray, j: np.ndarray, positive: np.n
         confidence: Of the intervals.
 
     Returns:
-        ``{"labelled", "merged_labelled", "precision": Interval, "recall": Interval}``.
+        ``{"labelled", "merged_labelled", "precision": Interval, "recall": Interval}``;
+        each interval is the bootstrap's widened to contain the exact binomial
+        interval of the labelled counts.
 
     Examples:
         >>> r = gold_scores(np.array([0, 0, 1]), np.array([0, 1]), np.array([1, 2]),
@@ -154,10 +156,26 @@ def gold_scores(labels: np.ndarray, i: np.ndarray, j: np.ndarray, positive: np.n
     w = np.ones(len(i)) if weights is None else np.asarray(weights, dtype=float)
     pos = np.asarray(positive, dtype=float)
     rng = np.random.default_rng(seed)
-    prec = _ratio_boot(w * merged * pos, w * merged, resamples, rng, confidence)
-    rec = _ratio_boot(w * merged * pos, w * pos, resamples, rng, confidence)
+    prec = _widen(_ratio_boot(w * merged * pos, w * merged, resamples, rng, confidence),
+                  int((merged * pos).sum()), int(merged.sum()), confidence)
+    rec = _widen(_ratio_boot(w * merged * pos, w * pos, resamples, rng, confidence),
+                 int((merged * pos).sum()), int(pos.sum()), confidence)
     return {"labelled": len(i), "merged_labelled": int(merged.sum()), "precision": prec,
             "recall": rec}
+
+
+def _widen(x: Interval, k: int, n: int, confidence: float) -> Interval:
+    """The bootstrap interval widened to contain the exact binomial one of ``k / n``.
+
+    A percentile bootstrap of a sample that is all ``same`` (or none) has no
+    width; the exact interval of the labelled count says how little 30 labels
+    prove. With weights the binomial interval is of the unweighted count, a
+    floor on the width, not the weighted estimate's interval.
+    """
+    if not n:
+        return x
+    lo, hi = clopper_pearson(k, n, confidence)
+    return Interval(x.value, min(x.low, lo), max(x.high, hi))
 
 
 def bin_sample_size(halfwidth: float = 0.1, confidence: float = CONFIDENCE) -> int:

@@ -42,7 +42,7 @@ from newsdedup.studies.decoys import (
 BOOTSTRAP = 1000  # cluster resamples of merge_precision's interval
 
 
-def merge_precision(labels: Sequence[int], space: DecoySpace, method: str = "auto",
+def merge_precision(labels: Sequence[int] | np.ndarray, space: DecoySpace, method: str = "auto",
                     confidence: float = CONFIDENCE, resamples: int = BOOTSTRAP,
                     seed: int = 0) -> dict:
     """Estimated pairwise precision of a clustering (a dedupe's merges).
