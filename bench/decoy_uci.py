@@ -16,7 +16,8 @@ from newsdedup.evaluate.metrics import pairwise_scores
 from newsdedup.paths import UCI_COLUMNS, shared_corpus_file
 from newsdedup.score.join import threshold_join
 from newsdedup.studies.calibration import default_grid
-from newsdedup.studies.decoys import decoy_curve, decoy_space, merge_precision, recommend
+from newsdedup.studies.decoys import decoy_curve, decoy_space, recommend
+from newsdedup.studies.merges import merge_precision
 from newsdedup.text.normalize import item_texts
 from newsdedup.text.shingle import shingle_matrix
 

@@ -18,13 +18,14 @@ from pathlib import Path
 
 from newsdedup import paths
 from newsdedup.corpus.load import CorpusError, LoadResult
-from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate
+from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions, run_calibrate
 from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
 from newsdedup.runs.load import load_named
 from newsdedup.runs.measure import run_measure_step
 from newsdedup.runs.pipeline import run_all
 from newsdedup.score.minhash import MinHashParams
 from newsdedup.score.scorers import SCORERS
+from newsdedup.studies.decoys import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
 from newsdedup.studies.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
 
 UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
@@ -147,11 +148,30 @@ def _add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--method", choices=["exact", "fast", "reference"], default="exact",
                    help="exact: the published draw order, vectorized (default); fast: own "
                         "generator; reference: plain Python, slow")
+    g = p.add_argument_group("evidence (estimated precision and recall per threshold)")
+    g.add_argument("--decoy-field", metavar="NAME",
+                   help="column whose differing values mark pairs that cannot be one story "
+                        "(e.g. a section or category column)")
+    g.add_argument("--decoy-days", type=float, default=DEFAULT_DECOY_DAYS, metavar="D",
+                   help="pairs published at least D days apart are decoys (default %(default)g)")
+    g.add_argument("--decoy-pairs", type=Path, metavar="FILE",
+                   help="CSV of known-distinct pairs (columns id_i, id_j; ids as in the corpus)")
+    g.add_argument("--precision", type=float, default=DEFAULT_PRECISION, metavar="P",
+                   help="target precision of the recommended threshold (default %(default)g)")
+    g.add_argument("--gold", type=Path, metavar="FILE",
+                   help="labelled pairs (data/gold format, e.g. from `newsdedup label-sheet`): "
+                        "measured precision and recall, which beat the estimates")
+    g.add_argument("--story-column", metavar="COL",
+                   help="story id column (equal ids: one story): measured precision and recall")
 
 
 def _calibrate_options(args) -> CalibrateOptions:
+    evidence = EvidenceOptions(decoy_field=args.decoy_field, decoy_days=args.decoy_days,
+                               decoy_pairs=args.decoy_pairs, precision=args.precision,
+                               gold=args.gold, story_column=args.story_column)
     return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
-                            seed=args.sim_seed, min_words=args.min_words, method=args.method)
+                            seed=args.sim_seed, min_words=args.min_words, method=args.method,
+                            evidence=evidence)
 
 
 def _add_crosshost_args(p: argparse.ArgumentParser) -> None:
@@ -217,6 +237,20 @@ def _cmd_measure(args) -> None:
 def _cmd_calibrate(args) -> None:
     corpus, name = _load(args)
     run_calibrate(corpus, name, args.out, _calibrate_options(args), _progress)
+
+
+def _cmd_label_sheet(args) -> None:
+    from newsdedup.cluster.dedupe import DedupeConfig
+    from newsdedup.runs.label_sheet import run_label_sheet
+
+    corpus, name = _load(args)
+    calibration = args.calibration or args.out / name / "calibration.json"
+    if not Path(calibration).is_file():
+        raise ValueError(f"{calibration} not found: run `newsdedup calibrate` first (or pass "
+                         "--calibration)")
+    config = DedupeConfig.from_calibration(calibration)
+    run_label_sheet(corpus, name, args.out, config, args.halfwidth, args.bin_width, args.seed,
+                    args.output, _progress)
 
 
 def _cmd_crosshost(args) -> None:
@@ -377,6 +411,23 @@ def _add_published_commands(sub) -> None:
     _add_corpus_args(p)
     _add_calibrate_args(p)
     p.set_defaults(func=_cmd_calibrate)
+    p = sub.add_parser("label-sheet", help="stratified labeling sheet around the calibrated "
+                                           "threshold (the labeling loop)",
+                       description="Sample the pairs the calibrated dedupe compares in two score "
+                                   "bins, just below and at/above the recommended threshold, so "
+                                   "that ~200 labels give each bin's precision within +-0.1 "
+                                   "(95%%). Fill in 'label', then `newsdedup calibrate --gold "
+                                   "SHEET`. Writes results/<name>/calibrate/to_label.csv.")
+    _add_corpus_args(p)
+    p.add_argument("--calibration", type=Path,
+                   help="calibration.json (default results/<name>/calibration.json)")
+    p.add_argument("--halfwidth", type=float, default=0.1,
+                   help="wanted half-width of each bin's 95%% interval (default 0.1)")
+    p.add_argument("--bin-width", type=float, default=0.05,
+                   help="width of the bin below the threshold (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--output", type=Path, help="sheet path")
+    p.set_defaults(func=_cmd_label_sheet)
     p = sub.add_parser("crosshost", help="cross-host pairs (published block 3)",
                        description="Hosts from URLs, cross pairs of a host set, date window.")
     _add_corpus_args(p)

@@ -21,10 +21,10 @@ from newsdedup.studies.decoys import (
     decoy_space,
     estimate_false,
     field_decoys,
-    merge_precision,
     pair_decoys,
     recommend,
 )
+from newsdedup.studies.merges import merge_precision
 from newsdedup.text.shingle import shingle_matrix
 
 
@@ -161,3 +161,27 @@ def test_synthetic_interval_covers_true_precision_in_90_percent_of_seeds():
         truth = float(np.mean(event[pairs.i] == event[pairs.j]))
         covered += row["precision_low"] <= truth <= row["precision_high"]
     assert covered >= 0.9 * seeds
+
+
+@pytest.mark.parametrize("kind", ["field", "days"])
+def test_cluster_bootstrap_equals_repeating_the_drawn_pairs(kind):
+    from newsdedup.studies import merges
+
+    rng = np.random.default_rng(11)
+    n = 200
+    space = (field_decoys(rng.choice(list("abcde"), n).tolist()) if kind == "field"
+             else date_decoys(rng.uniform(0, 40 * 86400, n), 7))
+    lab = rng.integers(0, 40, n)
+    i, j = merges._within_pairs(lab)  # test of the module's own helper
+    method = estimate_false(space, i, j)["method"]
+    got = merges._cluster_bootstrap(space, lab, i, j, method, 25, 3)
+    groups = np.unique(lab[i])
+    g = np.searchsorted(groups, lab[i])
+    draws = np.random.default_rng(3).multinomial(len(groups), np.full(len(groups),
+                                                 1 / len(groups)), size=25)
+    want = []
+    for w in draws:
+        k = w[g] > 0
+        want.append(estimate_false(space, np.repeat(i[k], w[g][k]), np.repeat(j[k], w[g][k]),
+                                   method)["false"].value)
+    assert np.allclose(got, want)

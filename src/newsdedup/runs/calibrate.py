@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from newsdedup.cluster.sweep import sweep_items_left
 from newsdedup.corpus.load import load_corpus
 from newsdedup.paths import sha256_file
 from newsdedup.runs.console import calibration_console, sensitivity_console
+from newsdedup.runs.evidence import Evidence, calibration_evidence
 from newsdedup.runs.files import (
     Progress,
     corpus_meta,
@@ -46,10 +47,41 @@ from newsdedup.studies.calibration import (
     sensitivity_quantiles,
     sweep,
 )
+from newsdedup.studies.decoys import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
 from newsdedup.text.normalize import DEFAULT_SCHEME
 from newsdedup.text.shingle import shingle_matrix
+
+
+@dataclass(frozen=True)
+class EvidenceOptions:
+    """What the recommendation is estimated from (``newsdedup calibrate`` options).
+
+    Attributes:
+        decoy_field: Column whose differing values make a decoy pair, or None.
+        decoy_days: Pairs published at least this many days apart are decoys.
+        decoy_pairs: CSV of known-distinct pairs (``id_i``, ``id_j``), or None.
+        precision: Target precision of the recommended threshold.
+        gold: Gold file of labelled pairs, or None.
+        story_column: Column of story ids (labels for every pair), or None.
+        seed: Of the bootstraps.
+    """
+
+    decoy_field: str | None = None
+    decoy_days: float = DEFAULT_DECOY_DAYS
+    decoy_pairs: Path | None = None
+    precision: float = DEFAULT_PRECISION
+    gold: Path | None = None
+    story_column: str | None = None
+    seed: int = 0
+
+    def record(self) -> dict:
+        """The options as written to ``params.json`` (paths as given)."""
+        return {"decoy_field": self.decoy_field, "decoy_days": self.decoy_days,
+                "decoy_pairs": None if self.decoy_pairs is None else str(self.decoy_pairs),
+                "precision": self.precision, "gold": None if self.gold is None else str(self.gold),
+                "story_column": self.story_column, "seed": self.seed}
 
 
 @dataclass(frozen=True)
@@ -66,6 +98,7 @@ class CalibrateOptions:
         sweep_lo: First threshold of the sweep.
         sweep_hi: Last threshold of the sweep.
         scheme: Normalization scheme.
+        evidence: Decoy rule, labels and target of the recommendation.
     """
 
     n: int = 4
@@ -77,6 +110,7 @@ class CalibrateOptions:
     sweep_lo: float = 0.05
     sweep_hi: float = 0.60
     scheme: str = DEFAULT_SCHEME
+    evidence: EvidenceOptions = field(default_factory=lambda: EvidenceOptions())
 
     def sensitivity(self) -> SensitivityParams:
         """The simulation's parameters (:func:`newsdedup.studies.sensitivity.simulate`)."""
@@ -173,17 +207,64 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     cal = calibrate(exact, items, sens,
                     sweeps[sweeps["scorer"] == "jaccard"].drop(columns="scorer")
                     .reset_index(drop=True))
+    parameters = calibration_parameters(options)
+    pairs = {s: exact if s == "jaccard" else upper_pairs(m, like=exact)
+             for s, m in matrices.items()}
+    del matrices  # N x N each; the evidence step needs only the pairs
+    evidence = calibration_evidence(items, options.evidence, sens, pairs, grid.tolist(),
+                                    parameters, cal.recommended, progress)
     if echo:
         print(sensitivity_console(sens, cal.upper_bound) + "\n" + calibration_console(cal),
               flush=True)
-    _write_calibration(corpus, name, out, options, sens, cal, sweeps, [*matrices, SEED000], grid)
+    choice = evidence.choice
+    if choice["method"] != "bound":
+        # The bound's reasoning stays in the text: it says why it could not decide.
+        cal = replace(cal, recommended=choice["threshold"],
+                      rationale=f"{choice['note']} {cal.rationale}")
+    if echo:
+        print(evidence_console(evidence), flush=True)
+    _write_calibration(corpus, name, out, options, sens, cal, sweeps, [*pairs, SEED000], grid,
+                       evidence, parameters)
     progress(f"calibrate: wrote {out / name / 'calibrate'} and {out / name / 'calibration.json'}")
     return cal
 
 
+def calibration_parameters(options: CalibrateOptions) -> dict:
+    """``calibration.json``'s ``parameters``: the score the threshold is calibrated on.
+
+    Named as :class:`~newsdedup.cluster.dedupe.DedupeConfig` names them, so
+    ``DedupeConfig.from_calibration`` reproduces that score (and the evidence
+    step estimates the very dedupe it builds).
+    """
+    return {"n": options.n, "normalization": options.scheme, "text": "title+summary",
+            "scorer": "jaccard", "sensitivity": asdict(options.sensitivity())}
+
+
+def evidence_console(evidence: Evidence) -> str:
+    """The recommendation's method, precision and recall, as printed.
+
+    Examples:
+        >>> ev = Evidence(pd.DataFrame(), pd.DataFrame(), {"method": "bound", "threshold": None,
+        ...     "estimated_precision": None, "estimated_recall": None, "note": "n"}, "d", None)
+        >>> evidence_console(ev).splitlines()[1]
+        'evidence: bound; recommended none'
+    """
+    c = evidence.choice
+
+    def interval(x: dict | None) -> str:
+        if not x or x["value"] is None:
+            return "n/a"
+        return f"{x['value']:.3f} [{x['low']:.3f}, {x['high']:.3f}]"
+
+    rec = "none" if c["threshold"] is None else f"{c['threshold']:.2f}"
+    return "\n".join(["", f"evidence: {c['method']}; recommended {rec}",
+                      f"estimated precision {interval(c['estimated_precision'])}; "
+                      f"estimated recall {interval(c['estimated_recall'])}", c["note"]])
+
+
 def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, sens,
                        cal: Calibration, sweeps: pd.DataFrame, scorers: Sequence[str],
-                       grid: np.ndarray) -> None:
+                       grid: np.ndarray, evidence: Evidence, parameters: dict) -> None:
     """Write ``<out>/<name>/calibrate/`` and ``<out>/<name>/calibration.json``."""
     out_dir = out / name / "calibrate"
     both, one = sens.both_table(), sens.one_table()
@@ -195,12 +276,16 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                   "clustering": "greedy against representatives; no gate except "
                                 f"{SEED000} (DedupeConfig defaults)",
                   "minhash": MinHashParams.published().as_dict() | {"lsh": None}},
+        "evidence": options.evidence.record(),
     }
     write_csv(both, out_dir / "both_sided.csv")
     write_csv(one, out_dir / "one_sided.csv")
     write_csv(cal.retention, out_dir / "retention.csv")
     write_csv(sweeps, out_dir / "sweep.csv")
     write_csv(sensitivity_quantiles(sens), out_dir / "quantiles.csv")
+    write_csv(evidence.curve, out_dir / "precision_recall.csv")
+    if len(evidence.decoy_pairs):
+        write_csv(evidence.decoy_pairs, out_dir / "decoy_pairs.csv")
     write_params(params, out_dir / "params.json")
     sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
     sweep_wide.columns = [f"{a}:{b}" for a, b in sweep_wide.columns]
@@ -215,18 +300,29 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
             ("Threshold sweep (every 0.05)", markdown_table(
                 sweep_wide.reset_index().iloc[::5], ".0f", {"threshold": ".2f"})),
             ("Recommendation", calibration_console(cal).strip()),
+            ("Estimated precision and recall of the dedupe (every 0.05)", markdown_table(
+                evidence.curve.iloc[::5][[c for c in evidence.curve.columns
+                                          if c not in ("method", "gate_pairs")]],
+                ".3f", {"threshold": ".2f", "items_left": ".0f", "merged_pairs": ".0f",
+                        "decoys": ".0f"})),
+            ("Evidence", evidence_console(evidence).strip()),
         ],
         out_dir / "calibrate.md",
         f"Calibration: {name}",
     )
+    choice = evidence.choice
     write_json(
         cal.as_dict() | {
             "corpus": corpus_meta(corpus, name),
-            # Named as DedupeConfig names them, so DedupeConfig.from_calibration
-            # reproduces the score the threshold was calibrated on.
-            "parameters": {"n": options.n, "normalization": options.scheme,
-                           "text": "title+summary", "scorer": "jaccard",
-                           "sensitivity": asdict(options.sensitivity())},
+            "parameters": parameters,
+            "method": choice["method"],
+            "estimated_precision": choice["estimated_precision"],
+            "estimated_recall": choice["estimated_recall"],
+            "evidence": {"note": choice["note"], "target_precision": options.evidence.precision,
+                         "decoys": evidence.decoys, "labels": evidence.labels,
+                         "curves": "calibrate/precision_recall.csv",
+                         "all_pairs_decoy_curves": ("calibrate/decoy_pairs.csv"
+                                                    if len(evidence.decoy_pairs) else None)},
         },
         out / name / "calibration.json",
     )
@@ -280,5 +376,26 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
     options = CalibrateOptions(n=sens["n"], fractions=tuple(sens["fractions"]),
                                trials=sens["trials"], seed=sens["seed"],
                                min_words=sens["min_words"], method=sens["method"],
-                               sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"])
+                               sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"],
+                               evidence=recorded_evidence(params.get("evidence") or {}))
     return run_calibrate(corpus, name, root, options, progress, echo=False)
+
+
+def recorded_evidence(record: dict) -> EvidenceOptions:
+    """:class:`EvidenceOptions` from ``params.json``'s ``evidence`` block (defaults if absent).
+
+    Examples:
+        >>> recorded_evidence({"decoy_field": "CATEGORY"}).decoy_field
+        'CATEGORY'
+    """
+    def path(key: str) -> Path | None:
+        return None if record.get(key) is None else Path(record[key])
+
+    defaults = EvidenceOptions()
+    return EvidenceOptions(
+        decoy_field=record.get("decoy_field"),
+        decoy_days=float(record.get("decoy_days", defaults.decoy_days)),
+        decoy_pairs=path("decoy_pairs"),
+        precision=float(record.get("precision", defaults.precision)),
+        gold=path("gold"), story_column=record.get("story_column"),
+        seed=int(record.get("seed", defaults.seed)))

@@ -236,7 +236,8 @@ def date_decoys(seconds: Sequence[float] | np.ndarray,
                       times=t, days=float(days))
 
 
-def pair_decoys(n_items: int, i: Sequence[int], j: Sequence[int]) -> DecoySpace:
+def pair_decoys(n_items: int, i: Sequence[int] | np.ndarray,
+                j: Sequence[int] | np.ndarray) -> DecoySpace:
     """Decoys are the listed known-distinct pairs (order and repeats do not matter).
 
     Args:
@@ -285,7 +286,7 @@ def decoy_space(
     *,
     decoy_field: str | None = None,
     decoy_days: float = DEFAULT_DECOY_DAYS,
-    decoy_pairs: tuple[Sequence[int], Sequence[int]] | None = None,
+    decoy_pairs: tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray] | None = None,
 ) -> DecoySpace:
     """The decoy rule for a corpus: listed pairs, else a field, else dates.
 
@@ -344,6 +345,11 @@ def _field_rates(space: DecoySpace, pair_a: np.ndarray, pair_b: np.ndarray
 def _nearest(counts: np.ndarray, eligible: np.ndarray, confidence: float
              ) -> list[tuple[int, int]]:
     """Per value: ``(decoys, eligible)`` with its nearest other value (highest lower bound)."""
+    k_all, m_all = np.asarray(counts, dtype=np.int64), np.asarray(eligible, dtype=np.int64)
+    # Clopper-Pearson lower ends of every value pair in one call (a bootstrap asks often).
+    with np.errstate(invalid="ignore"):
+        lows = np.where(k_all > 0, beta.ppf((1.0 - confidence) / 2, np.maximum(k_all, 1),
+                                            np.maximum(m_all - k_all + 1, 1)), 0.0)
     out = []
     for a in range(len(counts)):
         best: tuple[float, float, int] | None = None
@@ -351,8 +357,8 @@ def _nearest(counts: np.ndarray, eligible: np.ndarray, confidence: float
         for b in range(len(counts)):
             if b == a or not eligible[a, b]:
                 continue
-            k, m = int(counts[a, b]), int(eligible[a, b])
-            key = (clopper_pearson(k, m, confidence)[0], k / m, m)
+            k, m = int(k_all[a, b]), int(m_all[a, b])
+            key = (float(lows[a, b]), k / m, m)
             if best is None or key > best:
                 best, pick = key, (k, m)
         out.append(pick)
@@ -426,8 +432,54 @@ def estimate_false(space: DecoySpace, i: np.ndarray, j: np.ndarray, method: str 
             "nearest": nearest}
 
 
-def _precision(false: Interval, pairs: int) -> Interval:
-    """``1 - false / pairs``, clipped to ``[0, 1]``; NaN for no pairs."""
+def point_false(space: DecoySpace, decoys: int, counts: np.ndarray | None,
+                method: str) -> float:
+    """The point estimate of :func:`estimate_false` from decoy counts alone (for bootstraps).
+
+    Args:
+        space: The decoy rule.
+        decoys: Decoy pairs in the set.
+        counts: ``"nearest"``: symmetric ``L x L`` decoy counts per value pair
+            (both orders counted); None for ``"pooled"``.
+        method: ``"pooled"`` or ``"nearest"`` (as resolved by :func:`estimate_false`).
+
+    Returns:
+        Expected false pairs (``false.value`` of :func:`estimate_false`).
+
+    Examples:
+        >>> s = field_decoys(["a", "b", "a", "b"])
+        >>> point_false(s, 1, None, "pooled")
+        1.5
+    """
+    m_d, m = space.eligible_pairs(), space.total_pairs
+
+    def scaled(k: int, mm: int, targets: int) -> float:
+        return targets * k / mm if targets and mm else 0.0
+
+    if method == "pooled" or counts is None:
+        return decoys + scaled(decoys, m_d, m - m_d)
+    sizes = space.level_sizes()
+    within = sizes * (sizes - 1) // 2
+    picks = _nearest(counts, np.outer(sizes, sizes), CONFIDENCE)
+    rest = m - m_d - int(within.sum())
+    return (decoys + sum(scaled(k, mm, int(w)) for (k, mm), w in zip(picks, within, strict=True))
+            + scaled(decoys, m_d, rest))
+
+
+def precision_interval(false: Interval, pairs: int) -> Interval:
+    """Precision ``1 - false / pairs`` of a false-pair estimate, clipped to ``[0, 1]``.
+
+    Args:
+        false: Estimated false pairs with its interval.
+        pairs: Pairs of the set (0 gives NaN).
+
+    Returns:
+        The precision interval (the high false end gives the low precision end).
+
+    Examples:
+        >>> precision_interval(Interval(1.0, 0.0, 2.0), 10).as_dict()
+        {'value': 0.9, 'low': 0.8, 'high': 1.0}
+    """
     if not pairs:
         return Interval(math.nan, math.nan, math.nan)
 
@@ -458,7 +510,7 @@ def decoy_curve(scores: PairScores, space: DecoySpace, thresholds: Sequence[floa
     for t in np.asarray(thresholds, dtype=np.float64):
         keep = scores.score >= t
         est = estimate_false(space, scores.i[keep], scores.j[keep], method, confidence)
-        prec = _precision(est["false"], est["pairs"])
+        prec = precision_interval(est["false"], est["pairs"])
         f = est["false"]
         rows.append({"threshold": float(t), "observed": est["pairs"], "decoys": est["decoys"],
                      "method": est["method"], "false": f.value, "false_low": f.low,
@@ -512,89 +564,3 @@ def recommend(curve: pd.DataFrame, precision: float = DEFAULT_PRECISION) -> dict
     out["estimated_precision"] = Interval(row["precision"], row["precision_low"],
                                           row["precision_high"]).as_dict()
     return out
-
-
-BOOTSTRAP = 1000  # cluster resamples of merge_precision's interval
-
-
-def merge_precision(labels: Sequence[int], space: DecoySpace, method: str = "auto",
-                    confidence: float = CONFIDENCE, resamples: int = BOOTSTRAP,
-                    seed: int = 0) -> dict:
-    """Estimated pairwise precision of a clustering (a dedupe's merges).
-
-    The merged pairs are the within-cluster pairs; those that are decoys are
-    false for certain, and the rest are extrapolated as in
-    :func:`estimate_false` (within-cluster decoys per eligible pair, scaled to
-    all pairs).
-
-    False merges come in blocks: one wrong merge of two stories of sizes
-    ``a`` and ``b`` makes ``a * b`` false pairs at once, so the pairs are not
-    independent trials and a binomial interval on them is far too narrow.
-    The interval therefore resamples *clusters* (a percentile bootstrap) and
-    is widened to contain the binomial intervals of both estimators.
-
-    Args:
-        labels: Cluster per item (``DedupeResult.clustering.labels``).
-        space: The decoy rule over the same items.
-        method: See :func:`estimate_false`.
-        confidence: Of the intervals.
-        resamples: Cluster bootstrap resamples (0: binomial intervals only).
-        seed: Of the bootstrap.
-
-    Returns:
-        ``{"merged_pairs", "decoys", "method", "false": Interval,
-        "precision": Interval}``.
-
-    Examples:
-        >>> s = field_decoys(["a", "b", "a", "b"])
-        >>> r = merge_precision([0, 0, 1, 1], s, method="pooled")
-        >>> r["merged_pairs"], r["decoys"], r["precision"].value
-        (2, 2, 0.0)
-    """
-    lab = pd.factorize(pd.Series(list(labels)))[0].astype(np.int64)
-    if len(lab) != space.n_items:
-        raise ValueError(f"{len(lab)} labels for {space.n_items} items")
-    i, j = _within_pairs(lab)
-    est = estimate_false(space, i, j, method, confidence)
-    false = est["false"]
-    if resamples and len(i):
-        boot = _cluster_bootstrap(space, lab, i, j, est["method"], resamples, seed)
-        a = (1.0 - confidence) / 2
-        lo, hi = np.quantile(boot, [a, 1 - a])
-        false = Interval(false.value, min(false.low, float(lo)), max(false.high, float(hi)))
-    return {"merged_pairs": est["pairs"], "decoys": est["decoys"], "method": est["method"],
-            "false": false, "precision": _precision(false, est["pairs"])}
-
-
-def _cluster_bootstrap(space: DecoySpace, lab: np.ndarray, i: np.ndarray, j: np.ndarray,
-                       method: str, resamples: int, seed: int) -> np.ndarray:
-    """Point estimates of the false merged pairs over clusters resampled with replacement."""
-    groups = np.unique(lab[i])
-    g = np.searchsorted(groups, lab[i])
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(len(groups), np.full(len(groups), 1.0 / len(groups)),
-                            size=resamples)  # how often each merged cluster is drawn
-    out = np.empty(resamples)
-    for r in range(resamples):
-        weight = draws[r][g]
-        keep = weight > 0
-        # Repeat each pair as often as its cluster was drawn; merged pairs are few.
-        ii, jj = np.repeat(i[keep], weight[keep]), np.repeat(j[keep], weight[keep])
-        out[r] = estimate_false(space, ii, jj, method)["false"].value
-    return out
-
-
-def _within_pairs(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs ``i < j`` of equal label, cluster by cluster (merged pairs are few)."""
-    order = np.argsort(labels, kind="stable")
-    bounds = np.flatnonzero(np.diff(labels[order])) + 1
-    firsts, seconds = [], []
-    for group in np.split(order, bounds):
-        if len(group) > 1:
-            a, b = np.triu_indices(len(group), 1)
-            firsts.append(group[a])
-            seconds.append(group[b])
-    if not firsts:
-        z = np.zeros(0, dtype=np.int64)
-        return z, z.copy()
-    return np.concatenate(firsts), np.concatenate(seconds)

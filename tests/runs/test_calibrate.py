@@ -1,0 +1,84 @@
+"""The calibrate run's evidence: files, method choice, and DedupeConfig.from_calibration."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from newsdedup.cluster.dedupe import DedupeConfig, dedupe
+from newsdedup.corpus.load import load_corpus
+from newsdedup.evaluate.metrics import pairwise_scores
+from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions, recalibrate, run_calibrate
+
+WORDS = ("market", "board", "vote", "plan", "city", "river", "school", "budget", "court", "storm",
+         "bank", "tech", "game", "film", "health", "energy", "rail", "port", "farm", "water",
+         "police", "fire", "museum", "bridge")
+
+
+def _corpus(tmp_path, days: float) -> tuple:
+    """60 stories of 8-10 words, each posted 1-3 times with a word or two changed."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for s in range(60):
+        base = [f"s{s}lead", *rng.choice(WORDS, 9)]
+        for k in range(int(rng.integers(1, 4))):
+            words = list(base)
+            if k:
+                words[int(rng.integers(1, len(words)))] = str(rng.choice(WORDS))
+            rows.append({"id": f"{s}-{k}", "title": " ".join(words), "story": f"st{s}",
+                         "section": "abc"[s % 3],
+                         "published_at": (pd.Timestamp("2024-01-01", tz="UTC")
+                                          + pd.Timedelta(days=float(rng.uniform(0, days))))
+                         .isoformat()})
+    path = tmp_path / "feed.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return load_corpus(path), path
+
+
+OPTS = dict(trials=3, fractions=(0.9, 0.6), min_words=5)
+
+
+def test_story_labels_choose_and_the_curve_is_the_dedupe(tmp_path):
+    corpus, _ = _corpus(tmp_path, 1.0)
+    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(story_column="story"))
+    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
+    cal_path = tmp_path / "out" / "feed" / "calibration.json"
+    cal = json.loads(cal_path.read_text(encoding="utf-8"))
+    curve = pd.read_csv(tmp_path / "out" / "feed" / "calibrate" / "precision_recall.csv")
+    assert cal["method"] == "labels"
+    config = DedupeConfig.from_calibration(cal_path)
+    labels = dedupe(corpus.items, config).clustering.labels
+    measured = pairwise_scores(labels, corpus.items["story"].tolist())
+    row = curve[np.isclose(curve["threshold"], cal["recommended_threshold"])].iloc[0]
+    assert row["merged_pairs"] == measured["merged_pairs"]
+    assert row["precision_measured"] == pytest.approx(measured["precision"], abs=1e-6)
+    assert cal["estimated_precision"]["value"] == pytest.approx(measured["precision"])
+    ok = curve[(curve["merged_pairs"] > 0) & (curve["precision_measured_low"] >= 0.95)]
+    assert cal["recommended_threshold"] == pytest.approx(ok["threshold"].min())
+
+
+def test_no_decoy_rule_falls_back_to_the_bound_and_says_so(tmp_path):
+    corpus, _ = _corpus(tmp_path, 1.0)
+    cal = run_calibrate(corpus, "feed", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    written = json.loads((tmp_path / "out" / "feed" / "calibration.json").read_text("utf-8"))
+    assert written["method"] == "bound"
+    assert "No decoy rule applies" in written["evidence"]["note"]
+    assert written["recommended_threshold"] == cal.recommended
+    assert not (tmp_path / "out" / "feed" / "calibrate" / "decoy_pairs.csv").exists()
+
+
+def test_recalibrate_rereads_the_evidence_options(tmp_path):
+    corpus, path = _corpus(tmp_path, 30.0)
+    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(decoy_field="section",
+                                                                precision=0.9))
+    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
+    folder = tmp_path / "out" / "feed"
+    before = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    recalibrate("feed", path, tmp_path / "out")
+    after = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    assert before == after
+    assert json.loads(before["calibration.json"])["evidence"]["target_precision"] == 0.9
+    assert "section" in json.loads(before["calibration.json"])["evidence"]["decoys"]
