@@ -67,3 +67,25 @@ def test_exact_sum_equals_fsum_in_any_split(values, parts):
     for chunk in np.array_split(np.asarray(values, dtype=np.float64), parts):
         s.add(chunk)
     assert s.value() == math.fsum(values)
+
+
+@pytest.mark.parametrize("size", [30, 700])
+def test_streamed_report_equals_dense_report(size):
+    import pandas as pd
+
+    from newsdedup.studies.measure import normalized_texts, run_measure
+    from newsdedup.studies.measure_streamed import run_streamed
+
+    frame = enlarge(headline_pool("ko"), size, seed=2)
+    items = pd.DataFrame({"id": [f"s{k}" for k in range(size)], "title": frame.text,
+                          "summary": ""})
+    config = MeasureConfig(error_perms=(16, 128), error_max_pairs=5000, sweep_ngrams=(3,))
+    dense = run_measure(items, config)
+    streamed = run_streamed(items, normalized_texts(items, config.scheme), config,
+                            lambda _m: None)
+    pd.testing.assert_frame_equal(streamed.summary(), dense.summary())
+    pd.testing.assert_frame_equal(streamed.thresholds(), dense.thresholds())
+    pd.testing.assert_frame_equal(streamed.histogram(), dense.histogram())
+    pd.testing.assert_frame_equal(streamed.top, dense.top)
+    # 700 items have 244,650 pairs: the error study samples 5,000 of them on both paths.
+    pd.testing.assert_frame_equal(streamed.errors, dense.errors)
