@@ -32,7 +32,7 @@ from newsdedup.studies.measure import (
 from newsdedup.studies.pairstream import PairStats, stream_pair_stats
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
-__all__ = ["HISTOGRAM_EDGES", "StreamedNgram", "pair_at", "run_streamed"]
+__all__ = ["HISTOGRAM_EDGES", "StreamedNgram", "pair_at", "rate_reporter", "run_streamed"]
 
 HISTOGRAM_EDGES = np.linspace(0.0, 1.0, 101)
 """The bins of ``histogram.csv`` (``MeasureReport.histogram``'s default, 100 bins)."""
@@ -106,6 +106,35 @@ def pair_at(n: int, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return i, positions - starts[i] + i + 1
 
 
+def rate_reporter(say: Callable[[str], None], label: str, every: float = 5.0,
+                  clock: Callable[[], float] = time.monotonic) -> Callable[[int, int], None]:
+    """A ``(done, total)`` callback that tells ``say`` the progress, rate and ETA.
+
+    It speaks at most once per ``every`` seconds, and always at the end.
+
+    Examples:
+        >>> said, ticks = [], iter([0.0, 10.0, 20.0])
+        >>> tell = rate_reporter(said.append, "pairs", clock=lambda: next(ticks))
+        >>> tell(50, 100); tell(100, 100)
+        >>> said
+        ['pairs: 50 / 100 (50.0%), 5/s, ETA 10 s', 'pairs: 100 / 100 (100.0%), 5/s, ETA 0 s']
+    """
+    start = clock()
+    last = [start]
+
+    def tell(done: int, total: int) -> None:
+        now = clock()
+        if now - last[0] < every and done < total:
+            return
+        last[0] = now
+        rate = done / (now - start) if now > start else float("inf")
+        eta = (total - done) / rate if rate > 0 else float("inf")
+        say(f"{label}: {done:,} / {total:,} ({100 * done / max(total, 1):.1f}%), "
+            f"{rate:,.0f}/s, ETA {eta:,.0f} s")
+
+    return tell
+
+
 def _table(stats: PairStats) -> pd.DataFrame:
     real = stats.real.tolist()
     matches = stats.matches.tolist()
@@ -137,7 +166,7 @@ def run_streamed(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
         sigs = signatures(shingled, config.minhash)
         t1 = time.perf_counter()
         stats = stream_pair_stats(shingled, sigs, config.thresholds, HISTOGRAM_EDGES,
-                                  config.top_k)
+                                  config.top_k, progress=rate_reporter(say, f"measure n={n}"))
         per_ngram.append(StreamedNgram(n, shingled, stats, _table(stats), pd.DataFrame(),
                                        t1 - t0, time.perf_counter() - t1))
     top_m = next(m for m in per_ngram if m.n == config.top_ngram)

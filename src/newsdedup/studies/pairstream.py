@@ -21,7 +21,7 @@ the error sum is accumulated exactly (:class:`ExactSum`) so the mean equals
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -156,6 +156,7 @@ def stream_pair_stats(
     edges: np.ndarray,
     top_k: int,
     cells: int = DEFAULT_CELLS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> PairStats:
     """Exact all-pairs statistics of exact Jaccard against the MinHash estimate, streamed.
 
@@ -166,6 +167,7 @@ def stream_pair_stats(
         edges: Histogram bin edges (as passed to :func:`numpy.histogram`).
         top_k: Number of top exact pairs kept.
         cells: Pairs per block (memory knob only).
+        progress: Called with ``(pairs done, pairs in all)`` after each block.
 
     Returns:
         A :class:`PairStats` equal to the dense computation's figures.
@@ -210,6 +212,8 @@ def stream_pair_stats(
         blk = _top(rows[r], cols[c], ex, top_k)
         merged = [np.concatenate(p) for p in zip(best, blk, strict=True)]
         best = _top(merged[0], merged[1], merged[2], top_k)
+        if progress:
+            progress(n * (n - 1) // 2 - (n - hi) * (n - hi - 1) // 2, n * (n - 1) // 2)
     pairs = n * (n - 1) // 2
     return PairStats(
         pairs=pairs, thresholds=t.tolist(), real=real, candidates=cand, matches=match,
