@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, strip_outlet, subject_key
 from newsdedup.cluster.greedy import Clustering, greedy_pairs
@@ -51,6 +52,7 @@ from newsdedup.cluster.keep import (
 )
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.minhash import FAMILIES, MinHashParams
+from newsdedup.score.prefix import candidate_source, scorer_weights
 from newsdedup.score.scorers import SCORERS, BlockScorer, make_scorer
 from newsdedup.text.normalize import get_scheme, item_texts
 from newsdedup.text.shingle import shingle_matrix
@@ -304,6 +306,9 @@ class Prepared:
         criteria: Syndicated?, opaque link?, publication time, per row.
         buckets: Bucket id per survivor (all 0 without the gate).
         scorer: Scores over the survivors, in visiting order.
+        shingles: The survivors' shingle matrix (what ``scorer`` scores).
+        weights: Shingle weights for the exact candidates of oversized buckets
+            (:func:`~newsdedup.score.prefix.scorer_weights`).
     """
 
     exact_id: np.ndarray
@@ -313,6 +318,8 @@ class Prepared:
     criteria: tuple[np.ndarray, np.ndarray, np.ndarray]
     buckets: np.ndarray
     scorer: BlockScorer
+    shingles: sp.csr_matrix | None = None
+    weights: np.ndarray | None = None
 
 
 def _ids(items: pd.DataFrame) -> list[str]:
@@ -373,17 +380,19 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
                        config.scheme, rows=survivors)
     # Batch IDF over the survivors only: wire copies removed by the exact pass
     # would otherwise inflate document frequencies of the stories they repeat.
-    scorer = make_scorer(shingle_matrix(texts, config.n), config.scorer, reference=reference,
+    shingled = shingle_matrix(texts, config.n)
+    scorer = make_scorer(shingled, config.scorer, reference=reference,
                          minhash=config.minhash_params())
     leads = heads.leads
     buckets = bucket_ids([leads[r] for r in survivors] if config.gate else None,
                          len(survivors))
     return Prepared(exact_id=exact_id, survivors=survivors, leads=leads, rank=rank,
-                    criteria=criteria, buckets=buckets, scorer=scorer)
+                    criteria=criteria, buckets=buckets, scorer=scorer, shingles=shingled.matrix,
+                    weights=scorer_weights(shingled, config.scorer, reference))
 
 
 def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
-               progress: Callable[[int, int], None] | None = None
+               progress: Callable[[int, int], None] | None = None,
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Survivor pairs of one bucket scoring at least ``threshold``.
 
@@ -395,9 +404,11 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
 
     Returns:
         ``(i, j, score)`` over survivor positions, as
-        :func:`newsdedup.cluster.gate.bucketed_pairs` returns them.
+        :func:`newsdedup.cluster.gate.bucketed_pairs` returns them (an oversized
+        bucket is scored on its exact prefix-filter candidates, same result).
     """
-    return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress)
+    return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
+                          candidate_source(prep.shingles, prep.weights, threshold))
 
 
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],

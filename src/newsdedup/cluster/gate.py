@@ -21,9 +21,12 @@ a bucket is exactly the set of items with one key.
 
 Known limitations (the seed's and this implementation's):
 
-* A leading bracket tag such as ``[속보]`` or ``[단독]`` becomes the key, so a
-  tagged and an untagged copy of the same story are kept apart. That is the safe
-  direction (one duplicate stays visible) but it is a miss.
+* Leading bracketed rubrics (``[속보]``, ``【단독】``, ``<포토>``, ``(서울=연합뉴스)``)
+  are stripped before the key is taken (:func:`strip_rubrics`), so a tagged and
+  an untagged copy of one story share a key. A lead token that is not in
+  brackets (an agency name, ``속보``) still is the key; when it is so common
+  that its bucket would be quadratic, the bucket is scored from exact
+  candidates instead (:class:`BucketLimits`), with the same result.
 * Headlines that do not start with their subject (common in English) make the
   gate block true duplicates that begin differently.
 * Stripping the outlet suffix trusts the last ``" - "`` / ``" | "`` when what
@@ -34,7 +37,8 @@ Known limitations (the seed's and this implementation's):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -49,6 +53,11 @@ _OUTLET_SEPARATORS: tuple[str, ...] = (" - ", " | ")
 # (U+2219) are its look-alikes from other input methods.
 
 _FRAGMENT = re.compile(r"[^\s,，、:：·・･‧∙]+")
+
+# One leading rubric in ASCII, full-width or CJK brackets; the body may not
+# contain its own closing bracket, so "[a] b [c]" loses "[a]" only.
+_RUBRIC = re.compile(r"\s*(?:\[[^\]]*\]|【[^】]*】|<[^>]*>|〈[^〉]*〉|《[^》]*》"
+                     r"|\([^)]*\)|（[^）]*）)")
 
 
 MAX_OUTLET_WORDS = 4
@@ -96,7 +105,8 @@ def strip_outlet(headline: str) -> str:
 def lead_token(headline: str) -> str:
     """The subject key of a headline: its first token, letters and digits only, lower-cased.
 
-    The outlet suffix is stripped first (:func:`strip_outlet`). The rest is
+    The outlet suffix and leading rubrics are stripped first
+    (:func:`strip_outlet`, :func:`strip_rubrics`). The rest is
     split on whitespace, commas, colons and middle dots; the first fragment
     that still has a letter or digit (:meth:`str.isalnum`) after dropping
     everything else is the key. Skipping punctuation-only fragments means a
@@ -123,15 +133,51 @@ def lead_token(headline: str) -> str:
     return subject_key(strip_outlet(headline))
 
 
+def strip_rubrics(headline: str) -> str:
+    """Drop leading bracketed rubrics: ``[…]``, ``【…】``, ``<…>``, ``〈…〉``, ``《…》``, ``(…)``.
+
+    Korean feeds open headlines with rubrics (``[속보]``, ``[단독]``,
+    ``【포토】``, ``(서울=연합뉴스)``) that say how a story is filed, not what
+    it is about; as a subject key they would put every breaking story of a
+    feed into one bucket. Several rubrics in a row are all dropped. A
+    headline that is nothing but rubrics keeps them (its only text).
+
+    Args:
+        headline: A headline (outlet suffix stripped or not).
+
+    Returns:
+        The headline from its first character after the rubrics.
+
+    Examples:
+        >>> strip_rubrics("[속보] 【단독】 삼성전자, 실적 발표")
+        '삼성전자, 실적 발표'
+        >>> strip_rubrics("(서울=연합뉴스) 진천군 돌봄")
+        '진천군 돌봄'
+        >>> strip_rubrics("[포토]")
+        '[포토]'
+        >>> strip_rubrics("삼성 [단독]")
+        '삼성 [단독]'
+    """
+    pos = 0
+    while match := _RUBRIC.match(headline, pos):
+        pos = match.end()
+    rest = headline[pos:].strip()
+    return rest if rest else headline
+
+
 def subject_key(stripped: str) -> str:
     """:func:`lead_token` of a headline whose outlet suffix is already stripped.
+
+    Leading rubrics are dropped first (:func:`strip_rubrics`).
 
     Examples:
         >>> subject_key("어드밴트, 온디바이스 AI")
         '어드밴트'
+        >>> subject_key("[속보] 어드밴트, 온디바이스 AI")
+        '어드밴트'
     """
     # finditer stops at the first usable fragment instead of splitting the whole title.
-    for fragment in _FRAGMENT.finditer(stripped):
+    for fragment in _FRAGMENT.finditer(strip_rubrics(stripped)):
         key = "".join(filter(str.isalnum, fragment.group())).lower()
         if key:
             return key
@@ -201,12 +247,65 @@ def bucket_ids(leads: Sequence[str] | None, n: int | None = None) -> np.ndarray:
     return ids.astype(np.int64)
 
 
+Candidates = Callable[[np.ndarray], Iterable[tuple[np.ndarray, np.ndarray, np.ndarray | None]]]
+"""``candidates(members) -> blocks of (i, j, score or None)``.
+
+Every pair of ``members`` that may reach the threshold, each once; ``score`` is
+None when the generator does not score (then ``block`` does).
+"""
+
+
+@dataclass(frozen=True)
+class BucketLimits:
+    """When a bucket is too large to score all its pairs, learned from the batch.
+
+    A bucket is *oversized* when it has more than ``max_size`` items, or more
+    than ``min_common`` items and more than ``max_share`` of the batch (the
+    document frequency of its key: a rubric such as ``속보``, or an agency name
+    that opens every headline of a feed). An oversized bucket is not scored
+    pair by pair; its pairs come from a candidate generator (exact for the
+    Jaccard scorers: :func:`newsdedup.score.prefix.prefix_candidates`) and are
+    verified with the same scorer, so the pairs and scores are those of the
+    quadratic path.
+
+    The defaults keep the quadratic path where it is cheap: 4,096 items are
+    8.4M scored pairs (well under a second); a key shared by more than 5% of a
+    batch of more than 256 items is a rubric or an outlet, not a subject.
+
+    Attributes:
+        max_size: Largest bucket scored pair by pair.
+        max_share: Largest share of the batch one key may hold (``0 < x <= 1``).
+        min_common: Buckets up to this size are never oversized by share.
+
+    Examples:
+        >>> BucketLimits().oversized(np.array([10, 300, 5000]), 6000).tolist()
+        [False, False, True]
+        >>> BucketLimits().oversized(np.array([300, 10]), 310).tolist()
+        [True, False]
+    """
+
+    max_size: int = 4096
+    max_share: float = 0.05
+    min_common: int = 256
+
+    def oversized(self, sizes: np.ndarray, n_items: int) -> np.ndarray:
+        """Boolean per bucket size: True where the bucket must not be scored pair by pair."""
+        sizes = np.asarray(sizes, dtype=np.int64)
+        common = (sizes > self.min_common) & (sizes > self.max_share * n_items)
+        return (sizes > self.max_size) | common
+
+
+DEFAULT_LIMITS = BucketLimits()
+
+
 def bucketed_pairs(
     block: Callable[[np.ndarray, np.ndarray], np.ndarray],
     buckets: np.ndarray,
     threshold: float,
     chunk: int = 256,
     progress: Callable[[int, int], None] | None = None,
+    candidates: Candidates | None = None,
+    limits: BucketLimits | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair inside one bucket that scores at or above ``threshold``.
 
@@ -216,7 +315,8 @@ def bucketed_pairs(
     into blocks of about ``chunk`` items and scored with one sparse product
     per block (pairs across buckets are masked out); a bucket larger than
     ``chunk`` is scored in row blocks against itself. Singleton buckets cost
-    nothing.
+    nothing. An oversized bucket (:class:`BucketLimits`) is, when
+    ``candidates`` is given, scored only on the pairs it proposes.
 
     Args:
         block: ``block(rows, cols) -> float64 (len(rows), len(cols))`` scores
@@ -225,6 +325,9 @@ def bucketed_pairs(
         threshold: Keep pairs with ``score >= threshold``.
         chunk: Items per scored block (memory ``O(chunk x max(chunk, bucket))``).
         progress: Called with ``(items done, items to score)`` after each block.
+        candidates: Candidate generator for oversized buckets; None scores every
+            bucket pair by pair (the quadratic path).
+        limits: What makes a bucket oversized (None: :data:`DEFAULT_LIMITS`).
 
     Returns:
         ``(i, j, score)`` with ``i < j``, sorted by ``(i, j)``.
@@ -237,42 +340,122 @@ def bucketed_pairs(
     """
     buckets = np.asarray(buckets, dtype=np.int64)
     items, starts, ends = _bucket_runs(buckets)
-    big = (ends - starts) > chunk
-    # Small buckets: a block is every bucket whose first item falls in the same
-    # chunk-wide window of the sorted order (blocks stay under 2 * chunk items).
-    small_starts, small_ends = starts[~big], ends[~big]
-    segment = small_starts // chunk
-    seg_bounds = (np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]]) if segment.size
-                  else segment)
-    out_i: list[np.ndarray] = []
-    out_j: list[np.ndarray] = []
-    out_s: list[np.ndarray] = []
+    huge = ((limits or DEFAULT_LIMITS).oversized(ends - starts, buckets.size)
+            if candidates is not None else np.zeros(starts.size, dtype=bool))
+    big = ((ends - starts) > chunk) & ~huge
+    small_starts, small_ends = starts[~big & ~huge], ends[~big & ~huge]
+    seg_bounds, seg_ends = _segments(small_starts, chunk)
+    out: tuple[list[np.ndarray], ...] = ([], [], [])
     done, total = 0, int(items.size)
 
     def keep(rows: np.ndarray, cols: np.ndarray, scores: np.ndarray, same: np.ndarray) -> None:
         ok = same & (rows[:, None] < cols[None, :]) & (scores >= threshold)
         r, c = np.nonzero(ok)
-        out_i.append(rows[r])
-        out_j.append(cols[c])
-        out_s.append(scores[r, c])
+        for acc, part in zip(out, (rows[r], cols[c], scores[r, c]), strict=True):
+            acc.append(part)
 
-    seg_ends = np.r_[seg_bounds[1:], segment.size] if segment.size else segment
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress:
+            progress(done, total)
+
     for a, b in zip(seg_bounds, seg_ends, strict=True):
         idx = np.concatenate([items[lo:hi] for lo, hi in
                               zip(small_starts[a:b], small_ends[a:b], strict=True)])
         keep(idx, idx, block(idx, idx), buckets[idx][:, None] == buckets[idx][None, :])
-        done += idx.size
-        if progress:
-            progress(done, total)
+        advance(idx.size)
+    for lo_b, hi_b in zip(starts[huge], ends[huge], strict=True):
+        # Oversized (a rubric or an outlet opens every headline): candidates only.
+        for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b], block,  # type: ignore[arg-type]
+                                                   threshold), strict=True):
+            acc.extend(part)
+        advance(hi_b - lo_b)
     for lo_b, hi_b in zip(starts[big], ends[big], strict=True):
         members = items[lo_b:hi_b]
         for lo in range(0, members.size, chunk):
             rows = members[lo : lo + chunk]
             keep(rows, members, block(rows, members), np.ones((1, 1), dtype=bool))
-            done += rows.size
-            if progress:
-                progress(done, total)
-    return _sorted_pairs(out_i, out_j, out_s)
+            advance(rows.size)
+    return _sorted_pairs(*out)
+
+
+def _segments(small_starts: np.ndarray, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+    """Small buckets per block: those whose first item falls in one chunk-wide window.
+
+    Blocks stay under ``2 * chunk`` items. Returns the first and past-the-end
+    bucket of each block.
+    """
+    segment = small_starts // chunk
+    if not segment.size:
+        return segment, segment
+    bounds = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
+    return bounds, np.r_[bounds[1:], segment.size]
+
+
+def _candidate_pairs(candidates: Candidates, members: np.ndarray,
+                     block: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                     threshold: float) -> tuple[list[np.ndarray], ...]:
+    """Pairs of an oversized bucket at or above ``threshold``, from its candidates."""
+    out: tuple[list[np.ndarray], ...] = ([], [], [])
+    for ci, cj, sc in candidates(members):
+        if sc is None:
+            kept = verified_pairs(block, ci, cj, threshold)
+        else:
+            ok = sc >= threshold
+            kept = ci[ok], cj[ok], sc[ok]
+        for acc, part in zip(out, kept, strict=True):
+            acc.append(part)
+    return out
+
+
+_VERIFY_CELLS = 1 << 22  # scores computed per verification block (32 MB of float64)
+
+
+def verified_pairs(block: Callable[[np.ndarray, np.ndarray], np.ndarray], ci: np.ndarray,
+                   cj: np.ndarray, threshold: float
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate pairs ``(ci, cj)`` that score at least ``threshold``, with their scores.
+
+    Scores come from ``block`` on small row x column blocks (at most about
+    ``2**22`` cells), so each pair gets the score the quadratic path gives it.
+
+    Args:
+        block: As for :func:`bucketed_pairs`.
+        ci: First item of each candidate pair.
+        cj: Second item (each pair once).
+        threshold: Keep pairs with ``score >= threshold``.
+
+    Returns:
+        ``(i, j, score)`` of the kept pairs, sorted by ``(i, j)``.
+
+    Examples:
+        >>> s = np.array([[1, .9, .1], [.9, 1, .2], [.1, .2, 1]])
+        >>> i, j, sc = verified_pairs(lambda r, c: s[np.ix_(r, c)], np.array([0, 1]),
+        ...                           np.array([1, 2]), 0.5)
+        >>> i.tolist(), j.tolist(), sc.tolist()
+        ([0], [1], [0.9])
+    """
+    order = np.lexsort((cj, ci))
+    ci, cj = np.asarray(ci, np.int64)[order], np.asarray(cj, np.int64)[order]
+    rows, first = np.unique(ci, return_index=True)
+    last = np.r_[first[1:], ci.size]
+    out: list[list[np.ndarray]] = [[], [], []]
+    k, step = 0, 256
+    while k < rows.size:
+        m = min(step, rows.size - k)
+        cols = np.unique(cj[first[k]:last[k + m - 1]])
+        while m > 1 and m * cols.size > _VERIFY_CELLS:
+            m //= 2
+            cols = np.unique(cj[first[k]:last[k + m - 1]])
+        lo, hi = first[k], last[k + m - 1]
+        scores = block(rows[k:k + m], cols)
+        sc = scores[np.searchsorted(rows[k:k + m], ci[lo:hi]), np.searchsorted(cols, cj[lo:hi])]
+        ok = sc >= threshold
+        for acc, part in zip(out, (ci[lo:hi][ok], cj[lo:hi][ok], sc[ok]), strict=True):
+            acc.append(part)
+        k += m
+    return _sorted_pairs(*out)
 
 
 def _bucket_runs(buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

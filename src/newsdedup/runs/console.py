@@ -23,7 +23,8 @@ def measure_console(report, corpus) -> str:
         lines.append(
             f"n-gram={m.n}  mean shingles {m.mean_shingles:6.1f}  "
             f"signatures {m.sig_seconds:5.2f} s / exact Jaccard {m.exact_seconds:5.2f} s "
-            f"({len(m.exact):,} pairs)  |estimate-exact| mean {m.err_mean:.4f} max {m.err_max:.4f}"
+            f"({m.summary_row()['pairs']:,} pairs)  "
+            f"|estimate-exact| mean {m.err_mean:.4f} max {m.err_max:.4f}"
         )
         for row in m.thresholds.itertuples(index=False):
             lines.append(

@@ -22,7 +22,13 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
-from newsdedup.studies.measure import MeasureConfig, MeasureReport, run_measure
+from newsdedup.studies.measure import (
+    MeasureConfig,
+    MeasureReport,
+    normalized_texts,
+    run_measure,
+)
+from newsdedup.studies.measure_streamed import run_streamed
 
 
 def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None = None,
@@ -33,14 +39,22 @@ def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None 
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
         name: Results folder name.
         out: Results root.
-        config: Measurement settings; the published ones by default.
+        config: Measurement settings; the published ones by default. A corpus
+            above ``config.dense_max_items`` is measured by
+            :func:`newsdedup.studies.measure_streamed.run_streamed`.
         progress: Progress callback.
         echo: Print the tables.
 
     Returns:
         The :class:`~newsdedup.studies.measure.MeasureReport`.
     """
-    report = run_measure(corpus.items, config, progress)
+    config = config or MeasureConfig()
+    if len(corpus.items) > config.dense_max_items:
+        # Too many pairs to hold every score: stream them (same figures; no sweep, no LSH).
+        report = run_streamed(corpus.items, normalized_texts(corpus.items, config.scheme),
+                              config, progress)
+    else:
+        report = run_measure(corpus.items, config, progress)
     if echo:
         print(measure_console(report, corpus), flush=True)
     files = write_measure(report, corpus, name, out / name / "measure")

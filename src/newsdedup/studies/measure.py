@@ -56,6 +56,12 @@ class MeasureConfig:
         error_max_pairs: Pairs of the error study; larger corpora use a seeded sample.
         sweep_ngrams: n-gram sizes of the n-gram sweep (how every score moves
             with n); the top pairs at ``top_ngram`` are followed across them.
+        dense_max_items: Largest corpus measured with all pair scores held in
+            memory (6,000 items: 18M pairs, about 1.5 GB over three n-gram
+            sizes). ``newsdedup measure`` streams larger corpora in blocks
+            (:mod:`newsdedup.studies.measure_streamed`, same figures exactly); the
+            n-gram sweep and the LSH table are then not computed. A memory
+            knob, not written to ``params.json``.
     """
 
     ngrams: tuple[int, ...] = (3, 4, 5)
@@ -72,6 +78,7 @@ class MeasureConfig:
     lsh: bool = True
     error_max_pairs: int = 250_000
     sweep_ngrams: tuple[int, ...] = (2, 3, 4, 5, 6)
+    dense_max_items: int = 6000
 
     def __post_init__(self) -> None:
         """Check the settings; raise ValueError naming the bad one."""
@@ -146,6 +153,11 @@ class NgramMeasurement:
         """Largest absolute error of the estimate (NaN without pairs)."""
         err = self.abs_error
         return float(err.max()) if len(err) else float("nan")
+
+    def histogram_counts(self, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``numpy.histogram`` counts of the exact and of the estimated scores."""
+        return (np.histogram(self.exact.score, bins=edges)[0],
+                np.histogram(self.estimate.score, bins=edges)[0])
 
     def summary_row(self) -> dict:
         """One row of the per-n-gram summary table."""
@@ -309,9 +321,15 @@ def error_vs_num_perm(
         DataFrame with columns family, scheme, seed, num_perm, pairs, err_mean,
         err_max, rmse, theory_rmse, theory_se_max.
     """
-    empty = shingled.sizes == 0
     pick = error_pair_sample(len(exact), max_pairs)
-    i, j, score = exact.i[pick], exact.j[pick], exact.score[pick]
+    return error_table(shingled, exact.i[pick], exact.j[pick], exact.score[pick], families,
+                       perms)
+
+
+def error_table(shingled: ShingleMatrix, i: np.ndarray, j: np.ndarray, score: np.ndarray,
+                families: Sequence[MinHashParams], perms: Sequence[int]) -> pd.DataFrame:
+    """:func:`error_vs_num_perm` on given pairs ``(i, j)`` with their exact scores."""
+    empty = shingled.sizes == 0
     var = math.fsum(score * (1.0 - score)) / len(score) if len(score) else float("nan")
     rows = []
     for base in families:
@@ -385,8 +403,8 @@ class MeasureReport:
                         "n": m.n,
                         "bin_lo": edges[:-1],
                         "bin_hi": edges[1:],
-                        "exact": np.histogram(m.exact.score, bins=edges)[0],
-                        "estimate": np.histogram(m.estimate.score, bins=edges)[0],
+                        "exact": m.histogram_counts(edges)[0],
+                        "estimate": m.histogram_counts(edges)[1],
                     }
                 )
             )
