@@ -1,0 +1,80 @@
+"""Command line: argument parsing only; each command calls its run module.
+
+``newsdedup measure | calibrate | crosshost | run | dedupe | join |
+evaluate-pairs | evaluate-clusters | signals | candidates | evaluate-gold |
+story-signals | label-sheet | figures | fetch``. Each ``cmd_*`` of
+:mod:`newsdedup.cli.commands` turns the parsed arguments into the options of
+one module of :mod:`newsdedup.runs` and calls its ``run_*``; the corpus
+commands read one corpus (the pinned archive when no path is given) and write
+under ``results/<corpus-name>/``. :mod:`newsdedup.cli.options` holds the
+argument groups, :mod:`newsdedup.cli.parser` the parser. The scripts in
+``measure/`` and ``calibrate/`` are thin wrappers around :func:`main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from newsdedup import paths
+from newsdedup.cli.options import progress
+from newsdedup.cli.parser import (
+    add_dedupe_command,
+    add_evaluate_commands,
+    add_fetch_command,
+    add_figures_command,
+    add_join_command,
+    add_published_commands,
+    add_signal_commands,
+)
+from newsdedup.corpus.load import CorpusError
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``newsdedup`` argument parser with every command.
+
+    Returns:
+        The parser; each command sets ``func``, the ``_cmd_*`` that runs it.
+    """
+    parser = argparse.ArgumentParser(
+        prog="newsdedup",
+        description="Measure and calibrate near-duplicate detection of news items. Without a "
+                    "corpus path every command works on the pinned archive behind the "
+                    "published tables.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_published_commands(sub)
+    add_dedupe_command(sub)
+    add_join_command(sub)
+    add_evaluate_commands(sub)
+    add_signal_commands(sub)
+    add_figures_command(sub)
+    add_fetch_command(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one ``newsdedup`` command.
+
+    Args:
+        argv: Arguments without the program name; None for ``sys.argv[1:]``.
+
+    Returns:
+        0 on success, 2 when the command failed with a readable error (printed).
+    """
+    args = build_parser().parse_args(argv)
+    start = time.perf_counter()
+    try:
+        args.func(args)
+    except (CorpusError, paths.CorpusNotFound, ValueError, OSError) as exc:
+        print(f"newsdedup: error: {exc}", file=sys.stderr)
+        return 2
+    progress(f"done in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

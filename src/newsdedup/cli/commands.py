@@ -1,0 +1,178 @@
+"""The commands: each turns parsed arguments into one run module's options and calls it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from newsdedup import paths
+from newsdedup.cli.options import (
+    UCI_FILE,
+    calibrate_options,
+    crosshost_options,
+    load,
+    measure_config,
+    progress,
+    signal_options,
+)
+from newsdedup.runs.calibrate import run_calibrate
+from newsdedup.runs.crosshost import run_crosshost
+from newsdedup.runs.measure import run_measure_step
+from newsdedup.runs.pipeline import run_all
+
+# --- commands: each calls one run module ------------------------------------------
+
+
+def cmd_measure(args) -> None:
+    """Run ``newsdedup measure`` with the parsed arguments."""
+    corpus, name = load(args)
+    run_measure_step(corpus, name, args.out, measure_config(args), progress)
+
+
+def cmd_calibrate(args) -> None:
+    """Run ``newsdedup calibrate`` with the parsed arguments."""
+    corpus, name = load(args)
+    run_calibrate(corpus, name, args.out, calibrate_options(args), progress)
+
+
+def cmd_label_sheet(args) -> None:
+    """Run ``newsdedup label-sheet`` with the parsed arguments."""
+    from newsdedup.cluster.dedupe import DedupeConfig
+    from newsdedup.runs.label_sheet import run_label_sheet
+
+    corpus, name = load(args)
+    calibration = args.calibration or args.out / name / "calibration.json"
+    if not Path(calibration).is_file():
+        raise ValueError(f"{calibration} not found: run `newsdedup calibrate` first (or pass "
+                         "--calibration)")
+    config = DedupeConfig.from_calibration(calibration)
+    run_label_sheet(corpus, name, args.out, config, args.halfwidth, args.bin_width, args.seed,
+                    args.output, progress)
+
+
+def cmd_crosshost(args) -> None:
+    """Run ``newsdedup crosshost`` with the parsed arguments."""
+    corpus, name = load(args)
+    run_crosshost(corpus, name, args.out, crosshost_options(args), progress)
+
+
+def cmd_run(args) -> None:
+    """Run ``newsdedup run`` with the parsed arguments."""
+    corpus, name = load(args)
+    run_all(corpus, name, args.out, measure_config(args), calibrate_options(args),
+            crosshost_options(args), progress)
+    progress(f"all results under {args.out / name}")
+
+
+def cmd_dedupe(args) -> None:
+    """Run ``newsdedup dedupe`` with the parsed arguments."""
+    from newsdedup.runs.dedupe import dedupe_config, load_reference, run_dedupe
+
+    corpus, name = load(args)
+    fields = {k: v for k, v in {
+        "n": args.dedupe_n, "scorer": args.scorer, "text": args.text, "gate": args.gate,
+        "syndicators": args.syndicators, "opaque_hosts": args.opaque_hosts,
+        "num_perm": args.num_perm, "minhash_family": args.minhash_family,
+        "minhash_seed": args.minhash_seed}.items() if v is not None}
+    config = dedupe_config(fields, args.calibration, args.threshold)
+    reference = None if args.reference is None else load_reference(
+        args.reference, args.reference_columns, args.dialect or "standard", progress)
+    run_dedupe(corpus, name, args.out, config, progress, reference=reference, sweep=args.sweep)
+
+
+def cmd_join(args) -> None:
+    """Run ``newsdedup join`` with the parsed arguments."""
+    from newsdedup.runs.join import JoinOptions, run_join
+
+    corpus, name = load(args)
+    options = JoinOptions(threshold=args.threshold, n=args.join_n, text=args.text,
+                          scheme=args.scheme, top_k=args.top_k, scheduler=args.scheduler,
+                          lsh_threshold=args.lsh_threshold, lsh_recall=args.lsh_recall,
+                          num_perm=args.num_perm, minhash_family=args.minhash_family)
+    run_join(corpus, name, args.out, options, progress)
+
+
+def cmd_evaluate_pairs(args) -> None:
+    """Run ``newsdedup evaluate-pairs`` with the parsed arguments."""
+    from newsdedup.runs.evaluate_pairs import PairStudyOptions, run_pair_study
+
+    options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
+                               seed=args.seed)
+    run_pair_study(args.corpora, args.out, options, progress, ngrams=args.ngrams)
+
+
+def cmd_evaluate_clusters(args) -> None:
+    """Run ``newsdedup evaluate-clusters`` with the parsed arguments."""
+    from newsdedup.runs.evaluate_clusters import ClusterStudyOptions, run_cluster_study
+
+    if args.corpus is None:
+        args.corpus = paths.shared_corpus_file(*UCI_FILE)
+        args.columns = args.columns or dict(paths.UCI_COLUMNS)
+    corpus, name = load(args)
+    if args.name is None:
+        name = f"{name}-sample{args.stories}" if args.stories else name
+    options = ClusterStudyOptions(story_col=args.story_col, stories=args.stories,
+                                  sample_seed=args.sample_seed, n=args.cluster_n,
+                                  thresholds=args.cluster_thresholds,
+                                  examples_at=args.examples_at,
+                                  reference_corpora=args.reference)
+    run_cluster_study(corpus, name, args.out, options, progress, pairs_n=args.pairs_n)
+
+
+def cmd_signals(args) -> None:
+    """Run ``newsdedup signals`` with the parsed arguments."""
+    from newsdedup.runs.signals import run_signals
+
+    corpus, name = load(args)
+    run_signals(corpus, name, args.out, signal_options(args), progress)
+
+
+def cmd_candidates(args) -> None:
+    """Run ``newsdedup candidates`` with the parsed arguments."""
+    from newsdedup.runs.signals import run_candidates
+
+    corpus, name = load(args)
+    run_candidates(corpus, name, args.out, args.quota, signal_options(args), args.output,
+                   progress)
+
+
+def cmd_evaluate_gold(args) -> None:
+    """Run ``newsdedup evaluate-gold`` with the parsed arguments."""
+    from newsdedup.runs.signals import run_evaluate_gold
+
+    corpus, name = load(args)
+    gold = args.gold or paths.DATA_DIR / "gold" / f"{name}.csv"
+    if not gold.is_file():
+        raise ValueError(f"gold file {gold} not found; write one with `newsdedup candidates` "
+                         "and label it, or pass --gold")
+    run_evaluate_gold(corpus, name, args.out, gold, signal_options(args), progress)
+
+
+def cmd_story_signals(args) -> None:
+    """Run ``newsdedup story-signals`` with the parsed arguments."""
+    from newsdedup.runs.signals import run_story_signals
+
+    corpus, name = load(args)
+    run_story_signals(corpus, name, args.out, args.story_col, options=signal_options(args),
+                      progress=progress)
+
+
+def cmd_figures(args) -> None:
+    """Run ``newsdedup figures`` with the parsed arguments."""
+    import matplotlib
+
+    from newsdedup.plots.write import write_all
+
+    # A headless backend: the command runs in make and CI, where no display exists.
+    # Set here, not at import, so importing a plot module in a notebook leaves its backend alone.
+    matplotlib.use("Agg")
+    for path in write_all(args.name, args.root, which=args.only):
+        print(path)
+
+
+def cmd_fetch(args) -> None:
+    """Run ``newsdedup fetch`` with the parsed arguments."""
+    from newsdedup.runs.fetch import fetch_pinned
+
+    fetch_pinned(progress)
+
+

@@ -1,0 +1,231 @@
+"""Argument types and argument groups of the command line, and the options they become."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from newsdedup import paths
+from newsdedup.corpus.load import LoadResult
+from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions
+from newsdedup.runs.crosshost import CrossHostOptions
+from newsdedup.runs.load import load_named
+from newsdedup.score.minhash import MinHashParams
+from newsdedup.studies.decoys import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
+from newsdedup.studies.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
+
+UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
+"""Default corpus of ``evaluate-clusters``: (folder under shared/corpora, file)."""
+
+
+def floats(text: str) -> tuple[float, ...]:
+    """Parse a comma-separated list of floats (an argparse type)."""
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        msg = f"expected comma-separated numbers, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def ints(text: str) -> tuple[int, ...]:
+    """Parse a comma-separated list of integers (an argparse type)."""
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        msg = f"expected comma-separated integers, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Parse a comma-separated list of words (an argparse type)."""
+    return tuple(w.strip() for w in text.split(",") if w.strip())
+
+
+def mapping(text: str) -> dict[str, str]:
+    """Parse ``a=B,c=D`` into a mapping (an argparse type)."""
+    out = {}
+    for part in text.split(","):
+        if "=" not in part:
+            raise argparse.ArgumentTypeError(f"expected canonical=field pairs, got {part!r}")
+        key, value = part.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def progress(msg: str) -> None:
+    """Print a progress line to stderr."""
+    print(f"[newsdedup] {msg}", file=sys.stderr, flush=True)
+
+
+# --- argument groups and the options they become ---------------------------------
+
+
+def add_corpus_args(p: argparse.ArgumentParser) -> None:
+    """Add the corpus options to a command's parser."""
+    g = p.add_argument_group("corpus")
+    g.add_argument("corpus", nargs="?", type=Path,
+                   help="corpus file (.ts, .jsonl, .csv, .tsv, .parquet); default: the pinned "
+                        f"{paths.PALDYN.name} archive, read with the seed dialect")
+    g.add_argument("--format", dest="fmt", choices=["ts", "jsonl", "csv", "parquet"],
+                   help="file format (default: from the extension)")
+    g.add_argument("--dialect", choices=["standard", "seed"],
+                   help="TypeScript string reading: 'standard' JS decoding, or 'seed' to "
+                        "reproduce the published parser (default: seed for the pinned corpus, "
+                        "standard otherwise)")
+    g.add_argument("--columns", type=mapping, default=None,
+                   help="field names for canonical columns, e.g. id=ID,title=TITLE,url=URL,"
+                        "source=PUBLISHER,published_at=TIMESTAMP")
+    g.add_argument("--name", help="results folder name (default: corpus folder or file stem)")
+    g.add_argument("--strict", action="store_true",
+                   help="fail on the first unusable record instead of reporting and skipping it")
+    g.add_argument("--delimiter", type=delimiter, default=None,
+                   help="CSV/TSV field separator, one character ('\\t' or 'tab' for a tab; "
+                        "default: ',' and tab for .tsv)")
+    g.add_argument("--encoding", default="utf-8",
+                   help="text encoding of the corpus file, e.g. cp949 (default: %(default)s)")
+    g.add_argument("--out", type=Path, default=paths.RESULTS_DIR,
+                   help="results root (default: %(default)s)")
+
+
+def delimiter(text: str) -> str:
+    """Parse a CSV delimiter: one character, or a name such as ``tab`` (an argparse type)."""
+    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+    value = named.get(text.lower(), text)
+    if len(value) != 1:
+        raise argparse.ArgumentTypeError(f"expected one character (or tab), got {text!r}")
+    return value
+
+
+def load(args) -> tuple[LoadResult, str]:
+    """Load the corpus the arguments name, with its results name."""
+    return load_named(args.corpus, args.fmt, args.dialect, args.columns, args.strict, args.name,
+                      progress, sep=args.delimiter, encoding=args.encoding)
+
+
+def add_measure_args(p: argparse.ArgumentParser) -> None:
+    """Add the measure options to a command's parser."""
+    g = p.add_argument_group("measure")
+    g.add_argument("--ngrams", type=ints, default=(3, 4, 5), help="n-gram sizes (default 3,4,5)")
+    g.add_argument("--thresholds", type=floats, default=PUBLISHED_THRESHOLDS,
+                   help="thresholds of the table (default 0.7,0.5,0.4,0.3,0.2)")
+    g.add_argument("--top-k", type=int, default=12, help="top exact pairs listed (default 12)")
+    g.add_argument("--top-ngram", type=int, default=4, help="n of the top-pairs list (default 4)")
+    g.add_argument("--num-perm", type=int, default=128, help="MinHash permutations (default 128)")
+    g.add_argument("--minhash-seed", type=int, default=42,
+                   help="seed of the published hash family's permutations (default 42)")
+    g.add_argument("--error-perms", type=ints, default=ERROR_PERMS,
+                   help="permutation counts of the error study (default 16,...,1024)")
+    g.add_argument("--no-lsh", action="store_true", help="skip the LSH banding table")
+    g.add_argument("--scheme", default="hangul-alnum", help="normalization scheme")
+
+
+def measure_config(args) -> MeasureConfig:
+    """The measure config built from the parsed arguments."""
+    return MeasureConfig(
+        ngrams=args.ngrams,
+        thresholds=args.thresholds,
+        top_k=args.top_k,
+        top_ngram=args.top_ngram,
+        scheme=args.scheme,
+        minhash=MinHashParams(num_perm=args.num_perm, seed=args.minhash_seed),
+        error_perms=args.error_perms,
+        lsh=not args.no_lsh,
+    )
+
+
+def add_calibrate_args(p: argparse.ArgumentParser) -> None:
+    """Add the calibrate options to a command's parser."""
+    g = p.add_argument_group("calibrate")
+    g.add_argument("--n", type=int, default=4, help="n-gram size of the simulation (default 4)")
+    g.add_argument("--fractions", type=floats, default=(0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3),
+                   help="word-retention levels f (default 0.9,...,0.3)")
+    g.add_argument("--trials", type=int, default=20, help="trials per item (default 20)")
+    g.add_argument("--sim-seed", type=int, default=7, help="simulation seed (default 7)")
+    g.add_argument("--min-words", type=int, default=8, help="skip items with fewer words")
+    g.add_argument("--method", choices=["exact", "fast", "reference"], default="exact",
+                   help="exact: the published draw order, vectorized (default); fast: own "
+                        "generator; reference: plain Python, slow")
+    g = p.add_argument_group("evidence (estimated precision and recall per threshold)")
+    g.add_argument("--decoy-field", metavar="NAME",
+                   help="column whose differing values mark pairs that cannot be one story "
+                        "(e.g. a section or category column)")
+    g.add_argument("--decoy-days", type=float, default=DEFAULT_DECOY_DAYS, metavar="D",
+                   help="pairs published at least D days apart are decoys (default %(default)g)")
+    g.add_argument("--decoy-pairs", type=Path, metavar="FILE",
+                   help="CSV of known-distinct pairs (columns id_i, id_j; ids as in the corpus)")
+    g.add_argument("--precision", type=float, default=DEFAULT_PRECISION, metavar="P",
+                   help="target precision of the recommended threshold (default %(default)g)")
+    g.add_argument("--gold", type=Path, metavar="FILE",
+                   help="labelled pairs (data/gold format, e.g. from `newsdedup label-sheet`): "
+                        "measured precision and recall, which beat the estimates")
+    g.add_argument("--story-column", metavar="COL",
+                   help="story id column (equal ids: one story): measured precision and recall")
+
+
+def calibrate_options(args) -> CalibrateOptions:
+    """The calibrate options built from the parsed arguments."""
+    evidence = EvidenceOptions(decoy_field=args.decoy_field, decoy_days=args.decoy_days,
+                               decoy_pairs=args.decoy_pairs, precision=args.precision,
+                               gold=args.gold, story_column=args.story_column)
+    return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
+                            seed=args.sim_seed, min_words=args.min_words, method=args.method,
+                            evidence=evidence)
+
+
+def add_crosshost_args(p: argparse.ArgumentParser) -> None:
+    """Add the crosshost options to a command's parser."""
+    g = p.add_argument_group("cross-host")
+    g.add_argument("--hosts", type=words,
+                   default=("deepmind.google", "blog.google"),
+                   help="host set whose cross pairs are studied (default deepmind.google,"
+                        "blog.google)")
+    g.add_argument("--window-days", type=int, default=3, help="date window, days (default 3)")
+    g.add_argument("--cross-n", type=int, default=4, help="n-gram size (default 4)")
+
+
+def crosshost_options(args) -> CrossHostOptions:
+    """The crosshost options built from the parsed arguments."""
+    return CrossHostOptions(hosts=args.hosts, window_days=args.window_days, n=args.cross_n)
+
+
+def add_signal_args(p: argparse.ArgumentParser) -> None:
+    """Add the signal options to a command's parser."""
+    g = p.add_argument_group("signals and detector")
+    g.add_argument("--relations", default=("same-org",),
+                   type=words,
+                   help="host relations the host rule keeps: same-host, same-org, cross-org "
+                        "(default same-org: different hosts of one organisation)")
+    g.add_argument("--max-days", type=float, default=1.0,
+                   help="date window of the date rule, days (default 1)")
+    g.add_argument("--min-shared", type=int, default=1,
+                   help="shared non-brand entities the entity rule needs (default 1)")
+    for rule in ("host", "date", "entity", "version"):
+        g.add_argument(f"--no-{rule}", action="store_true", help=f"switch the {rule} rule off")
+    g.add_argument("--host-orgs", type=mapping, default=None,
+                   help="extra host=organisation pairs, e.g. blog.example=example")
+    g.add_argument("--entity-unit", choices=["run", "token"], default="run",
+                   help="run: a run of capitalized tokens is one name (default); token: each "
+                        "capitalized token is one (English title-case headlines)")
+    g.add_argument("--no-korean", action="store_true",
+                   help="skip Korean proper nouns (kiwipiepy)")
+    g.add_argument("--signal-n", type=int, default=4, help="n-gram size of the surface scores")
+
+
+def signal_options(args):
+    """The signal options built from the parsed arguments."""
+    from newsdedup.runs.signals import SignalOptions
+    from newsdedup.signals.detector import DetectorConfig
+    from newsdedup.signals.entities import EntityConfig
+    from newsdedup.signals.pairs import HOST_ORGS, SignalConfig
+
+    signals = SignalConfig(n=args.signal_n, host_orgs=HOST_ORGS | dict(args.host_orgs or {}),
+                           entities=EntityConfig(unit=args.entity_unit,
+                                                 korean=not args.no_korean))
+    detector = DetectorConfig(host=not args.no_host, relations=args.relations,
+                              date=not args.no_date, max_days=args.max_days,
+                              entity=not args.no_entity, min_shared=args.min_shared,
+                              version=not args.no_version)
+    return SignalOptions(signals=signals, detector=detector)
+
+

@@ -1,0 +1,273 @@
+"""The ``newsdedup`` parser: one function per command group."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from newsdedup import paths
+from newsdedup.cli.commands import (
+    cmd_calibrate,
+    cmd_candidates,
+    cmd_crosshost,
+    cmd_dedupe,
+    cmd_evaluate_clusters,
+    cmd_evaluate_gold,
+    cmd_evaluate_pairs,
+    cmd_fetch,
+    cmd_figures,
+    cmd_join,
+    cmd_label_sheet,
+    cmd_measure,
+    cmd_run,
+    cmd_signals,
+    cmd_story_signals,
+)
+from newsdedup.cli.options import (
+    add_calibrate_args,
+    add_corpus_args,
+    add_crosshost_args,
+    add_measure_args,
+    add_signal_args,
+    floats,
+    ints,
+    mapping,
+    words,
+)
+from newsdedup.score.scorers import SCORERS
+
+# --- the parser: one function per command group ---------------------------------
+
+
+def add_figures_command(sub) -> None:
+    """Add the ``figures`` command to the subparsers."""
+    from newsdedup.plots.write import KINDS
+
+    p = sub.add_parser("figures", help="draw the figures from the result tables already written",
+                       description="Draw PNG (and SVG) figures from the tables under the "
+                                   "results root; nothing is recomputed. A missing table is "
+                                   "named with the command that writes it.")
+    p.add_argument("name", nargs="?", default=None,
+                   help=f"corpus name, the folder under the results root "
+                        f"(default: {paths.PALDYN.name})")
+    p.add_argument("--root", type=Path, default=None,
+                   help=f"results root (default: {paths.RESULTS_DIR})")
+    p.add_argument("--only", type=words, default=KINDS, metavar="KINDS",
+                   help=f"comma-separated figure kinds out of {','.join(KINDS)} "
+                        f"(default: all): corpus = results/<name>/figures/, eval = "
+                        f"results/<dataset>/eval/figures/, signals = results/<name>/signals/")
+    p.set_defaults(func=cmd_figures)
+
+
+def add_fetch_command(sub) -> None:
+    """Add the ``fetch`` command to the subparsers."""
+    p = sub.add_parser("fetch", help="download the pinned corpus into data/external (network)",
+                       description="Download the pinned archive by commit and verify its sha256.")
+    p.set_defaults(func=cmd_fetch)
+
+
+def add_published_commands(sub) -> None:
+    """measure, calibrate, crosshost and run: the published blocks of one corpus."""
+    p = sub.add_parser("measure", help="exact Jaccard vs MinHash tables (published block 1)",
+                       description="Exact all-pairs Jaccard against MinHash for n = 3, 4, 5: "
+                                   "errors, threshold table, LSH, top pairs, error vs k.")
+    add_corpus_args(p)
+    add_measure_args(p)
+    p.set_defaults(func=cmd_measure)
+    p = sub.add_parser("calibrate", help="sensitivity simulation, sweeps, calibration.json "
+                                         "(published block 2)",
+                       description="Word-retention sensitivity simulation, threshold sweep and "
+                                   "calibrated threshold band with its evidence.")
+    add_corpus_args(p)
+    add_calibrate_args(p)
+    p.set_defaults(func=cmd_calibrate)
+    p = sub.add_parser("label-sheet", help="stratified labeling sheet around the calibrated "
+                                           "threshold (the labeling loop)",
+                       description="Sample the pairs the calibrated dedupe compares in two score "
+                                   "bins, just below and at/above the recommended threshold, so "
+                                   "that ~200 labels give each bin's precision within +-0.1 "
+                                   "(95%%). Fill in 'label', then `newsdedup calibrate --gold "
+                                   "SHEET`. Writes results/<name>/calibrate/to_label.csv.")
+    add_corpus_args(p)
+    p.add_argument("--calibration", type=Path,
+                   help="calibration.json (default results/<name>/calibration.json)")
+    p.add_argument("--halfwidth", type=float, default=0.1,
+                   help="wanted half-width of each bin's 95%% interval (default 0.1)")
+    p.add_argument("--bin-width", type=float, default=0.05,
+                   help="width of the bin below the threshold (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--output", type=Path, help="sheet path")
+    p.set_defaults(func=cmd_label_sheet)
+    p = sub.add_parser("crosshost", help="cross-host pairs (published block 3)",
+                       description="Hosts from URLs, cross pairs of a host set, date window.")
+    add_corpus_args(p)
+    add_crosshost_args(p)
+    p.set_defaults(func=cmd_crosshost)
+    p = sub.add_parser("run", help="measure + calibrate + crosshost (+ dedupe) on one corpus",
+                       description="Everything for one corpus, written to results/<name>/: "
+                                   "measure, calibrate, cross-host, and a dedupe with the "
+                                   "calibrated threshold when calibration recommends one.")
+    add_corpus_args(p)
+    add_measure_args(p)
+    add_calibrate_args(p)
+    add_crosshost_args(p)
+    p.set_defaults(func=cmd_run)
+
+
+def add_dedupe_command(sub) -> None:
+    """Add the ``dedupe`` command to the subparsers."""
+    p = sub.add_parser("dedupe", help="dedupe a corpus (seed-000 pipeline) and list its groups",
+                       description="Exact pass, then near-duplicate pass (IDF or plain Jaccard, "
+                                   "subject gate, greedy clustering against representatives). "
+                                   "Default: the seed-000 settings, threshold 0.30.")
+    add_corpus_args(p)
+    g = p.add_argument_group("dedupe")
+    src = g.add_mutually_exclusive_group()
+    src.add_argument("--calibration", type=Path,
+                     help="calibration.json to take the threshold (and its scorer, n, text) from")
+    src.add_argument("--threshold", type=float, help="near-duplicate threshold in [0, 1]")
+    g.add_argument("--scorer", choices=list(SCORERS),
+                   help="score of the near pass (default idf)")
+    g.add_argument("--n", dest="dedupe_n", type=int, help="character n-gram size (default 3)")
+    g.add_argument("--text", choices=["title", "title+summary"], help="what is compared")
+    g.add_argument("--gate", action=argparse.BooleanOptionalAction, default=None,
+                   help="subject gate on the headline's leading token (default on)")
+    g.add_argument("--reference", type=Path,
+                   help="reference corpus whose document frequencies weigh the idf scorer "
+                        "(default: the batch itself)")
+    g.add_argument("--reference-columns", type=mapping, default=None,
+                   help="field names of the reference corpus, as --columns")
+    g.add_argument("--syndicators", type=words,
+                   help="comma-separated syndicator hosts (default v.daum.net,news.naver.com,"
+                        "news.nate.com)")
+    g.add_argument("--opaque-hosts", type=words,
+                   help="comma-separated redirect hosts (default news.google.com)")
+    g.add_argument("--num-perm", type=int, help="MinHash signature length (scorer minhash)")
+    g.add_argument("--minhash-family", choices=["crc32-mersenne61", "datasketch"],
+                   help="MinHash hash family (scorer minhash)")
+    g.add_argument("--minhash-seed", type=int, help="MinHash seed (scorer minhash)")
+    g.add_argument("--sweep", type=floats, default=None, metavar="T1,T2,...",
+                   help="also sweep these thresholds for every scorer, gate on and off, "
+                        "and write dedupe/sweep.csv (items left per threshold)")
+    p.set_defaults(func=cmd_dedupe)
+
+
+def add_join_command(sub) -> None:
+    """Add the ``join`` command to the subparsers."""
+    p = sub.add_parser("join", help="exact all-pairs Jaccard join at a threshold (scales to 1M)",
+                       description="Every pair with exact character n-gram Jaccard >= the "
+                                   "threshold, without the N x N matrix (prefix-filtered sparse "
+                                   "join, exact verification); top-K neighbours, the score "
+                                   "histogram and, optionally, MinHash LSH recall per bin. "
+                                   "Writes results/<name>/join/.")
+    add_corpus_args(p)
+    g = p.add_argument_group("join")
+    g.add_argument("--threshold", type=float, default=0.5, help="Jaccard threshold (default 0.5)")
+    g.add_argument("--n", dest="join_n", type=int, default=3, help="n-gram size (default 3)")
+    g.add_argument("--text", choices=["title", "title+summary"], default="title",
+                   help="what is compared (default title)")
+    g.add_argument("--scheme", default="hangul-alnum", help="normalization (default hangul-alnum)")
+    g.add_argument("--top-k", type=int, default=0, help="write the k best neighbours per item")
+    g.add_argument("--scheduler", help="run on Dask: a scheduler address, or 'local' for a "
+                                       "local cluster")
+    g.add_argument("--lsh-threshold", type=float,
+                   help="also measure MinHash LSH recall per bin, banding chosen for this J")
+    g.add_argument("--lsh-recall", type=float, default=None,
+                   help="recall wanted at --lsh-threshold (default: datasketch's optimiser)")
+    g.add_argument("--num-perm", type=int, default=128, help="MinHash permutations (default 128)")
+    g.add_argument("--minhash-family", choices=["crc32-mersenne61", "datasketch"],
+                   default="crc32-mersenne61", help="MinHash family (default crc32-mersenne61)")
+    p.set_defaults(func=cmd_join)
+
+
+def add_evaluate_commands(sub) -> None:
+    """evaluate-pairs and evaluate-clusters: the labelled data."""
+    p = sub.add_parser("evaluate-pairs", help="every scorer on labelled headline pairs, "
+                                              "Korean against English (results/<corpus>/eval)",
+                       description="KorSTS and STS-B news-headline pairs: plain, batch-IDF and "
+                                   "reference-IDF Jaccard (n = 2..5) and MinHash (n = 3, k = "
+                                   "16..256), subject gate off and on; thresholds chosen on one "
+                                   "split, AUC / AP / P / R / F1 with bootstrap intervals on the "
+                                   "other; the aligned Korean and English pairs compared.")
+    p.add_argument("--corpora", type=Path, default=paths.CORPORA_DIR,
+                   help="folder holding korsts/ and stsb-en/ (default: %(default)s)")
+    p.add_argument("--select", default="train", help="split where thresholds are chosen "
+                                                     "(default train)")
+    p.add_argument("--test", default="dev", help="split where they are measured (default dev)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--ngrams", type=ints, default=(), metavar="N1,N2,...",
+                   help="also write the per-n tables without intervals (plain Jaccard at these "
+                        "n, test split) to results/sts-headlines-<test>/evaluate/ (2,3,4: "
+                        "the tables of the retired evaluate-sts)")
+    p.add_argument("--out", type=Path, default=paths.RESULTS_DIR, help="results root")
+    p.set_defaults(func=cmd_evaluate_pairs)
+    p = sub.add_parser("evaluate-clusters", help="the dedupe module against story ids (UCI)",
+                       description="Runs the dedupe per scorer, gate and threshold on a corpus "
+                                   "with story ids (default: the UCI aggregator sample) and "
+                                   "writes pairwise and B-cubed precision / recall, items "
+                                   "left, worst false merges, most similar missed pairs and "
+                                   "label noise to results/<name>/eval/.")
+    add_corpus_args(p)
+    p.add_argument("--story-col", default="STORY", help="story id column (default STORY)")
+    p.add_argument("--stories", type=int, default=0,
+                   help="evaluate a seeded sample of this many whole stories (default 0: all)")
+    p.add_argument("--sample-seed", type=int, default=0, help="seed of the story sample")
+    p.add_argument("--n", dest="cluster_n", type=int, default=3, help="n-gram size (default 3)")
+    p.add_argument("--thresholds", dest="cluster_thresholds", type=floats,
+                   default=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+                   help="dedupe thresholds (default 0.2,...,0.9)")
+    p.add_argument("--examples-at", type=float, default=0.3,
+                   help="threshold (one of --thresholds) of the false-merge and missed-pair "
+                        "lists (default 0.3)")
+    p.add_argument("--reference", type=Path, default=paths.CORPORA_DIR,
+                   help="folder with stsb-en/ whose news sentences give reference IDF for the "
+                        "extra 'idf-ref' runs (default: %(default)s)")
+    p.add_argument("--pairs-n", type=int, default=None, metavar="N",
+                   help="also score every pair at this n against the story ids, without a "
+                        "dedupe (precision, bound; results/<name>/evaluate/stories_*; 4: the "
+                        "tables of the retired evaluate-stories)")
+    p.set_defaults(func=cmd_evaluate_clusters)
+
+
+def add_signal_commands(sub) -> None:
+    """Add the signal commands to the subparsers."""
+    p = sub.add_parser("signals", help="pair signals (host, date gap, entities), detector funnel "
+                                       "and candidates",
+                       description="Surface scores, host relation, date gap and shared entities "
+                                   "of every pair; the rule-based detector's funnel (all pairs -> "
+                                   "host -> date -> entity -> version) and every pair it proposes. "
+                                   "Writes results/<name>/signals/.")
+    add_corpus_args(p)
+    add_signal_args(p)
+    p.set_defaults(func=cmd_signals)
+    p = sub.add_parser("candidates", help="write a labeling sheet of candidate pairs",
+                       description="The top pairs of every surface scorer (a quota each) and the "
+                                   "detector's candidates, texts side by side, with empty label "
+                                   "and reason columns (default results/<name>/signals/"
+                                   "to_label.csv).")
+    add_corpus_args(p)
+    add_signal_args(p)
+    p.add_argument("--quota", type=int, default=10, help="pairs per scorer (default 10)")
+    p.add_argument("--output", type=Path, help="sheet path (default results/<name>/signals/"
+                                                "to_label.csv)")
+    p.set_defaults(func=cmd_candidates)
+    p = sub.add_parser("evaluate-gold", help="precision and recall of scorers and detector on "
+                                             "a gold file",
+                       description="Read a labelled sheet (id_i, id_j, label, reason; labels "
+                                   "same / followup / related / different) and report every "
+                                   "scorer's and the detector's precision and recall on it.")
+    add_corpus_args(p)
+    add_signal_args(p)
+    p.add_argument("--gold", type=Path, help="gold CSV (default data/gold/<name>.csv)")
+    p.set_defaults(func=cmd_evaluate_gold)
+    p = sub.add_parser("story-signals", help="each pair signal against story ids (e.g. UCI)",
+                       description="Precision and recall of surface thresholds, host, "
+                                   "timestamp window and shared entities, alone and combined, "
+                                   "against a story-id column; all pairs, in blocks.")
+    add_corpus_args(p)
+    add_signal_args(p)
+    p.add_argument("--story-col", default="STORY", help="story id column (default STORY)")
+    p.set_defaults(func=cmd_story_signals)
+
+
