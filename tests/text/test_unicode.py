@@ -53,3 +53,20 @@ def load_and_dedupe(titles: list[str]) -> list[tuple]:
 @given(st.lists(WORDS.filter(str.strip), min_size=1, max_size=8))
 def test_nfc_and_nfd_corpora_dedupe_identically(titles: list[str]) -> None:
     assert load_and_dedupe([nfd(t) for t in titles]) == load_and_dedupe(titles)
+
+
+def test_dedupe_api_buckets_an_nfd_table_with_its_nfc_twin():
+    # Not through the loader: a table built in code, in NFD, must gate like NFC.
+    import unicodedata
+
+    import pandas as pd
+
+    from newsdedup.cluster.dedupe import DedupeConfig, dedupe
+
+    titles = ["진천군, 스마트 돌봄 플랫폼 구축", "진천군 스마트돌봄 플랫폼 구축 완료", "청주시 예산 편성"]
+    nfc = pd.DataFrame({"id": ["a", "b", "c"], "title": titles})
+    nfd = nfc.assign(title=[unicodedata.normalize("NFD", t) for t in titles])
+    config = DedupeConfig(threshold=0.3)
+    left, right = dedupe(nfc, config), dedupe(nfd, config)
+    assert left.clustering.labels.tolist() == right.clustering.labels.tolist()
+    assert left.items["lead"].tolist() == right.items["lead"].tolist()

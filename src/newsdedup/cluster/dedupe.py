@@ -54,7 +54,7 @@ from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.minhash import FAMILIES, MinHashParams
 from newsdedup.score.prefix import candidate_source, scorer_weights
 from newsdedup.score.scorers import SCORERS, BlockScorer, make_scorer
-from newsdedup.text.normalize import get_scheme, item_texts
+from newsdedup.text.normalize import canonical, get_scheme, item_texts
 from newsdedup.text.shingle import shingle_matrix
 
 # Calibrated by seed 000 on 100 live Google News results for "온디바이스 AI"
@@ -274,7 +274,9 @@ def headlines(items: pd.DataFrame, config: DedupeConfig) -> Headlines:
         >>> h.titles, h.heads, h.leads
         (['진천군, 스마트 돌봄'], ['진천군스마트돌봄'], ['진천군'])
     """
-    titles = text_column(items, "title")
+    # NFC here too, not only in the loader: the gate reads raw titles, and a table
+    # handed to the API in NFD must bucket with its NFC twin.
+    titles = [canonical(t) for t in text_column(items, "title")]
     stripped = [strip_outlet(t) for t in titles]
     compared = stripped if config.strip_outlet else titles
     norm = get_scheme(config.scheme)
