@@ -63,7 +63,9 @@ def test_dedupe_api_buckets_an_nfd_table_with_its_nfc_twin():
 
     from newsdedup.cluster.dedupe import DedupeConfig, dedupe
 
-    titles = ["진천군, 스마트 돌봄 플랫폼 구축", "진천군 스마트돌봄 플랫폼 구축 완료", "청주시 예산 편성"]
+    titles = ["진천군, 스마트 돌봄 플랫폼 구축",
+              "진천군 스마트돌봄 플랫폼 구축 완료",
+              "청주시 예산 편성"]
     nfc = pd.DataFrame({"id": ["a", "b", "c"], "title": titles})
     nfd = nfc.assign(title=[unicodedata.normalize("NFD", t) for t in titles])
     config = DedupeConfig(threshold=0.3)
