@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_signal_commands(sub)
     add_figures_command(sub)
     add_fetch_command(sub)
+    for command in sub.choices.values():
+        command.add_argument("--quiet", action="store_true",
+                             help="no progress bars or step messages on stderr (rejected "
+                                  "records and warnings are still reported)")
     return parser
 
 
@@ -66,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         0 on success, 2 when the command failed with a readable error (printed).
     """
     args = build_parser().parse_args(argv)
+    progress.quiet = args.quiet
     start = time.perf_counter()
     try:
         args.func(args)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from newsdedup import paths
@@ -11,6 +10,7 @@ from newsdedup.corpus.load import LoadResult
 from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions
 from newsdedup.runs.crosshost import CrossHostOptions
 from newsdedup.runs.load import load_named
+from newsdedup.runs.progress import Reporter
 from newsdedup.score.minhash import MinHashParams
 from newsdedup.studies.decoys import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
 from newsdedup.studies.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
@@ -53,9 +53,9 @@ def mapping(text: str) -> dict[str, str]:
     return out
 
 
-def progress(msg: str) -> None:
-    """Print a progress line to stderr."""
-    print(f"[newsdedup] {msg}", file=sys.stderr, flush=True)
+progress = Reporter()
+"""Progress lines and bars on stderr (:class:`newsdedup.runs.progress.Reporter`); ``--quiet``
+sets ``progress.quiet``."""
 
 
 # --- argument groups and the options they become ---------------------------------
@@ -118,6 +118,14 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
                    help="permutation counts of the error study (default 16,...,1024)")
     g.add_argument("--no-lsh", action="store_true", help="skip the LSH banding table")
     g.add_argument("--scheme", default="hangul-alnum", help="normalization scheme")
+    g.add_argument("--pair-budget", type=float, default=MeasureConfig.pair_budget,
+                   metavar="SECONDS",
+                   help="above 6,000 items, stream every pair while the pass is estimated "
+                        "(from the pair count) to take at most this long; beyond it, exact "
+                        "pairs come from the join and the rest from a seeded pair sample with "
+                        "intervals (default %(default)g; 0: always sample, inf: always stream)")
+    g.add_argument("--sample-pairs", type=int, default=MeasureConfig.sample_pairs,
+                   help="pairs of that sample per n-gram size (default %(default)d)")
 
 
 def measure_config(args) -> MeasureConfig:
@@ -131,6 +139,8 @@ def measure_config(args) -> MeasureConfig:
         minhash=MinHashParams(num_perm=args.num_perm, seed=args.minhash_seed),
         error_perms=args.error_perms,
         lsh=not args.no_lsh,
+        pair_budget=args.pair_budget,
+        sample_pairs=args.sample_pairs,
     )
 
 

@@ -22,12 +22,14 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
+from newsdedup.runs.progress import counter, tracker
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
     normalized_texts,
     run_measure,
 )
+from newsdedup.studies.measure_sampled import plan_pairs, run_sampled
 from newsdedup.studies.measure_streamed import run_streamed
 
 
@@ -49,12 +51,21 @@ def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None 
         The :class:`~newsdedup.studies.measure.MeasureReport`.
     """
     config = config or MeasureConfig()
-    if len(corpus.items) > config.dense_max_items:
-        # Too many pairs to hold every score: stream them (same figures; no sweep, no LSH).
-        report = run_streamed(corpus.items, normalized_texts(corpus.items, config.scheme),
-                              config, progress)
-    else:
+    path, seconds = plan_pairs(len(corpus.items), config)
+    if path == "dense":
         report = run_measure(corpus.items, config, progress)
+    else:
+        n = len(corpus.items)
+        progress(f"measure: {n * (n - 1) // 2:,} pairs x {len(config.ngrams)} n-gram sizes, "
+                 f"streamed pass estimated at {seconds:,.0f} s (budget {config.pair_budget:g} s):"
+                 f" {'streaming every pair' if path == 'streamed' else 'join, LSH and samples'}")
+        texts = normalized_texts(corpus.items, config.scheme)
+        if path == "streamed":
+            # Too many pairs to hold every score: stream them (same figures; no sweep, no LSH).
+            report = run_streamed(corpus.items, texts, config, progress,
+                                  count=lambda label: counter(progress, label, " pairs"))
+        else:
+            report = run_sampled(corpus.items, texts, config, progress, tracker(progress))
     if echo:
         print(measure_console(report, corpus), flush=True)
     files = write_measure(report, corpus, name, out / name / "measure")
@@ -111,10 +122,10 @@ def write_measure(report, corpus, name: str, out_dir: Path) -> list[Path]:
         written.append(write_csv(lsh, out_dir / "lsh.csv"))
     written.append(write_markdown(measure_markdown(report, corpus), out_dir / "measure.md",
                                   f"Measurement: {name}"))
-    written.append(write_params(
-        {"corpus": corpus_meta(corpus, name), "config": report.config.as_dict()},
-        out_dir / "params.json",
-    ))
+    params = {"corpus": corpus_meta(corpus, name), "config": report.config.as_dict()}
+    if report.scale:  # streamed or sampled: how every all-pairs figure was obtained
+        params["scale"] = report.scale
+    written.append(write_params(params, out_dir / "params.json"))
     write_json(
         {m.n: {"signature_seconds": m.sig_seconds, "exact_seconds": m.exact_seconds}
          for m in report.per_ngram},

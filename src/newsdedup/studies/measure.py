@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
 from newsdedup.score.minhash import (
@@ -62,6 +63,22 @@ class MeasureConfig:
             (:mod:`newsdedup.studies.measure_streamed`, same figures exactly); the
             n-gram sweep and the LSH table are then not computed. A memory
             knob, not written to ``params.json``.
+        pair_budget: Seconds the streamed pass over every pair may take,
+            estimated from the pair count before starting
+            (:func:`newsdedup.studies.measure_sampled.plan_pairs`); above it the
+            all-pairs figures come from the exact join, LSH banding and a
+            seeded pair sample (:mod:`newsdedup.studies.measure_sampled`).
+        sample_pairs: Pairs of that uniform sample (per n-gram size).
+        sample_seed: Seed of the samples.
+        sampled_error_pairs: Pairs of the error-versus-permutations study on
+            the sampled path (signatures up to 1,024 permutations of their items).
+        confidence: Level of the intervals beside sampled figures.
+        lsh_max_pairs: Largest number of band-sharing pairs listed for one
+            threshold on the sampled path (bounded before listing); above it the
+            threshold's LSH figures are reported as skipped.
+
+        The last six settings are written to ``params.json`` (key ``scale``) by
+        the streamed and sampled paths, not by the dense one.
     """
 
     ngrams: tuple[int, ...] = (3, 4, 5)
@@ -79,6 +96,12 @@ class MeasureConfig:
     error_max_pairs: int = 250_000
     sweep_ngrams: tuple[int, ...] = (2, 3, 4, 5, 6)
     dense_max_items: int = 6000
+    pair_budget: float = 120.0
+    sample_pairs: int = 1_000_000
+    sample_seed: int = 0
+    sampled_error_pairs: int = 20_000
+    confidence: float = 0.95
+    lsh_max_pairs: int = 30_000_000
 
     def __post_init__(self) -> None:
         """Check the settings; raise ValueError naming the bad one."""
@@ -87,6 +110,12 @@ class MeasureConfig:
         for t in self.thresholds:
             if not 0.0 <= t <= 1.0:
                 raise ValueError(f"threshold {t} is outside [0, 1]")
+        if self.sample_pairs < 1 or self.sampled_error_pairs < 1:
+            raise ValueError("sample_pairs and sampled_error_pairs must be >= 1")
+        if not 0.0 < self.confidence < 1.0:
+            raise ValueError(f"confidence {self.confidence} is outside (0, 1)")
+        if not self.pair_budget >= 0:
+            raise ValueError(f"pair_budget {self.pair_budget} must be >= 0 seconds")
 
     def as_dict(self) -> dict:
         """The settings as a plain dict, as written to the measurement's JSON."""
@@ -354,6 +383,22 @@ def error_table(shingled: ShingleMatrix, i: np.ndarray, j: np.ndarray, score: np
     return pd.DataFrame(rows)
 
 
+def error_intervals(errors: pd.DataFrame, total_pairs: int, confidence: float) -> pd.DataFrame:
+    """Add a normal interval of ``err_mean`` where the error table used a sample of the pairs.
+
+    The spread comes from the table itself (``rmse`` and ``err_mean`` give the
+    sample variance). A table over every pair is returned unchanged.
+    """
+    if errors.empty or int(errors["pairs"].max()) >= total_pairs:
+        return errors
+    m = errors["pairs"].to_numpy(dtype=np.float64)
+    var = np.maximum(errors["rmse"] ** 2 - errors["err_mean"] ** 2, 0.0) * m / np.maximum(m - 1, 1)
+    half = norm.ppf(0.5 + confidence / 2) * np.sqrt(var / m)
+    return errors.assign(err_mean_lo=np.maximum(errors["err_mean"] - half, 0.0),
+                         err_mean_hi=errors["err_mean"] + half, method="sampled",
+                         of_pairs=total_pairs)
+
+
 @dataclass(frozen=True)
 class MeasureReport:
     """Everything one measurement run produced.
@@ -365,6 +410,8 @@ class MeasureReport:
         errors: Error-versus-permutations table (at ``config.top_ngram``).
         ngram_sweep: Distribution of all exact scores per n (:func:`ngram_sweep`).
         ngram_tracks: Scores of the top pairs at every n (:func:`ngram_sweep`).
+        scale: How the all-pairs figures were obtained (path, budget, sample,
+            ``exact`` or ``sampled`` per figure); empty on the dense path.
     """
 
     config: MeasureConfig
@@ -373,6 +420,7 @@ class MeasureReport:
     errors: pd.DataFrame
     ngram_sweep: pd.DataFrame = field(default_factory=pd.DataFrame)
     ngram_tracks: pd.DataFrame = field(default_factory=pd.DataFrame)
+    scale: dict = field(default_factory=dict)
 
     def summary(self) -> pd.DataFrame:
         """One row per n: items, pairs, mean shingles, error mean and max, exact max."""
@@ -380,9 +428,9 @@ class MeasureReport:
 
     def thresholds(self) -> pd.DataFrame:
         """The threshold tables of all n, stacked, with an ``n`` column first."""
-        return pd.concat(
-            [m.thresholds.assign(n=m.n) for m in self.per_ngram], ignore_index=True
-        )[["n", "threshold", "real", "candidates", "matches", "recall"]]
+        out = pd.concat([m.thresholds.assign(n=m.n) for m in self.per_ngram], ignore_index=True)
+        cols = ["n", "threshold", "real", "candidates", "matches", "recall"]
+        return out[cols + [c for c in out.columns if c not in cols]]  # sampled: methods after
 
     def lsh(self) -> pd.DataFrame:
         """The LSH tables of all n, stacked, with an ``n`` column first."""
@@ -397,6 +445,9 @@ class MeasureReport:
         edges = np.linspace(0.0, 1.0, bins + 1)
         frames = []
         for m in self.per_ngram:
+            if hasattr(m, "histogram_table"):  # sampled: point, interval and method per bin
+                frames.append(m.histogram_table(edges).assign(n=m.n))
+                continue
             frames.append(
                 pd.DataFrame(
                     {
@@ -408,7 +459,9 @@ class MeasureReport:
                     }
                 )
             )
-        return pd.concat(frames, ignore_index=True)
+        out = pd.concat(frames, ignore_index=True)
+        cols = ["n", "bin_lo", "bin_hi", "exact", "estimate"]
+        return out[cols + [c for c in out.columns if c not in cols]]
 
     def by_n(self, n: int) -> NgramMeasurement:
         """The measurement of n-gram size ``n``.
@@ -446,6 +499,7 @@ def run_measure(
     say(f"measure: error versus permutations {list(config.error_perms)}")
     errors = error_vs_num_perm(top_m.shingled, top_m.exact, config.error_families,
                                config.error_perms, config.error_max_pairs)
+    errors = error_intervals(errors, len(top_m.exact), config.confidence)
     say(f"measure: n-gram sweep {list(config.sweep_ngrams)}")
     measured = {m.n: m.exact for m in per_ngram}
     sweep, tracks = ngram_sweep(texts, config.sweep_ngrams, top_m.exact.top(config.top_k),

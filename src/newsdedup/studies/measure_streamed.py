@@ -25,6 +25,7 @@ from newsdedup.score.minhash import signatures
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
+    error_intervals,
     error_pair_sample,
     error_table,
     top_pairs,
@@ -145,7 +146,9 @@ def _table(stats: PairStats) -> pd.DataFrame:
 
 
 def run_streamed(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
-                 say: Callable[[str], None]) -> MeasureReport:
+                 say: Callable[[str], None],
+                 count: Callable[[str], Callable[[int, int], None]] | None = None
+                 ) -> MeasureReport:
     """The measurement of ``items`` (normalized ``texts``) without all-pair arrays.
 
     Args:
@@ -153,6 +156,9 @@ def run_streamed(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
         texts: Their normalized texts.
         config: The measurement settings.
         say: Told what step is running.
+        count: Makes the ``(pairs done, pairs in all)`` callback of one n-gram
+            size from its label (a progress bar); None: :func:`rate_reporter`
+            lines through ``say``.
 
     Returns:
         A :class:`~newsdedup.studies.measure.MeasureReport` (empty sweep, tracks and LSH).
@@ -165,8 +171,9 @@ def run_streamed(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
         t0 = time.perf_counter()
         sigs = signatures(shingled, config.minhash)
         t1 = time.perf_counter()
+        tell = (count or (lambda lb: rate_reporter(say, lb)))(f"measure n={n}")
         stats = stream_pair_stats(shingled, sigs, config.thresholds, HISTOGRAM_EDGES,
-                                  config.top_k, progress=rate_reporter(say, f"measure n={n}"))
+                                  config.top_k, progress=tell)
         per_ngram.append(StreamedNgram(n, shingled, stats, _table(stats), pd.DataFrame(),
                                        t1 - t0, time.perf_counter() - t1))
     top_m = next(m for m in per_ngram if m.n == config.top_ngram)
@@ -177,5 +184,13 @@ def run_streamed(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
                          config.error_families, config.error_perms)
     st = top_m.stats
     top = top_pairs(items, PairScores(st.top_i, st.top_j, st.top_score), config.top_k)
+    errors = error_intervals(errors, st.pairs, config.confidence)
+    scale = {"path": "streamed", "pair_budget_seconds": config.pair_budget,
+             "figures": {"summary": "exact", "thresholds": "exact", "histogram": "exact",
+                         "top_pairs": "exact",
+                         "error_vs_perm": "exact" if st.pairs <= config.error_max_pairs
+                         else "sampled (err_mean_lo, err_mean_hi)",
+                         "lsh": "not computed on this path",
+                         "ngram_sweep": "not computed on this path"}}
     return MeasureReport(config=config, per_ngram=per_ngram, top=top,  # type: ignore[arg-type]
-                         errors=errors)
+                         errors=errors, scale=scale)

@@ -21,16 +21,34 @@ the error sum is accumulated exactly (:class:`ExactSum`) so the mean equals
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from newsdedup.score.jaccard import jaccard_block
 from newsdedup.text.shingle import ShingleMatrix
 
-__all__ = ["DEFAULT_CELLS", "ExactSum", "PairStats", "pair_blocks", "stream_pair_stats"]
+__all__ = ["DEFAULT_CELLS", "ExactSum", "PairStats", "Track", "pair_blocks", "stream_pair_stats",
+           "untracked"]
+
+Track = Callable[[Iterable[Any], "int | None", str], Iterator[Any]]
+"""How a study reports a long loop: ``track(items, total, label)`` yields ``items``.
+
+The run layer passes one that draws a progress bar
+(:func:`newsdedup.runs.progress.tracker`); studies default to :func:`untracked`."""
+
+
+def untracked(items: Iterable[Any], total: int | None = None, label: str = "") -> Iterator[Any]:
+    """The :data:`Track` that reports nothing.
+
+    Examples:
+        >>> list(untracked([1, 2], 2, "rows"))
+        [1, 2]
+    """
+    return iter(items)
 
 DEFAULT_CELLS = 1 << 22
 """Pairs per block (4M: about 100 MB of working arrays); a memory knob, not a result."""

@@ -1,0 +1,394 @@
+"""The measurement of seed 004 when visiting every pair does not fit the time budget.
+
+:func:`plan_pairs` decides, from the pair count alone and before any work,
+how ``newsdedup measure`` gets its all-pairs figures: ``dense`` (every score
+held, up to ``MeasureConfig.dense_max_items``), ``streamed`` (every pair
+visited in blocks, :mod:`newsdedup.studies.measure_streamed`) while the
+estimated time fits ``MeasureConfig.pair_budget``, else ``sampled``, here.
+
+Per n-gram size the sampled path gets
+
+* **exactly**, from the exact join at the lowest threshold
+  (:func:`newsdedup.score.join.threshold_join`, ``t0``): the real pairs per
+  threshold, the top pairs (all pairs at or above ``t0``), the highest exact
+  score (when some pair reaches ``t0``), the histogram bins at or above
+  ``t0`` and the LSH table (band-sharing pairs, checked against the join);
+* **MinHash candidates per threshold** from LSH banding (datasketch's
+  bands x rows for that threshold, as the LSH table) plus signature
+  verification (the estimate of a proposed pair reaches ``t``); recall
+  against the exact join. A dense run counts every pair whose estimate
+  reaches ``t``; banding proposes most of them (its ``expected`` recall per
+  bin is in the LSH table), so the column is labelled ``lsh+verify``;
+* **by sampling**: the rest of the histograms and the mean and maximum
+  ``|estimate - exact|``, from a seeded uniform sample of pairs (with
+  replacement). Pairs below ``t0`` number ``total - |join|`` exactly; the
+  sample's pairs below ``t0`` estimate how they spread over the bins, with
+  an exact (Clopper-Pearson) interval per bin, and their mean error with a
+  normal interval. The sample size and the interval are written beside every
+  sampled figure, and every figure says ``exact`` or ``sampled``.
+
+Memory is ``O(N + pairs at or above t0 + sample + LSH candidates)``; the LSH
+candidates of one threshold are bounded before they are listed
+(``MeasureConfig.lsh_max_pairs``; a threshold above it is reported as
+skipped, with the bound).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.stats import beta, norm
+
+from newsdedup.score.jaccard import PairScores, pair_jaccard
+from newsdedup.score.join import threshold_join
+from newsdedup.score.minhash import estimate_pairs, lsh_candidate_pairs, lsh_params, signatures
+from newsdedup.studies.measure import (
+    MeasureConfig,
+    MeasureReport,
+    error_intervals,
+    error_table,
+    top_pairs,
+)
+from newsdedup.studies.measure_streamed import HISTOGRAM_EDGES, pair_at
+from newsdedup.studies.pairstream import Track, untracked
+from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
+
+__all__ = ["STREAM_RATE", "SampledNgram", "band_pair_bound", "plan_pairs",
+           "run_sampled", "sample_rows"]
+
+STREAM_RATE = 1.6e8
+"""Pair-permutation comparisons per second of the streamed pass, for planning only.
+
+Measured: 10,000 Korean headlines, n = 3, 4, 5, k = 128 streamed in 114 s
+(150M pairs x 128 / 114 s = 1.7e8/s; docs/scale.md). The plan is a function of
+``N``, the n-gram sizes and ``k`` only, so the same corpus takes the same
+path on every machine (byte-identical reruns)."""
+
+
+def _silent(_msg: str) -> None:
+    return None
+
+
+def plan_pairs(n_items: int, config: MeasureConfig) -> tuple[str, float]:
+    """How the measurement gets its all-pairs figures, and the streamed pass's estimated time.
+
+    Returns:
+        ``(path, seconds)``: path ``"dense"``, ``"streamed"`` or ``"sampled"``;
+        seconds the streamed pass would take by :data:`STREAM_RATE`.
+
+    Examples:
+        >>> plan_pairs(387, MeasureConfig())[0], plan_pairs(100_000, MeasureConfig())[0]
+        ('dense', 'sampled')
+    """
+    pairs = n_items * (n_items - 1) // 2
+    seconds = pairs * len(config.ngrams) * config.minhash.num_perm / STREAM_RATE
+    if n_items <= config.dense_max_items:
+        return "dense", seconds
+    return ("streamed" if seconds <= config.pair_budget else "sampled"), seconds
+
+
+def sample_rows(shingled: ShingleMatrix, rows: np.ndarray) -> ShingleMatrix:
+    """The shingle matrix of some rows, vocabulary cut to their shingles.
+
+    Signatures hash each shingle string, so a row's signature does not depend
+    on the other rows: it equals the row of the full collection's signatures,
+    at the cost of the rows' vocabulary only.
+    """
+    x = shingled.matrix[np.asarray(rows, dtype=np.int64)]
+    used = np.unique(x.indices)
+    remap = np.zeros(x.shape[1], dtype=np.int64)
+    remap[used] = np.arange(len(used))
+    m = sp.csr_matrix((x.data, remap[x.indices], x.indptr), shape=(x.shape[0], len(used)))
+    return ShingleMatrix(m, [shingled.vocab[c] for c in used.tolist()], shingled.n)
+
+
+def band_pair_bound(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) -> int:
+    """Pairs sharing a band, summed over bands (an upper bound of the distinct candidates).
+
+    Band slices are folded into one 64-bit key; a collision of two keys can
+    only add pairs, so the bound holds.
+
+    Examples:
+        >>> s = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [0, 2, 3, 4]], dtype=np.uint64)
+        >>> band_pair_bound(s, np.zeros(3, bool), 2, 2)
+        2
+    """
+    keep = sigs[~empty]
+    total = 0
+    for band in range(bands):
+        part = keep[:, band * rows:(band + 1) * rows]
+        key = part[:, 0].copy()
+        with np.errstate(over="ignore"):
+            for c in range(1, rows):
+                key = key * np.uint64(0x9E3779B97F4A7C15) + part[:, c]
+        counts = np.unique(key, return_counts=True)[1].astype(np.int64)
+        total += int((counts * (counts - 1) // 2).sum())
+    return total
+
+
+def _clopper(k: np.ndarray, m: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    a = (1.0 - confidence) / 2
+    k = np.asarray(k, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, beta.ppf(a, k, m - k + 1), 0.0)
+        hi = np.where(k < m, beta.ppf(1 - a, k + 1, m - k), 1.0)
+    return np.nan_to_num(lo), np.nan_to_num(hi, nan=1.0)
+
+
+@dataclass(frozen=True)
+class SampledNgram:
+    """One n-gram size measured from the join, LSH and a pair sample (``NgramMeasurement``'s API).
+
+    Attributes:
+        n: n-gram size.
+        shingled: The incidence matrix.
+        pairs: ``N(N-1)/2``.
+        join: Exact pairs at or above the lowest threshold (:attr:`join_threshold`).
+        join_threshold: ``t0``.
+        thresholds: threshold, real, candidates, matches, recall and their methods.
+        lsh: The LSH table (as the dense path's), with the candidate bound.
+        hist: Per bin: exact / estimate counts (point), their intervals and methods.
+        figures: Summary figures with ``*_lo``, ``*_hi`` and ``*_method`` beside them.
+        sig_seconds: Wall time of the signatures.
+        exact_seconds: Wall time of the join.
+    """
+
+    n: int
+    shingled: ShingleMatrix
+    pairs: int
+    join: PairScores
+    join_threshold: float
+    thresholds: pd.DataFrame
+    lsh: pd.DataFrame
+    hist: pd.DataFrame
+    figures: dict = field(default_factory=dict)
+    sig_seconds: float = 0.0
+    exact_seconds: float = 0.0
+
+    @property
+    def mean_shingles(self) -> float:
+        """Mean shingles per item."""
+        return float(self.shingled.sizes.mean()) if self.shingled.n_items else 0.0
+
+    @property
+    def err_mean(self) -> float:
+        """Mean absolute error of the estimate over all pairs (sampled)."""
+        return float(self.figures["err_mean"])
+
+    @property
+    def err_max(self) -> float:
+        """Largest absolute error seen (a lower bound of the all-pairs maximum)."""
+        return float(self.figures["err_max"])
+
+    def histogram_counts(self, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Point estimates of the exact and estimated counts per bin."""
+        if not np.array_equal(edges, HISTOGRAM_EDGES):
+            raise ValueError("the sampled measurement binned scores in 100 bins only")
+        return self.hist["exact"].to_numpy(), self.hist["estimate"].to_numpy()
+
+    def histogram_table(self, edges: np.ndarray) -> pd.DataFrame:
+        """The histogram with intervals and methods (``histogram.csv`` rows of this n)."""
+        self.histogram_counts(edges)
+        return self.hist
+
+    def summary_row(self) -> dict:
+        """One row of the summary table: the dense columns, then intervals and methods."""
+        return {"n": self.n, "items": self.shingled.n_items, "pairs": self.pairs,
+                "mean_shingles": self.mean_shingles, **self.figures}
+
+
+def _sample(shingled: ShingleMatrix, sigs: np.ndarray, config: MeasureConfig, n: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A seeded uniform sample of pairs (with replacement): items, exact scores, estimates."""
+    items = shingled.n_items
+    total = items * (items - 1) // 2
+    rng = np.random.default_rng([config.sample_seed, n])
+    pos = rng.integers(0, total, size=config.sample_pairs, dtype=np.int64)
+    i, j = pair_at(items, pos)
+    empty = shingled.sizes == 0
+    return i, j, pair_jaccard(shingled, i, j), estimate_pairs(sigs, empty, i, j)
+
+
+def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: np.ndarray,
+                t0: float, outside: int, confidence: float) -> pd.DataFrame:
+    """Bins = exact part (join pairs) + pairs below ``t0`` spread as the sample's are."""
+    e = HISTOGRAM_EDGES
+    below = ex_s < t0
+    m = int(below.sum())
+    out = {"bin_lo": e[:-1], "bin_hi": e[1:]}
+    for col, listed, sampled in (("exact", join.score, ex_s[below]),
+                                 ("estimate", est_join, es_s[below])):
+        part = np.histogram(listed, bins=e)[0].astype(np.float64)
+        k = np.histogram(sampled, bins=e)[0]
+        lo, hi = _clopper(k, m, confidence)
+        point = k / m if m else np.zeros(len(k))
+        exact = (e[:-1] >= t0) if col == "exact" else np.zeros(len(k), bool)
+        exact |= outside == 0
+        out[col] = np.where(exact, part, part + outside * point)
+        out[f"{col}_lo"] = np.where(exact, part, part + outside * lo)
+        out[f"{col}_hi"] = np.where(exact, part, part + outside * hi)
+        out[f"{col}_method"] = np.where(exact, "exact", "sampled")
+    out["sample_pairs"] = np.full(len(e) - 1, m)
+    return pd.DataFrame(out)
+
+
+def _error_figures(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: np.ndarray,
+                   t0: float, total: int, confidence: float) -> dict:
+    """Mean and max ``|estimate - exact|``: join pairs exactly, the rest from the sample."""
+    below = ex_s < t0
+    err_s = np.abs(es_s[below] - ex_s[below])
+    err_j = np.abs(est_join - join.score)
+    outside, m = total - len(join), len(err_s)
+    mean_s = math.fsum(err_s) / m if m else float("nan")
+    sd = float(np.std(err_s, ddof=1)) if m > 1 else float("nan")
+    half = norm.ppf(0.5 + confidence / 2) * sd / math.sqrt(m) if m > 1 else float("nan")
+    exact_sum = math.fsum(err_j)
+
+    def mean_of(x: float) -> float:
+        return (exact_sum + outside * x) / total if total else float("nan")
+
+    seen = [float(err_j.max())] if len(err_j) else []
+    seen += [float(err_s.max())] if m else []
+    err_max = max(seen) if seen else float("nan")
+    if len(join):
+        exact_max, ex_lo, ex_hi, ex_method = float(join.score.max()), math.nan, math.nan, "exact"
+    else:
+        exact_max = float(ex_s.max()) if len(ex_s) else 0.0
+        ex_lo, ex_hi, ex_method = exact_max, t0, "sampled (largest seen; all pairs are below t0)"
+    return {
+        "err_mean": mean_of(mean_s) if outside else mean_of(0.0),
+        "err_max": err_max, "exact_max": exact_max,
+        "sample_pairs": m, "confidence": confidence,
+        "err_mean_lo": mean_of(max(mean_s - half, 0.0)) if outside else mean_of(0.0),
+        "err_mean_hi": mean_of(mean_s + half) if outside else mean_of(0.0),
+        "err_mean_method": "sampled" if outside else "exact",
+        "err_max_lo": err_max, "err_max_hi": 1.0 if outside else err_max,
+        "err_max_method": "sampled (largest seen: a lower bound)" if outside else "exact",
+        "exact_max_lo": ex_lo, "exact_max_hi": ex_hi, "exact_max_method": ex_method,
+    }
+
+
+def _lsh_rows(sigs: np.ndarray, empty: np.ndarray, join: PairScores, thresholds,
+              n_items: int, config: MeasureConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per threshold: the LSH table row and the lsh+verify candidates of the threshold table."""
+    linear = join.i.astype(np.int64) * n_items + join.j
+    lsh_rows, thr_rows = [], []
+    for t in thresholds:
+        real = int(np.count_nonzero(join.score >= t))
+        bands, rows = lsh_params(t, config.minhash.num_perm)
+        bound = band_pair_bound(sigs, empty, bands, rows)
+        base = {"threshold": float(t), "real": real}
+        if bound > config.lsh_max_pairs:
+            why = f"skipped: up to {bound:,} band-sharing pairs > lsh_max_pairs"
+            lsh_rows.append({**base, "bands": bands, "rows": rows, "candidates": math.nan,
+                             "matches": math.nan, "recall": math.nan, "bound": bound,
+                             "method": why})
+            thr_rows.append({**base, "candidates": math.nan, "matches": math.nan,
+                             "recall": math.nan, "real_method": "exact", "candidates_method": why})
+            continue
+        cand = lsh_candidate_pairs(sigs, empty, bands, rows)
+        ci, cj = cand // n_items, cand % n_items
+        pos = np.minimum(np.searchsorted(linear, cand), max(len(linear) - 1, 0))
+        hit = (linear[pos] == cand) & (join.score[pos] >= t) if len(linear) else \
+            np.zeros(len(cand), bool)
+        verified = estimate_pairs(sigs, empty, ci, cj) >= t
+        matches, vmatches = int(hit.sum()), int((hit & verified).sum())
+        lsh_rows.append({**base, "bands": bands, "rows": rows, "candidates": len(cand),
+                         "matches": matches, "recall": matches / real if real else math.nan,
+                         "bound": bound, "method": "exact"})
+        thr_rows.append({**base, "candidates": int(verified.sum()), "matches": vmatches,
+                         "recall": vmatches / real if real else math.nan, "real_method": "exact",
+                         "candidates_method": f"lsh+verify ({bands}x{rows})"})
+    lsh = pd.DataFrame(lsh_rows)[["threshold", "bands", "rows", "real", "candidates", "matches",
+                                  "recall", "bound", "method"]]
+    return pd.DataFrame(thr_rows), lsh
+
+
+def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
+                          say: Callable[[str], None] = _silent, track: Track = untracked
+                          ) -> SampledNgram:
+    """Measure one n-gram size from the join, LSH banding and a pair sample (module docstring)."""
+    shingled = shingle_matrix(texts, n)
+    empty = shingled.sizes == 0
+    items = shingled.n_items
+    total = items * (items - 1) // 2
+    t0 = time.perf_counter()
+    sigs = signatures(shingled, config.minhash)
+    t1 = time.perf_counter()
+    positive = [t for t in config.thresholds if t > 0]
+    t_join = min(positive) if positive else 1.0
+    joined = threshold_join(shingled, t_join, progress=lambda it: track(
+        it, None, f"measure n={n}: join J >= {t_join:g}, row blocks"))
+    t2 = time.perf_counter()
+    join = joined.pairs
+    est_join = estimate_pairs(sigs, empty, join.i, join.j)
+    say(f"measure: n-gram {n}: {len(join):,} pairs at J >= {t_join:g}; sampling "
+             f"{config.sample_pairs:,} of {total:,} pairs")
+    _, _, ex_s, es_s = _sample(shingled, sigs, config, n)
+    figures = _error_figures(join, est_join, ex_s, es_s, t_join, total, config.confidence)
+    hist = _histograms(join, est_join, ex_s, es_s, t_join, total - len(join), config.confidence)
+    say(f"measure: n-gram {n}: LSH candidates per threshold")
+    thr, lsh = _lsh_rows(sigs, empty, join, [t for t in config.thresholds if t > 0], items,
+                         config)
+    if len(positive) < len(config.thresholds):  # t = 0: every pair is real and a candidate
+        zero = {"threshold": 0.0, "real": total, "candidates": total, "matches": total,
+                "recall": 1.0 if total else math.nan, "real_method": "exact",
+                "candidates_method": "exact"}
+        thr = pd.concat([thr, pd.DataFrame([zero])], ignore_index=True)
+        order = {t: k for k, t in enumerate(config.thresholds)}
+        thr = thr.sort_values("threshold", key=lambda s: s.map(order), kind="stable")
+    return SampledNgram(n=n, shingled=shingled, pairs=total, join=join, join_threshold=t_join,
+                        thresholds=thr.reset_index(drop=True), lsh=lsh, hist=hist,
+                        figures=figures, sig_seconds=t1 - t0, exact_seconds=t2 - t1)
+
+
+def run_sampled(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
+                say: Callable[[str], None] = _silent, track: Track = untracked
+                ) -> MeasureReport:
+    """The measurement of ``items`` (normalized ``texts``) from the join, LSH and pair samples.
+
+    Returns:
+        A :class:`~newsdedup.studies.measure.MeasureReport` whose ``scale``
+        records the path and how every figure was obtained (empty n-gram sweep).
+    """
+    per_ngram = []
+    for n in config.ngrams:
+        say(f"measure: n-gram {n}: exact join, LSH and a sample of pairs")
+        per_ngram.append(measure_sampled_ngram(texts, n, config, say, track))
+    top_m = next(m for m in per_ngram if m.n == config.top_ngram)
+    say(f"measure: error versus permutations {list(config.error_perms)} on "
+             f"{config.sampled_error_pairs:,} sampled pairs")
+    rng = np.random.default_rng([config.sample_seed, top_m.n, 1])
+    pos = rng.integers(0, top_m.pairs, size=config.sampled_error_pairs, dtype=np.int64)
+    i, j = pair_at(len(texts), pos)
+    rows, inverse = np.unique(np.concatenate([i, j]), return_inverse=True)
+    sub = sample_rows(top_m.shingled, rows)
+    si, sj = inverse[:len(i)], inverse[len(i):]
+    errors = error_table(sub, si, sj, pair_jaccard(sub, si, sj), config.error_families,
+                         config.error_perms)
+    errors = error_intervals(errors, top_m.pairs, config.confidence)
+    top = top_pairs(items, top_m.join, config.top_k)
+    scale = {"path": "sampled", "pair_budget_seconds": config.pair_budget,
+             "sample_pairs": config.sample_pairs, "sample_seed": config.sample_seed,
+             "sampled_error_pairs": config.sampled_error_pairs,
+             "confidence": config.confidence, "lsh_max_pairs": config.lsh_max_pairs,
+             "join_threshold": top_m.join_threshold,
+             "figures": {
+                 "summary": "pairs, mean_shingles, exact_max (join non-empty): exact; err_mean, "
+                            "err_max: sampled (columns *_lo, *_hi, *_method, sample_pairs)",
+                 "thresholds": "real: exact (join); candidates, matches, recall: lsh+verify",
+                 "lsh": "exact (band-sharing pairs against the join)",
+                 "histogram": "bins at or above the join threshold: exact; the rest: sampled "
+                              "(columns *_lo, *_hi, *_method, sample_pairs)",
+                 "top_pairs": f"exact: the best pairs among those at J >= "
+                              f"{top_m.join_threshold:g} ({len(top)} listed)",
+                 "error_vs_perm": "sampled (err_mean_lo, err_mean_hi)",
+                 "ngram_sweep": "not computed on this path"}}
+    return MeasureReport(config=config, per_ngram=per_ngram, top=top,  # type: ignore[arg-type]
+                         errors=errors, scale=scale)
