@@ -188,3 +188,36 @@ def test_evaluate_clusters_accounts_for_every_record(tmp_path, capsys):
     assert main(["evaluate-clusters", str(path), "--columns", cols, "--story-col", "NOPE",
                  "--out", str(out)]) == 2
     assert "no story column 'NOPE'" in capsys.readouterr().err
+
+
+def test_quiet_silences_progress_but_not_rejected_records(corpus, tmp_path, capsys):
+    out = tmp_path / "results"
+    assert main(["measure", str(corpus), "--name", "feed", "--out", str(out), "--error-perms",
+                 "16", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    assert err.startswith("[newsdedup] rejected feed.jsonl line 6")
+    assert main(["measure", str(corpus), "--name", "feed", "--out", str(out), "--error-perms",
+                 "16"]) == 0
+    assert "measure: wrote" in capsys.readouterr().err
+
+
+def test_measure_sampled_path_records_methods(corpus, tmp_path):
+    out = tmp_path / "results"
+    # Force the sampled path on five items: budget 0, no dense path.
+    from newsdedup.runs.load import load_named
+    from newsdedup.runs.measure import run_measure_step
+    from newsdedup.studies.measure import MeasureConfig
+
+    loaded, _ = load_named(corpus)
+    config = MeasureConfig(dense_max_items=1, pair_budget=0, sample_pairs=200,
+                           sampled_error_pairs=50, error_perms=(16,))
+    run_measure_step(loaded, "feed", out, config, echo=False)
+    params = json.loads((out / "feed/measure/params.json").read_text("utf-8"))
+    assert params["scale"]["path"] == "sampled"
+    hist = pd.read_csv(out / "feed/measure/histogram.csv")
+    assert set(hist.exact_method) <= {"exact", "sampled"}
+    assert hist.groupby("n").exact.sum().round(6).tolist() == [10.0] * 3  # 5 items, 10 pairs
+    summary = pd.read_csv(out / "feed/measure/summary.csv")
+    assert summary["items"].tolist() == [5] * 3
+    assert {"err_mean_lo", "err_mean_hi", "err_mean_method", "sample_pairs"} <= set(summary)

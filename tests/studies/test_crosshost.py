@@ -1,10 +1,25 @@
 """Published block 3 of seed 004, recomputed."""
 
+import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from newsdedup.corpus.hosts import parse_dates
 from newsdedup.runs.console import crosshost_console
-from newsdedup.runs.crosshost import exact_scores
-from newsdedup.studies.crosshost import cross_host, ordered_counts
+from newsdedup.runs.crosshost import CrossHostOptions, cross_host_report, exact_scores
+from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
+from newsdedup.studies.crosshost import (
+    all_pairs_max,
+    cross_host,
+    cross_pair_count,
+    host_groups,
+    ordered_counts,
+    window_pair_count,
+)
+from newsdedup.studies.synthetic import enlarge, headline_pool
+from newsdedup.text.shingle import shingle_matrix
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +74,70 @@ def test_date_window_keeps_the_alphaevolve_pair(rep):
 
 def test_ordered_counts_ties_by_first_appearance():
     assert ordered_counts(["x", "y", "y", "x", "z"], "h").h.tolist() == ["x", "y", "z"]
+
+
+# --- at scale: host-pair blocks, the join above a floor, exact counts ---------------------
+
+def _synthetic(size: int, hosts: int, seed: int = 0) -> pd.DataFrame:
+    frame = enlarge(headline_pool("ko"), size, seed=seed)
+    rng = np.random.default_rng(seed)
+    day = rng.integers(1, 20, size)
+    return pd.DataFrame({
+        "id": [f"x{k}" for k in range(size)], "title": frame.text, "summary": "",
+        "host": [f"h{k}.example" for k in rng.integers(0, hosts, size)], "source": "",
+        "published_at": [f"2026-01-{d:02d}" if d != 7 else "" for d in day]})
+
+
+def test_block_path_equals_dense_on_pinned(pinned, rep):
+    got = cross_host_report(pinned.items, CrossHostOptions())
+    assert got.listing is None
+    pd.testing.assert_frame_equal(got.pairs, rep.pairs)
+    assert got.summary() == rep.summary()
+
+
+@pytest.mark.parametrize(("size", "hosts"), [(40, 2), (300, 3), (900, 5)])
+def test_block_and_floor_paths_on_synthetic(size, hosts):
+    items = _synthetic(size, hosts)
+    focus = ("h0.example", "h1.example", "h2.example")
+    dense = cross_host(items, exact_scores(items, 4), focus)
+    block = cross_host_report(items, CrossHostOptions(hosts=focus))
+    pd.testing.assert_frame_equal(block.pairs, dense.pairs)
+    assert block.summary() == dense.summary()
+    floor = cross_host_report(items, CrossHostOptions(hosts=focus, max_listed=0, floor=0.2))
+    s, d = floor.summary(), dense.summary()
+    assert (s["cross_pairs"], s["in_window"], s["upper_bound"]) == (
+        d["cross_pairs"], d["in_window"], d["upper_bound"])
+    listed = dense.pairs[dense.pairs.score >= 0.2].reset_index(drop=True)
+    cols = ["score", "i", "j", "days_apart", "in_window", "above_bound"]
+    pd.testing.assert_frame_equal(floor.pairs[cols], listed[cols])
+    assert s["listed_pairs"] == len(listed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=st.lists(st.text(alphabet="가나다ab", min_size=0, max_size=8), min_size=2,
+                      max_size=30))
+def test_all_pairs_max_equals_dense(texts):
+    m = shingle_matrix(texts, 2)
+    assert all_pairs_max(m) == upper_pairs(jaccard_matrix(m)).max()
+
+
+@settings(max_examples=40, deadline=None)
+@given(hosts=st.lists(st.integers(0, 3), min_size=0, max_size=25),
+       days=st.lists(st.integers(0, 12) | st.none(), min_size=25, max_size=25),
+       window=st.integers(0, 5))
+def test_window_pair_count_equals_brute_force(hosts, days, window):
+    n = len(hosts)
+    items = pd.DataFrame({"host": [f"h{h}" for h in hosts],
+                          "published_at": [f"2026-02-{d + 1:02d}" if d is not None else ""
+                                           for d in days[:n]]})
+    groups = host_groups(items, ("h0", "h1", "h2"))
+    dates = parse_dates(items).to_numpy()
+    focus = {int(k) for g in groups for k in g}
+    brute = sum(1 for a in range(n) for b in range(a + 1, n)
+                if a in focus and b in focus and hosts[a] != hosts[b]
+                and not np.isnat(dates[a]) and not np.isnat(dates[b])
+                and abs((dates[a] - dates[b]) / np.timedelta64(1, "D")) <= window)
+    assert window_pair_count(items, groups, window) == brute
+    assert cross_pair_count(groups) == sum(
+        1 for a in range(n) for b in range(a + 1, n)
+        if a in focus and b in focus and hosts[a] != hosts[b])

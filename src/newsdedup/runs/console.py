@@ -83,6 +83,15 @@ def crosshost_console(rep) -> str:
         f"within ±{rep.window_days} days of each other: {rep.n_in_window} pairs",
         "",
     ]
+    if rep.listing is not None:  # only the pairs at or above a floor were listed
+        s = rep.summary()
+        lines[4:7] = [
+            f"{focus} cross pairs {s['cross_pairs']:,} (listed: {s['listed_pairs']:,} with "
+            f"Jaccard >= {s['list_floor']:g})",
+            f"listed cross-pair Jaccard max {rep.max_score:.3f} / above the unrelated-pair upper "
+            f"bound {rep.upper_bound:.3f}: {rep.n_above_bound} pairs",
+            f"within ±{rep.window_days} days of each other: {s['in_window']:,} pairs "
+            f"({s['listed_in_window']:,} listed)"]
     for row in rep.pairs.head(3).itertuples(index=False):
         lines.append(f"--- Jaccard {row.score:.3f}")
         for side in ("i", "j"):

@@ -1,9 +1,11 @@
 """``newsdedup crosshost``: cross pairs of a host set, with a date window (published block 3).
 
-:func:`run_crosshost` scores every pair (:func:`exact_scores`), keeps the cross
-pairs of the host set (:func:`newsdedup.studies.crosshost.cross_host`), prints
-them and writes ``<out>/<name>/crosshost/``: ``hosts.csv``, ``sources.csv``,
-``source_by_host.csv``, ``cross_pairs.csv``, ``crosshost.md`` and ``crosshost.json``.
+:func:`run_crosshost` scores the cross pairs of the host set host pair by host
+pair, or above a floor from the exact join when they are too many to list
+(:func:`cross_host_report`, never ``N x N``), reports them
+(:func:`newsdedup.studies.crosshost.cross_host`), prints them and writes
+``<out>/<name>/crosshost/``: ``hosts.csv``, ``sources.csv``, ``source_by_host.csv``,
+``cross_pairs.csv``, ``crosshost.md`` and ``crosshost.json``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from newsdedup.runs.console import crosshost_console
@@ -24,11 +27,24 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
+from newsdedup.runs.progress import tracker
 from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
-from newsdedup.studies.crosshost import CrossHostReport, cross_host
+from newsdedup.score.join import threshold_join
+from newsdedup.studies.crosshost import (
+    DEFAULT_FLOOR,
+    MAX_LISTED,
+    CrossHostReport,
+    CrossListing,
+    all_pairs_max,
+    cross_host,
+    cross_pair_count,
+    cross_pair_scores,
+    host_groups,
+    window_pair_count,
+)
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.text.normalize import DEFAULT_SCHEME
-from newsdedup.text.shingle import shingle_matrix
+from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 
 def exact_scores(items: pd.DataFrame, n: int, scheme: str = DEFAULT_SCHEME) -> PairScores:
@@ -45,12 +61,20 @@ class CrossHostOptions:
         window_days: Publication-date window, days.
         n: n-gram size of the scores and of the upper bound.
         scheme: Normalization scheme.
+        max_listed: Most cross pairs listed with every score; above it only
+            those scoring at least ``floor`` are listed (from the exact join
+            over the host set's items), with exact counts of all of them.
+        floor: That lowest listed score, in ``(0, 1]``.
+
+        The last two go to ``crosshost.json`` only when the floor was applied.
     """
 
     hosts: tuple[str, ...] = ("deepmind.google", "blog.google")
     window_days: int = 3
     n: int = 4
     scheme: str = DEFAULT_SCHEME
+    max_listed: int = MAX_LISTED
+    floor: float = DEFAULT_FLOOR
 
 
 def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None = None,
@@ -70,13 +94,48 @@ def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None
     """
     options = options or CrossHostOptions()
     progress(f"crosshost: exact Jaccard (n={options.n}) for hosts {', '.join(options.hosts)}")
-    scores = exact_scores(corpus.items, options.n, options.scheme)
-    rep = cross_host(corpus.items, scores, options.hosts, options.window_days)
+    rep = cross_host_report(corpus.items, options, progress)
     if echo:
         print(crosshost_console(rep), flush=True)
-    files = write_crosshost(rep, corpus, name, out / name / "crosshost", asdict(options))
+    params = asdict(options)
+    if rep.listing is None:  # every cross pair listed: the published record, unchanged
+        params.pop("max_listed")
+        params.pop("floor")
+    files = write_crosshost(rep, corpus, name, out / name / "crosshost", params)
     progress(f"crosshost: wrote {len(files)} files to {out / name / 'crosshost'}")
     return rep
+
+
+def cross_host_report(items: pd.DataFrame, options: CrossHostOptions,
+                      progress: Progress = quiet) -> CrossHostReport:
+    """The cross-host analysis without ``N x N``: host-pair blocks, or the join above a floor.
+
+    The upper bound is the all-pairs maximum from the exact join
+    (:func:`newsdedup.studies.crosshost.all_pairs_max`). Up to
+    ``options.max_listed`` cross pairs are all scored, one host pair at a time
+    (:func:`~newsdedup.studies.crosshost.cross_pair_scores`): the same pairs and
+    scores as scoring every pair. Beyond it the pairs at or above
+    ``options.floor`` come from the exact join over the host set's items, and
+    all cross pairs and those within the date window are counted exactly.
+    """
+    track = tracker(progress)
+    shingled = shingle_matrix(normalized_texts(items, options.scheme), options.n)
+    groups = host_groups(items, options.hosts)
+    bound = all_pairs_max(shingled, track)
+    total = cross_pair_count(groups)
+    if total <= options.max_listed:
+        scores = cross_pair_scores(shingled, groups, track)
+        return cross_host(items, scores, options.hosts, options.window_days, bound)
+    progress(f"crosshost: {total:,} cross pairs > {options.max_listed:,}: listing those with "
+             f"J >= {options.floor:g} (exact join over {sum(map(len, groups)):,} items)")
+    focus = np.sort(np.concatenate(groups))
+    sub = ShingleMatrix(shingled.matrix[focus], shingled.vocab, shingled.n)
+    joined = threshold_join(sub, options.floor, progress=lambda it: track(
+        it, None, f"crosshost: join J >= {options.floor:g}, row blocks")).pairs
+    scores = PairScores(focus[joined.i], focus[joined.j], joined.score)
+    listing = CrossListing(options.floor, total,
+                           window_pair_count(items, groups, options.window_days))
+    return cross_host(items, scores, options.hosts, options.window_days, bound, listing)
 
 
 def write_crosshost(rep, corpus, name: str, out_dir: Path, params: Mapping) -> list[Path]:

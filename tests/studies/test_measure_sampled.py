@@ -1,0 +1,177 @@
+"""The sampled measurement: exact where the join and LSH give exact figures, covered elsewhere."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from newsdedup.score.minhash import lsh_candidates, lsh_params, signatures
+from newsdedup.studies.measure import MeasureConfig, measure_ngram, normalized_texts, run_measure
+from newsdedup.studies.measure_sampled import (
+    band_pair_bound,
+    measure_sampled_ngram,
+    plan_pairs,
+    run_sampled,
+    sample_rows,
+)
+from newsdedup.studies.synthetic import enlarge, headline_pool
+from newsdedup.text.normalize import hangul_alnum
+from newsdedup.text.shingle import shingle_matrix
+
+EDGES = np.linspace(0.0, 1.0, 101)
+CONFIG = MeasureConfig(ngrams=(3,), top_ngram=3, sample_pairs=20_000, sampled_error_pairs=500,
+                       error_perms=(16, 64))
+
+
+def _korean(size: int, seed: int = 1) -> list[str]:
+    return [hangul_alnum(t) for t in enlarge(headline_pool("ko"), size, seed=seed).text]
+
+
+def _check_exact_parts(texts, n, config=CONFIG):
+    """Everything the sampled path computes exactly equals the dense measurement."""
+    dense = measure_ngram(texts, n, config)
+    got = measure_sampled_ngram(texts, n, config)
+    exact = dense.exact
+    assert got.pairs == len(exact)
+    # Real pairs per threshold, from the join.
+    assert got.thresholds.real.tolist() == dense.thresholds.real.tolist()
+    # LSH table: band-sharing pairs against the exact pairs, as the dense table.
+    cols = ["threshold", "bands", "rows", "real", "candidates", "matches", "recall"]
+    pd.testing.assert_frame_equal(got.lsh[cols], dense.lsh[cols], check_dtype=False)
+    # Candidates = band-sharing pairs whose estimate reaches t, counted densely here.
+    sigs = signatures(dense.shingled, config.minhash)
+    empty = dense.shingled.sizes == 0
+    for t, row in zip(config.thresholds, got.thresholds.itertuples(index=False), strict=True):
+        b, r = lsh_params(t, config.minhash.num_perm)
+        proposed = lsh_candidates(sigs, empty, b, r, exact.i, exact.j)
+        verified = proposed & (dense.estimate.score >= t)
+        assert row.candidates == int(verified.sum())
+        assert row.matches == int((verified & (exact.score >= t)).sum())
+    # Histogram bins at or above the join threshold; the highest score; the top pairs.
+    t0 = min(config.thresholds)
+    hist = np.histogram(exact.score, bins=EDGES)[0]
+    above = EDGES[:-1] >= t0
+    assert got.hist.exact.to_numpy()[above].tolist() == hist[above].tolist()
+    assert (got.hist.exact_method.to_numpy()[above] == "exact").all()
+    if (exact.score >= t0).any():
+        assert got.figures["exact_max"] == exact.max()
+        assert got.figures["exact_max_method"] == "exact"
+        k = min(12, int((exact.score >= t0).sum()))
+        pos = exact.top(k)
+        top = got.join.top(k)
+        assert got.join.i[top].tolist() == exact.i[pos].tolist()
+        assert got.join.score[top].tolist() == exact.score[pos].tolist()
+    return dense, got
+
+
+@pytest.mark.parametrize("size", [2, 60, 400, 1500])
+def test_sampled_exact_parts_equal_dense_on_korean_headlines(size):
+    _check_exact_parts(_korean(size), 3)
+
+
+@settings(max_examples=30, deadline=None)
+@given(texts=st.lists(st.text(alphabet="가나다ab", min_size=0, max_size=9), min_size=2,
+                      max_size=40))
+def test_sampled_exact_parts_equal_dense_hypothesis(texts):
+    _check_exact_parts(texts, 2)
+
+
+def test_sampled_intervals_cover_the_dense_figures():
+    dense, got = _check_exact_parts(_korean(1500), 4, MeasureConfig(
+        ngrams=(4,), top_ngram=4, sample_pairs=100_000, sampled_error_pairs=500))
+    f = got.figures
+    assert f["err_mean_method"] == "sampled" and f["sample_pairs"] > 90_000
+    assert f["err_mean_lo"] <= dense.err_mean <= f["err_mean_hi"]
+    assert f["err_max_lo"] <= dense.err_max <= f["err_max_hi"]
+    h = got.hist
+    ex, es = dense.histogram_counts(EDGES)
+    sampled = h.exact_method == "sampled"
+    inside_x = (h.exact_lo <= ex) & (ex <= h.exact_hi)
+    inside_e = (h.estimate_lo <= es) & (es <= h.estimate_hi)
+    # 95% intervals: a bin may miss by chance, most must not.
+    assert inside_x[sampled].mean() >= 0.9
+    assert inside_e.mean() >= 0.9
+    assert inside_x[~sampled].all()
+
+
+def test_error_mean_interval_covers_across_seeds():
+    texts = _korean(800, seed=3)
+    dense = measure_ngram(texts, 3, CONFIG)
+    covered = 0
+    for seed in range(10):
+        got = measure_sampled_ngram(texts, 3, MeasureConfig(
+            ngrams=(3,), top_ngram=3, sample_pairs=20_000, sample_seed=seed))
+        covered += got.figures["err_mean_lo"] <= dense.err_mean <= got.figures["err_mean_hi"]
+    assert covered >= 8  # nominal 95%: 8 of 10 or more, seeds fixed
+
+
+def test_sample_is_seeded():
+    texts = _korean(300)
+    a = measure_sampled_ngram(texts, 3, CONFIG).hist
+    b = measure_sampled_ngram(texts, 3, CONFIG).hist
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_sample_rows_keeps_signatures():
+    m = shingle_matrix(_korean(200), 3)
+    rows = np.array([5, 17, 17, 150])
+    sub = sample_rows(m, rows)
+    for params in CONFIG.error_families:
+        assert np.array_equal(signatures(sub, params), signatures(m, params)[rows])
+    assert len(sub.vocab) < len(m.vocab)
+
+
+def test_band_pair_bound_is_an_upper_bound():
+    m = shingle_matrix(_korean(500), 3)
+    sigs = signatures(m, CONFIG.minhash)
+    empty = m.sizes == 0
+    i, j = np.triu_indices(m.n_items, k=1)
+    for t in (0.2, 0.5):
+        b, r = lsh_params(t, 128)
+        assert band_pair_bound(sigs, empty, b, r) >= lsh_candidates(sigs, empty, b, r, i, j).sum()
+
+
+def test_lsh_limit_skips_with_reason():
+    got = measure_sampled_ngram(_korean(300), 3, MeasureConfig(
+        ngrams=(3,), top_ngram=3, sample_pairs=1000, lsh_max_pairs=0))
+    assert got.thresholds.candidates.isna().all()
+    assert got.thresholds.candidates_method.str.startswith("skipped").all()
+    assert (got.lsh.method.str.startswith("skipped")).all()
+
+
+def test_plan_pairs_follows_the_budget():
+    cfg = MeasureConfig(dense_max_items=100)
+    assert plan_pairs(100, cfg)[0] == "dense"
+    path, seconds = plan_pairs(10_000, cfg)
+    assert path == ("streamed" if seconds <= cfg.pair_budget else "sampled")
+    assert plan_pairs(10_000, MeasureConfig(dense_max_items=100, pair_budget=0))[0] == "sampled"
+    assert plan_pairs(10_000, MeasureConfig(dense_max_items=100,
+                                            pair_budget=math.inf))[0] == "streamed"
+    assert plan_pairs(20_000, cfg)[1] == pytest.approx(4 * plan_pairs(10_000, cfg)[1], rel=1e-3)
+    with pytest.raises(ValueError, match="confidence"):
+        MeasureConfig(confidence=1.0)
+
+
+def test_sampled_report_accounts_for_every_item():
+    size = 500
+    frame = enlarge(headline_pool("ko"), size, seed=2)
+    items = pd.DataFrame({"id": [f"s{k}" for k in range(size)], "title": frame.text,
+                          "summary": ""})
+    config = MeasureConfig(error_perms=(16, 128), sample_pairs=5000, sampled_error_pairs=300,
+                           sweep_ngrams=(3,))
+    dense = run_measure(items, config)
+    got = run_sampled(items, normalized_texts(items, config.scheme), config)
+    assert got.summary()["items"].tolist() == [size] * 3
+    assert got.summary()["pairs"].tolist() == dense.summary()["pairs"].tolist()
+    assert got.thresholds()["real"].tolist() == dense.thresholds()["real"].tolist()
+    pd.testing.assert_frame_equal(got.top, dense.top)
+    assert got.scale["path"] == "sampled"
+    assert {"err_mean_lo", "err_mean_hi", "method"} <= set(got.errors.columns)
+    hist = got.histogram()
+    assert {"exact_lo", "exact_hi", "exact_method", "sample_pairs"} <= set(hist.columns)
+    # The histogram's point estimates add up to every pair.
+    for _, h in hist.groupby("n"):
+        assert h.exact.sum() == pytest.approx(size * (size - 1) // 2)
