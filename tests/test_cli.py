@@ -52,6 +52,9 @@ def test_run_writes_everything_and_accounts_for_the_rejected_record(corpus, tmp_
     assert params["config"]["minhash"]["scheme"] == "crc32-affine-mod-2^61-1"
     cross = json.loads((base / "crosshost/crosshost.json").read_text("utf-8"))
     assert cross["summary"]["cross_pairs"] == 6  # 3 items on one host x 2 on the other
+    timings = json.loads((base / "timings.json").read_text("utf-8"))
+    assert timings["items_in_outputs"]["measure"] == [5, 5, 5]
+    assert timings["items_in_outputs"]["crosshost"] == [5, 5]
     err = capsys.readouterr().err
     assert "rejected feed.jsonl line 6" in err
 

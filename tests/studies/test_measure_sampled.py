@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from newsdedup.score.minhash import lsh_candidates, lsh_params, signatures
 from newsdedup.studies.measure import MeasureConfig, measure_ngram, normalized_texts, run_measure
 from newsdedup.studies.measure_sampled import (
+    band_candidates,
     band_pair_bound,
     measure_sampled_ngram,
     plan_pairs,
@@ -175,3 +176,27 @@ def test_sampled_report_accounts_for_every_item():
     # The histogram's point estimates add up to every pair.
     for _, h in hist.groupby("n"):
         assert h.exact.sum() == pytest.approx(size * (size - 1) // 2)
+
+
+def test_published_signatures_of_fewer_permutations_are_prefixes():
+    from newsdedup.score.minhash import MinHashParams
+
+    m = shingle_matrix(_korean(100), 3)
+    wide = signatures(m, MinHashParams.published(256))
+    for k in (16, 128):
+        assert np.array_equal(wide[:, :k], signatures(m, MinHashParams.published(k)))
+
+
+def test_band_candidates_equal_the_lexsort_banding():
+    from newsdedup.score.minhash import lsh_candidate_pairs
+
+    m = shingle_matrix(_korean(600) + ["", ""], 3)
+    sigs = signatures(m, CONFIG.minhash)
+    empty = m.sizes == 0
+    for t in (0.2, 0.5, 0.7):
+        b, r = lsh_params(t, 128)
+        assert np.array_equal(band_candidates(sigs, empty, b, r),
+                              lsh_candidate_pairs(sigs, empty, b, r))
+    # Rows folded to one key: colliding keys with different slices are not paired.
+    s = np.array([[1, 0], [0, 0x9E3779B97F4A7C15 + 0]], dtype=np.uint64)
+    assert band_candidates(s, np.zeros(2, bool), 1, 2).tolist() == []

@@ -8,6 +8,11 @@ dedupes with the calibrated threshold. Each step is its own run module:
 
 from __future__ import annotations
 
+import gc
+import resource
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,9 +24,63 @@ from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate
 from newsdedup.runs.calibrate import recalibrate as recalibrate
 from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
 from newsdedup.runs.dedupe import DEDUPE_SWEEP, run_dedupe
-from newsdedup.runs.files import Progress, quiet
+from newsdedup.runs.files import Progress, quiet, write_json
 from newsdedup.runs.measure import run_measure_step
 from newsdedup.studies.measure import MeasureConfig
+
+
+class StepClock:
+    """Wall time, peak memory and item counts of each step of a run.
+
+    ``with clock("measure"): ...`` times a step and tells ``progress`` its
+    seconds and the process's peak RSS so far; :meth:`account` records how
+    many items a step's outputs hold, and :meth:`check` raises if any step
+    lost or invented an item.
+    """
+
+    def __init__(self, progress: Progress = quiet) -> None:
+        """A clock telling ``progress`` each step's time."""
+        self._progress = progress
+        self.steps: dict[str, dict] = {}
+        self._counts: dict[str, list[int]] = {}
+
+    @contextmanager
+    def __call__(self, step: str) -> Iterator[None]:
+        """Time ``step``."""
+        start = time.perf_counter()
+        yield
+        gc.collect()  # a step's arrays go before the next one starts
+        self.steps[step] = {"seconds": round(time.perf_counter() - start, 3),
+                            "peak_rss_mb": round(peak_rss_mb(), 1)}
+        self._progress(f"run: {step} took {self.steps[step]['seconds']:,.1f} s "
+                       f"(peak RSS so far {self.steps[step]['peak_rss_mb']:,.0f} MB)")
+
+    def note(self, step: str, **fields) -> None:
+        """Record extra fields of a step (e.g. the measure's path)."""
+        self.steps.setdefault(step, {}).update(fields)
+
+    def account(self, step: str, counts: list[int]) -> None:
+        """Record the item counts a step's outputs report."""
+        self._counts[step] = [int(c) for c in counts]
+
+    def check(self, n_items: int) -> None:
+        """Every counted output holds every item.
+
+        Raises:
+            RuntimeError: A step's output holds another number of items.
+        """
+        for step, counts in self._counts.items():
+            if any(c != n_items for c in counts):
+                raise RuntimeError(f"{step}: outputs hold {counts} items, the corpus {n_items}")
+
+    def record(self, n_items: int) -> dict:
+        """What ``timings.json`` holds (wall times: never reproducible, git-ignored)."""
+        return {"items": n_items, "steps": self.steps, "items_in_outputs": self._counts}
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, MB (Linux ``ru_maxrss`` is in KB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
@@ -31,7 +90,10 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     """Measure, calibrate and cross-host, then dedupe with the calibrated threshold.
 
     The dedupe step is skipped (and says why) when calibration found no
-    threshold band: a threshold is never invented.
+    threshold band: a threshold is never invented. Each step's wall time and
+    the peak RSS go to the console and to ``<out>/<name>/timings.json``
+    (git-ignored), with the number of items each step's outputs hold; a step
+    whose outputs lose or invent an item stops the run (:class:`StepClock`).
 
     Args:
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
@@ -43,14 +105,26 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         progress: Progress callback.
         echo: Print each step's tables.
     """
-    run_measure_step(corpus, name, out, measure, progress, echo)
-    cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo)
-    run_crosshost(corpus, name, out, crosshost_options, progress, echo)
+    clock = StepClock(progress)
+    with clock("measure"):
+        report = run_measure_step(corpus, name, out, measure, progress, echo)
+        clock.account("measure", report.summary()["items"].tolist())
+        clock.note("measure", path=report.scale.get("path", "dense"))
+        del report  # its shingle matrices and pair lists are not needed past this step
+    with clock("calibrate"):
+        cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo)
+    with clock("crosshost"):
+        rep = run_crosshost(corpus, name, out, crosshost_options, progress, echo)
+        clock.account("crosshost", [int(rep.hosts["count"].sum()), rep.n_items])
     if cal.recommended is None:
         progress("dedupe: skipped, the calibration recommends no threshold (see calibration.json)")
-        return
-    config = DedupeConfig.from_calibration(out / name / "calibration.json")
-    # Recorded relative to the results root, so the written files do not depend on
-    # where the checkout (or a test's temporary folder) lives.
-    config = replace(config, threshold_source=f"{name}/calibration.json")
-    run_dedupe(corpus, name, out, config, progress, echo, sweep=DEDUPE_SWEEP)
+    else:
+        config = DedupeConfig.from_calibration(out / name / "calibration.json")
+        # Recorded relative to the results root, so the written files do not depend on
+        # where the checkout (or a test's temporary folder) lives.
+        config = replace(config, threshold_source=f"{name}/calibration.json")
+        with clock("dedupe"):
+            result = run_dedupe(corpus, name, out, config, progress, echo, sweep=DEDUPE_SWEEP)
+            clock.account("dedupe", [len(result.items)])
+    clock.check(len(corpus.items))
+    write_json(clock.record(len(corpus.items)), out / name / "timings.json")

@@ -47,7 +47,7 @@ from scipy.stats import beta, norm
 
 from newsdedup.score.jaccard import PairScores, pair_jaccard
 from newsdedup.score.join import threshold_join
-from newsdedup.score.minhash import estimate_pairs, lsh_candidate_pairs, lsh_params, signatures
+from newsdedup.score.minhash import bucket_pairs, estimate_pairs, lsh_params, signatures
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
@@ -57,9 +57,9 @@ from newsdedup.studies.measure import (
 )
 from newsdedup.studies.measure_streamed import HISTOGRAM_EDGES, pair_at
 from newsdedup.studies.pairstream import Track, untracked
-from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
+from newsdedup.text.shingle import ShingleMatrix, shingle_matrix, sorted_unique
 
-__all__ = ["STREAM_RATE", "SampledNgram", "band_pair_bound", "plan_pairs",
+__all__ = ["STREAM_RATE", "SampledNgram", "band_candidates", "band_pair_bound", "plan_pairs",
            "run_sampled", "sample_rows"]
 
 STREAM_RATE = 1.6e8
@@ -108,6 +108,41 @@ def sample_rows(shingled: ShingleMatrix, rows: np.ndarray) -> ShingleMatrix:
     return ShingleMatrix(m, [shingled.vocab[c] for c in used.tolist()], shingled.n)
 
 
+def _band_keys(part: np.ndarray) -> np.ndarray:
+    """One 64-bit key per row of a band slice (equal rows, equal keys; collisions possible)."""
+    key = part[:, 0].copy()
+    with np.errstate(over="ignore"):
+        for c in range(1, part.shape[1]):
+            key = key * np.uint64(0x9E3779B97F4A7C15) + part[:, c]
+    return key
+
+
+def band_candidates(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """Pairs sharing at least one band, as sorted linear indices ``i * N + j``.
+
+    The pairs of :func:`newsdedup.score.minhash.lsh_candidate_pairs`: each band's
+    rows are bucketed by a 64-bit key (one sort of one column, not a lexsort
+    of ``rows`` columns) and a pair is kept only where its band slices are
+    equal, so a key collision never adds a pair.
+
+    Examples:
+        >>> s = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [0, 2, 3, 4]], dtype=np.uint64)
+        >>> band_candidates(s, np.zeros(3, bool), 2, 2).tolist()  # (0,1) and (0,2)
+        [1, 2]
+    """
+    n = sigs.shape[0]
+    keep = np.flatnonzero(~empty)
+    m = len(keep)
+    found = []
+    for band in range(bands):
+        part = sigs[keep, band * rows:(band + 1) * rows]
+        local = bucket_pairs(_band_keys(part))
+        a, b = local // max(m, 1), local % max(m, 1)
+        same = (part[a] == part[b]).all(axis=1)
+        found.append(keep[a[same]].astype(np.int64) * n + keep[b[same]])
+    return sorted_unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
 def band_pair_bound(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) -> int:
     """Pairs sharing a band, summed over bands (an upper bound of the distinct candidates).
 
@@ -122,11 +157,7 @@ def band_pair_bound(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) 
     keep = sigs[~empty]
     total = 0
     for band in range(bands):
-        part = keep[:, band * rows:(band + 1) * rows]
-        key = part[:, 0].copy()
-        with np.errstate(over="ignore"):
-            for c in range(1, rows):
-                key = key * np.uint64(0x9E3779B97F4A7C15) + part[:, c]
+        key = _band_keys(keep[:, band * rows:(band + 1) * rows])
         counts = np.unique(key, return_counts=True)[1].astype(np.int64)
         total += int((counts * (counts - 1) // 2).sum())
     return total
@@ -292,7 +323,7 @@ def _lsh_rows(sigs: np.ndarray, empty: np.ndarray, join: PairScores, thresholds,
             thr_rows.append({**base, "candidates": math.nan, "matches": math.nan,
                              "recall": math.nan, "real_method": "exact", "candidates_method": why})
             continue
-        cand = lsh_candidate_pairs(sigs, empty, bands, rows)
+        cand = band_candidates(sigs, empty, bands, rows)
         ci, cj = cand // n_items, cand % n_items
         pos = np.minimum(np.searchsorted(linear, cand), max(len(linear) - 1, 0))
         hit = (linear[pos] == cand) & (join.score[pos] >= t) if len(linear) else \
