@@ -26,12 +26,22 @@ sampled every 5 ms, above the RSS at the step's start):
   ``dedupe_gated`` (varied lead tokens, same run), the target is a ratio of
   at least 0.5 (within 2x).
 
+* ``run``: the whole ``newsdedup run`` (measure, calibrate, cross-host,
+  dedupe) as a subprocess on the collection written as JSONL (ids, titles,
+  URLs on ``RUN_HOSTS``, dates over 30 days; cross-host on the first two
+  hosts), with its wall time, peak RSS (``getrusage`` of the children of a
+  helper process whose only child it is), the per-step seconds and the
+  measure's path from its ``timings.json``; a run that fails is recorded
+  with its last stderr line (``status``), under ``--run-mem-gb`` of address
+  space so a run that outgrows the machine fails alone.
+
 Each (language, size) runs in a fresh process so memory figures do not leak
 between sizes. A step whose time, extrapolated on a log-log line from the
 smaller sizes, would exceed ``--budget`` seconds is skipped and recorded as
 such. Writes ``bench/results/scale.csv`` (one row per step and size),
 ``scale_slopes.csv`` (log-log slope of time against N per step),
-``scale_recall.csv`` and ``scale.png``. Machines here are shared: read medians
+``scale_recall.csv``, ``scale.png``, and for the whole run ``scale_run.csv`` and
+``scale_run_slopes.csv``. Machines here are shared: read medians
 and ratios measured in the same run, not single seconds.
 """
 
@@ -56,7 +66,11 @@ LSH_THRESHOLD = 0.5
 RECALL_EDGES = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 STEPS = ["shingle", "brute_force", "join_j0.5", "join_j0.3", "sig_crc32-mersenne61",
          "sig_datasketch", "lsh_vectorized", "lsh_datasketch", "dedupe_gated",
-         "dedupe_ungated", "dedupe_gated_shared"]
+         "dedupe_ungated", "dedupe_gated_shared", "run"]
+RUN_HOSTS = ["news.example-a.kr", "news.example-b.kr", "www.example-c.com",
+             "media.example-d.net", "www.example-e.co.kr", "example-f.com", "www.example-g.kr",
+             "example-h.org"]
+"""URL hosts of the ``run`` corpus (seeded draw); cross-host studies the first two."""
 SHARED_LEAD = {"ko": "연합뉴스", "en": "Reuters"}
 """Lead token of the shared-prefix case: an agency name, not a bracketed rubric."""
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -200,6 +214,64 @@ def run_one(lang: str, size: int, repeat: int, skip: set[str], brute_max: int) -
     return rows, recall_rows
 
 
+def write_run_corpus(lang: str, size: int, path: Path) -> None:
+    """The ``run`` step's corpus: enlarged headlines with ids, URLs and dates, as JSONL."""
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+
+    frame = enlarge(headline_pool(lang), size, seed=0)
+    rng = np.random.default_rng(1)
+    host = rng.integers(0, len(RUN_HOSTS), size)
+    day = rng.integers(1, 31, size)
+    with open(path, "w", encoding="utf-8") as fh:
+        for k, title in enumerate(frame.text):
+            fh.write(json.dumps({"id": f"{lang}{k}", "title": title,
+                                 "url": f"https://{RUN_HOSTS[host[k]]}/a/{k}",
+                                 "published_at": f"2026-01-{day[k]:02d}"},
+                                ensure_ascii=False) + "\n")
+
+
+def run_whole(lang: str, size: int, timeout: float, mem_gb: float) -> dict:
+    """``newsdedup run`` on ``size`` headlines as this process's only child; one result row."""
+    import resource
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix=f"bench-run-{lang}{size}-") as tmp:
+        corpus = Path(tmp) / f"{lang}{size}.jsonl"
+        write_run_corpus(lang, size, corpus)
+        cmd = [sys.executable, "-c", "from newsdedup.cli import main; raise SystemExit(main())",
+               "run", str(corpus), "--name", "bench", "--out", str(Path(tmp) / "out"),
+               "--hosts", ",".join(RUN_HOSTS[:2]), "--quiet"]
+        limit = int(mem_gb * 2**30)
+
+        def cap() -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+        print(f"[bench-scale] {lang} {size}: run ...", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        try:
+            done = subprocess.run(cmd, preexec_fn=cap, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True, timeout=timeout)
+            code, err = done.returncode, done.stderr
+        except subprocess.TimeoutExpired as exc:
+            code, err = None, f"timed out after {timeout:.0f} s " + (exc.stderr or "")
+        secs = time.perf_counter() - t0
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        row = {"step": "run", "repeats": 1, "peak_rss_mb": peak, "run_s": secs,
+               "mem_limit_gb": mem_gb}
+        timings = Path(tmp) / "out" / "bench" / "timings.json"
+        if timings.is_file():  # written after each step: a failed run keeps its finished steps
+            rec = json.loads(timings.read_text("utf-8"))
+            row.update(measure_path=rec["steps"].get("measure", {}).get("path"),
+                       items_accounted=json.dumps(rec["items_in_outputs"], sort_keys=True))
+            row.update({f"run_{k}_s": v["seconds"] for k, v in rec["steps"].items()})
+        if code == 0:
+            row.update(median_s=secs, status="ok")
+        else:
+            last = [ln for ln in str(err).splitlines() if ln.strip()][-1:] or ["(no stderr)"]
+            row["status"] = f"failed (exit {code}) after {secs:.0f} s: {last[0][:300]}"
+    return row
+
+
 skip_reason: dict[str, str] = {}
 
 
@@ -242,14 +314,27 @@ def main(argv=None) -> int:
                          "step are replaced) instead of starting afresh")
     ap.add_argument("--summary", action="store_true",
                     help="only write bench/results/scale.md from the CSVs of the last run")
+    ap.add_argument("--run-budget", type=float, default=1800.0,
+                    help="skip the whole run when predicted to take longer (seconds); a run "
+                         "is stopped at twice this")
+    ap.add_argument("--run-mem-gb", type=float, default=14.0,
+                    help="address-space limit of the whole run (GB), so an oversized run "
+                         "fails alone instead of starving the machine")
     ap.add_argument("--one", nargs=2, metavar=("LANG", "SIZE"), help=argparse.SUPPRESS)
+    ap.add_argument("--run-one", nargs=2, metavar=("LANG", "SIZE"), help=argparse.SUPPRESS)
     ap.add_argument("--skip", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.summary:
-        text = summary(pd.read_csv(OUT / "scale.csv"), pd.read_csv(OUT / "scale_slopes.csv"),
+        text = summary(_read_table(), pd.concat([pd.read_csv(OUT / f) for f in (
+            "scale_slopes.csv", "scale_run_slopes.csv") if (OUT / f).is_file()]),
                        pd.read_csv(OUT / "scale_recall.csv"))
         (OUT / "scale.md").write_text(text, encoding="utf-8")
         print(text)
+        return 0
+    if args.run_one:
+        lang, size = args.run_one[0], int(args.run_one[1])
+        row = run_whole(lang, size, 2 * args.run_budget, args.run_mem_gb)
+        print(json.dumps(row))
         return 0
     if args.one:
         lang, size = args.one[0], int(args.one[1])
@@ -261,9 +346,10 @@ def main(argv=None) -> int:
 
     all_rows, all_recall = [], []
     if args.append:
-        all_rows = pd.read_csv(OUT / "scale.csv").to_dict("records")
+        all_rows = _read_table().to_dict("records")
         all_recall = pd.read_csv(OUT / "scale_recall.csv").to_dict("records")
     only = {s for s in args.only.split(",") if s}
+    steps_too = not only or bool(only - {"run"})
     if only - set(STEPS):
         ap.error(f"unknown steps {sorted(only - set(STEPS))}; choose from {STEPS}")
     for lang in args.languages:
@@ -277,19 +363,25 @@ def main(argv=None) -> int:
                     skip[step] = "not requested (--only)"
                     continue
                 guess = _predict(done, step, size)
-                if guess is not None and guess > args.budget:
-                    skip[step] = f"predicted {guess:.0f} s > budget {args.budget:.0f} s"
+                budget = args.run_budget if step == "run" else args.budget
+                if guess is not None and guess > budget:
+                    skip[step] = f"predicted {guess:.0f} s > budget {budget:.0f} s"
                 cand = _predict_candidates(done, step, size)
                 if cand is not None and cand > MAX_CANDIDATES:
                     skip[step] = (f"predicted {cand:.2g} candidate pairs > {MAX_CANDIDATES:.0e} "
                                   "(random band collisions grow like N^2; memory)")
-            cmd = [sys.executable, __file__, "--one", lang, str(size), "--repeat",
-                   str(args.repeat), "--brute-max", str(args.brute_max), "--skip",
-                   json.dumps(skip)]
-            out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
-            got = json.loads(out.strip().splitlines()[-1])
+            got = {"rows": [], "recall": []}
+            if any(step not in skip for step in STEPS if step != "run"):
+                cmd = [sys.executable, __file__, "--one", lang, str(size), "--repeat",
+                       str(args.repeat), "--brute-max", str(args.brute_max), "--skip",
+                       json.dumps({k: v for k, v in skip.items() if k != "run"})]
+                out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+                got = json.loads(out.strip().splitlines()[-1])
+                got["rows"] = [r for r in got["rows"] if r["step"] != "run"]
+            got["rows"].append(_run_row(args, lang, size, skip))
             # Replace what this run measured: with --only, those steps; else the whole size.
-            fresh = {r["step"] for r in got["rows"] if "median_s" in r or not only}
+            fresh = {r["step"] for r in got["rows"]
+                     if "median_s" in r or "status" in r or not only}
             all_rows = [r for r in all_rows if (r["language"], r["n_items"]) != (lang, size)
                         or r["step"] not in fresh] + [r for r in got["rows"]
                                                       if r["step"] in fresh]
@@ -297,10 +389,30 @@ def main(argv=None) -> int:
                 all_recall = [r for r in all_recall
                               if (r["language"], r["n_items"]) != (lang, size)]
             all_recall += got["recall"]
-            _write(all_rows, all_recall)  # partial results survive an interrupted run
-    table = _write(all_rows, all_recall)
+            _write(all_rows, all_recall, steps_too)  # partial results survive an interruption
+    table = _write(all_rows, all_recall, steps_too)
     print(table.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
     return 0
+
+
+def _read_table() -> pd.DataFrame:
+    """The rows of the last runs: the steps' ``scale.csv`` and the whole run's ``scale_run.csv``."""
+    parts = [pd.read_csv(OUT / f) for f in ("scale.csv", "scale_run.csv") if (OUT / f).is_file()]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _run_row(args, lang: str, size: int, skip: dict[str, str]) -> dict:
+    """The whole run at one size: skipped with its reason, or measured by a helper process."""
+    if "run" in skip:
+        return {"step": "run", "skipped": skip["run"], "language": lang, "n_items": size}
+    cmd = [sys.executable, __file__, "--run-one", lang, str(size), "--run-budget",
+           str(args.run_budget), "--run-mem-gb", str(args.run_mem_gb)]
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    row = json.loads(out.strip().splitlines()[-1])
+    row.update(language=lang, n_items=size)
+    if "median_s" in row:
+        row["items_per_s"] = size / row["median_s"]
+    return row
 
 
 def _slopes(table: pd.DataFrame) -> pd.DataFrame:
@@ -316,7 +428,7 @@ def _slopes(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _write(rows: list[dict], recall: list[dict]) -> pd.DataFrame:
+def _write(rows: list[dict], recall: list[dict], steps_too: bool = True) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     if "median_s" not in table:
         table["median_s"] = np.nan
@@ -334,11 +446,20 @@ def _write(rows: list[dict], recall: list[dict]) -> pd.DataFrame:
              "step_rss_mb", "items_per_s", "baseline", "baseline_s", "ratio"]
     table = table[front + [c for c in table.columns if c not in front]]
     OUT.mkdir(exist_ok=True)
-    table.to_csv(OUT / "scale.csv", index=False, float_format="%.6g")
-    slopes = _slopes(table)
-    slopes.to_csv(OUT / "scale_slopes.csv", index=False, float_format="%.4f")
+    # The whole run has its own files (its columns are not the steps').
+    run = table[table.step == "run"].dropna(axis=1, how="all")
+    steps = table[table.step != "run"]
+    if len(run):
+        run.to_csv(OUT / "scale_run.csv", index=False, float_format="%.6g")
+        _slopes(run).to_csv(OUT / "scale_run_slopes.csv", index=False, float_format="%.4f")
+    if not steps_too:  # only the whole run was measured: the steps' files stay as they are
+        return table
+    if len(steps):
+        steps.dropna(axis=1, how="all").to_csv(OUT / "scale.csv", index=False,
+                                               float_format="%.6g")
+        _slopes(steps).to_csv(OUT / "scale_slopes.csv", index=False, float_format="%.4f")
     pd.DataFrame(recall).to_csv(OUT / "scale_recall.csv", index=False, float_format="%.6g")
-    _plot(table, pd.DataFrame(recall), OUT / "scale.png")
+    _plot(steps, pd.DataFrame(recall), OUT / "scale.png")
     return table
 
 
@@ -372,6 +493,17 @@ def summary(table: pd.DataFrame, slopes: pd.DataFrame, recall: pd.DataFrame) -> 
         for r in ratios.itertuples(index=False):
             out.append(f"- {r.step} vs {r.baseline} at N = {r.n_items:,}: {r.ratio:.1f}x "
                        f"({r.baseline_s:.3g} s vs {r.median_s:.3g} s)")
+        runs = d[d.step == "run"].sort_values("n_items")
+        for r in runs.to_dict("records"):
+            if isinstance(r.get("skipped"), str):
+                out.append(f"- newsdedup run, N = {r['n_items']:,}: skipped ({r['skipped']})")
+                continue
+            steps = ", ".join(f"{k} {r[f'run_{k}_s']:.0f} s" for k in
+                              ("measure", "calibrate", "crosshost", "dedupe")
+                              if np.isfinite(r.get(f"run_{k}_s", np.nan)))
+            out.append(f"- newsdedup run, N = {r['n_items']:,}: {r['status']}; "
+                       f"{r['run_s']:.0f} s, peak RSS {r['peak_rss_mb'] / 1024:.2f} GB"
+                       + (f" ({steps}; measure {r['measure_path']})" if steps else ""))
         ded = d[(d.step == "dedupe_gated") & d.items_per_s.notna()]
         for r in ded.itertuples(index=False):
             out.append(f"- gated dedupe at N = {r.n_items:,}: {r.items_per_s:,.0f} items/s")

@@ -10,7 +10,7 @@ def test_step_clock_times_and_accounts():
     clock = StepClock(said.append)
     with clock("measure"):
         clock.account("measure", [5, 5, 5])
-    clock.note("measure", path="dense")
+        clock.note("measure", path="dense")
     clock.check(5)
     rec = clock.record(5)
     assert rec["steps"]["measure"]["path"] == "dense"

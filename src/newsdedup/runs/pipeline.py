@@ -38,9 +38,15 @@ class StepClock:
     lost or invented an item.
     """
 
-    def __init__(self, progress: Progress = quiet) -> None:
-        """A clock telling ``progress`` each step's time."""
+    def __init__(self, progress: Progress = quiet, path: Path | None = None,
+                 n_items: int = 0) -> None:
+        """A clock telling ``progress`` each step's time, and ``path`` the record after each step.
+
+        Writing after every step leaves the times of the steps that finished
+        when a later one fails.
+        """
         self._progress = progress
+        self._path, self._n_items = path, n_items
         self.steps: dict[str, dict] = {}
         self._counts: dict[str, list[int]] = {}
 
@@ -50,10 +56,12 @@ class StepClock:
         start = time.perf_counter()
         yield
         gc.collect()  # a step's arrays go before the next one starts
-        self.steps[step] = {"seconds": round(time.perf_counter() - start, 3),
-                            "peak_rss_mb": round(peak_rss_mb(), 1)}
+        self.steps.setdefault(step, {}).update(seconds=round(time.perf_counter() - start, 3),
+                                               peak_rss_mb=round(peak_rss_mb(), 1))
         self._progress(f"run: {step} took {self.steps[step]['seconds']:,.1f} s "
                        f"(peak RSS so far {self.steps[step]['peak_rss_mb']:,.0f} MB)")
+        if self._path is not None:
+            write_json(self.record(self._n_items), self._path)
 
     def note(self, step: str, **fields) -> None:
         """Record extra fields of a step (e.g. the measure's path)."""
@@ -105,7 +113,7 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         progress: Progress callback.
         echo: Print each step's tables.
     """
-    clock = StepClock(progress)
+    clock = StepClock(progress, out / name / "timings.json", len(corpus.items))
     with clock("measure"):
         report = run_measure_step(corpus, name, out, measure, progress, echo)
         clock.account("measure", report.summary()["items"].tolist())
@@ -127,4 +135,3 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             result = run_dedupe(corpus, name, out, config, progress, echo, sweep=DEDUPE_SWEEP)
             clock.account("dedupe", [len(result.items)])
     clock.check(len(corpus.items))
-    write_json(clock.record(len(corpus.items)), out / name / "timings.json")

@@ -59,8 +59,8 @@ from newsdedup.studies.measure_streamed import HISTOGRAM_EDGES, pair_at
 from newsdedup.studies.pairstream import Track, untracked
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix, sorted_unique
 
-__all__ = ["STREAM_RATE", "SampledNgram", "band_candidates", "band_pair_bound", "plan_pairs",
-           "run_sampled", "sample_rows"]
+__all__ = ["STREAM_RATE", "SampledNgram", "band_buckets", "band_candidates", "band_pair_bound",
+           "plan_pairs", "run_sampled", "sample_rows"]
 
 STREAM_RATE = 1.6e8
 """Pair-permutation comparisons per second of the streamed pass, for planning only.
@@ -117,13 +117,37 @@ def _band_keys(part: np.ndarray) -> np.ndarray:
     return key
 
 
-def band_candidates(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) -> np.ndarray:
+def band_buckets(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int
+                 ) -> tuple[int, list[tuple[np.ndarray, np.ndarray]]]:
+    """Per band, the items sharing a bucket and their bucket numbers; and the pair bound.
+
+    Each band's rows are bucketed by a 64-bit key (one sort of one column, not
+    a lexsort of ``rows`` columns). The bound is the pairs sharing a bucket
+    summed over bands: at least the distinct band-sharing pairs (a key
+    collision only adds pairs), known before any pair is listed.
+
+    Returns:
+        ``(bound, [(items, bucket) per band])``; ``items`` ascending.
+    """
+    keep = np.flatnonzero(~empty)
+    total, parts = 0, []
+    for band in range(bands):
+        key = _band_keys(sigs[keep, band * rows:(band + 1) * rows])
+        _, bucket, counts = np.unique(key, return_inverse=True, return_counts=True)
+        counts = counts.astype(np.int64)
+        total += int((counts * (counts - 1) // 2).sum())
+        shared = counts[bucket] > 1
+        parts.append((keep[shared], bucket[shared]))
+    return total, parts
+
+
+def band_candidates(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int,
+                    buckets: list[tuple[np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
     """Pairs sharing at least one band, as sorted linear indices ``i * N + j``.
 
-    The pairs of :func:`newsdedup.score.minhash.lsh_candidate_pairs`: each band's
-    rows are bucketed by a 64-bit key (one sort of one column, not a lexsort
-    of ``rows`` columns) and a pair is kept only where its band slices are
-    equal, so a key collision never adds a pair.
+    The pairs of :func:`newsdedup.score.minhash.lsh_candidate_pairs`, from the
+    buckets of :func:`band_buckets` (given, or computed); a pair is kept only
+    where its band slices are equal, so a key collision never adds a pair.
 
     Examples:
         >>> s = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [0, 2, 3, 4]], dtype=np.uint64)
@@ -131,36 +155,29 @@ def band_candidates(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) 
         [1, 2]
     """
     n = sigs.shape[0]
-    keep = np.flatnonzero(~empty)
-    m = len(keep)
+    parts = buckets if buckets is not None else band_buckets(sigs, empty, bands, rows)[1]
     found = []
-    for band in range(bands):
-        part = sigs[keep, band * rows:(band + 1) * rows]
-        local = bucket_pairs(_band_keys(part))
-        a, b = local // max(m, 1), local % max(m, 1)
-        same = (part[a] == part[b]).all(axis=1)
-        found.append(keep[a[same]].astype(np.int64) * n + keep[b[same]])
+    for band, (members, bucket) in enumerate(parts):
+        m = len(members)
+        if m < 2:
+            continue
+        local = bucket_pairs(bucket)
+        a, b = members[local // m], members[local % m]
+        part = slice(band * rows, (band + 1) * rows)
+        same = (sigs[a, part] == sigs[b, part]).all(axis=1)
+        found.append(a[same].astype(np.int64) * n + b[same])
     return sorted_unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
 def band_pair_bound(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) -> int:
     """Pairs sharing a band, summed over bands (an upper bound of the distinct candidates).
 
-    Band slices are folded into one 64-bit key; a collision of two keys can
-    only add pairs, so the bound holds.
-
     Examples:
         >>> s = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [0, 2, 3, 4]], dtype=np.uint64)
         >>> band_pair_bound(s, np.zeros(3, bool), 2, 2)
         2
     """
-    keep = sigs[~empty]
-    total = 0
-    for band in range(bands):
-        key = _band_keys(keep[:, band * rows:(band + 1) * rows])
-        counts = np.unique(key, return_counts=True)[1].astype(np.int64)
-        total += int((counts * (counts - 1) // 2).sum())
-    return total
+    return band_buckets(sigs, empty, bands, rows)[0]
 
 
 def _clopper(k: np.ndarray, m: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -313,7 +330,7 @@ def _lsh_rows(sigs: np.ndarray, empty: np.ndarray, join: PairScores, thresholds,
     for t in thresholds:
         real = int(np.count_nonzero(join.score >= t))
         bands, rows = lsh_params(t, config.minhash.num_perm)
-        bound = band_pair_bound(sigs, empty, bands, rows)
+        bound, buckets = band_buckets(sigs, empty, bands, rows)
         base = {"threshold": float(t), "real": real}
         if bound > config.lsh_max_pairs:
             why = f"skipped: up to {bound:,} band-sharing pairs > lsh_max_pairs"
@@ -323,7 +340,8 @@ def _lsh_rows(sigs: np.ndarray, empty: np.ndarray, join: PairScores, thresholds,
             thr_rows.append({**base, "candidates": math.nan, "matches": math.nan,
                              "recall": math.nan, "real_method": "exact", "candidates_method": why})
             continue
-        cand = band_candidates(sigs, empty, bands, rows)
+        cand = band_candidates(sigs, empty, bands, rows, buckets)
+        del buckets
         ci, cj = cand // n_items, cand % n_items
         pos = np.minimum(np.searchsorted(linear, cand), max(len(linear) - 1, 0))
         hit = (linear[pos] == cand) & (join.score[pos] >= t) if len(linear) else \
