@@ -27,7 +27,7 @@ from newsdedup.text.shingle import ShingleMatrix
 
 DEFAULT_HOSTS = ("deepmind.google", "blog.google")
 DEFAULT_WINDOW_DAYS = 3
-MAX_LISTED = 2_000_000
+MAX_LISTED = 200_000
 """Cross pairs listed with every score; above it only those at or above the floor."""
 DEFAULT_FLOOR = 0.2
 """Lowest score listed when the cross pairs are too many (the measure's lowest threshold)."""
