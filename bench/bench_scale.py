@@ -364,6 +364,9 @@ def main(argv=None) -> int:
                     continue
                 guess = _predict(done, step, size)
                 budget = args.run_budget if step == "run" else args.budget
+                if step == "run" and done[(done.step == "run") & done.median_s.notna()
+                                          & (done.n_items < size)].n_items.nunique() < 2:
+                    guess = None  # fixed costs dominate small runs: one size tells no slope
                 if guess is not None and guess > budget:
                     skip[step] = f"predicted {guess:.0f} s > budget {budget:.0f} s"
                 cand = _predict_candidates(done, step, size)

@@ -131,7 +131,7 @@ def cross_host_report(items: pd.DataFrame, options: CrossHostOptions,
     focus = np.sort(np.concatenate(groups))
     sub = ShingleMatrix(shingled.matrix[focus], shingled.vocab, shingled.n)
     joined = threshold_join(sub, options.floor, progress=lambda it: track(
-        it, None, f"crosshost: join J >= {options.floor:g}, row blocks")).pairs
+        list(it), None, f"crosshost: join J >= {options.floor:g}, row blocks")).pairs
     scores = PairScores(focus[joined.i], focus[joined.j], joined.score)
     listing = CrossListing(options.floor, total,
                            window_pair_count(items, groups, options.window_days))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import IO, Any, TypeVar
 
 from newsdedup.runs.files import Progress, quiet
@@ -179,6 +179,8 @@ def tracked(progress: Progress, items: Iterable[T], total: int | None, label: st
         >>> list(tracked(quiet, iter([1, 2, 3]), 3, "rows"))
         [1, 2, 3]
     """
+    if total is None and isinstance(items, Sized):
+        total = len(items)  # a list of row blocks: the bar can give an ETA
     with bar(progress, total, label, unit) as b:
         for item in items:
             yield item

@@ -234,7 +234,7 @@ def all_pairs_max(shingled: ShingleMatrix, track: Track = untracked) -> float:
         label = f"crosshost: upper bound, join J >= {t:g}"
 
         def blocks(it: Iterator, label: str = label) -> Iterator:
-            return track(it, None, label)
+            return track(list(it), None, label)
 
         got = threshold_join(shingled, t, progress=blocks)
         if len(got.pairs):

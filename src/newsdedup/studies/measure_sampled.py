@@ -373,7 +373,7 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
     positive = [t for t in config.thresholds if t > 0]
     t_join = min(positive) if positive else 1.0
     joined = threshold_join(shingled, t_join, progress=lambda it: track(
-        it, None, f"measure n={n}: join J >= {t_join:g}, row blocks"))
+        list(it), None, f"measure n={n}: join J >= {t_join:g}, row blocks"))
     t2 = time.perf_counter()
     join = joined.pairs
     est_join = estimate_pairs(sigs, empty, join.i, join.j)
