@@ -97,9 +97,9 @@ class MeasureConfig:
     sweep_ngrams: tuple[int, ...] = (2, 3, 4, 5, 6)
     dense_max_items: int = 6000
     pair_budget: float = 120.0
-    sample_pairs: int = 1_000_000
+    sample_pairs: int = 500_000
     sample_seed: int = 0
-    sampled_error_pairs: int = 5_000
+    sampled_error_pairs: int = 2_000
     confidence: float = 0.95
     lsh_max_pairs: int = 30_000_000
 

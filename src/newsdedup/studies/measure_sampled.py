@@ -127,17 +127,21 @@ def band_buckets(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int
     collision only adds pairs), known before any pair is listed.
 
     Returns:
-        ``(bound, [(items, bucket) per band])``; ``items`` ascending.
+        ``(bound, [(items, bucket) per band])``: the items of shared buckets,
+        grouped by bucket number.
     """
     keep = np.flatnonzero(~empty)
+    rowsigs = sigs if len(keep) == len(sigs) else sigs[keep]
     total, parts = 0, []
     for band in range(bands):
-        key = _band_keys(sigs[keep, band * rows:(band + 1) * rows])
-        _, bucket, counts = np.unique(key, return_inverse=True, return_counts=True)
-        counts = counts.astype(np.int64)
+        key = _band_keys(rowsigs[:, band * rows:(band + 1) * rows])
+        order = np.argsort(key, kind="stable")  # one sort per band
+        sk = key[order]
+        bucket = np.cumsum(np.r_[True, sk[1:] != sk[:-1]]) - 1 if len(sk) else order
+        counts = np.bincount(bucket).astype(np.int64)
         total += int((counts * (counts - 1) // 2).sum())
         shared = counts[bucket] > 1
-        parts.append((keep[shared], bucket[shared]))
+        parts.append((keep[order[shared]], bucket[shared]))  # grouped by bucket
     return total, parts
 
 
@@ -163,6 +167,7 @@ def band_candidates(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int,
             continue
         local = bucket_pairs(bucket)
         a, b = members[local // m], members[local % m]
+        a, b = np.minimum(a, b), np.maximum(a, b)
         part = slice(band * rows, (band + 1) * rows)
         same = (sigs[a, part] == sigs[b, part]).all(axis=1)
         found.append(a[same].astype(np.int64) * n + b[same])
