@@ -200,3 +200,14 @@ def test_band_candidates_equal_the_lexsort_banding():
     # Rows folded to one key: colliding keys with different slices are not paired.
     s = np.array([[1, 0], [0, 0x9E3779B97F4A7C15 + 0]], dtype=np.uint64)
     assert band_candidates(s, np.zeros(2, bool), 1, 2).tolist() == []
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_sampled_path_on_one_or_two_items(size):
+    items = pd.DataFrame({"id": [str(k) for k in range(size)], "title": ["가나다라마"] * size,
+                          "summary": ""})
+    config = MeasureConfig(sample_pairs=100, sampled_error_pairs=10, error_perms=(16,))
+    got = run_sampled(items, normalized_texts(items, config.scheme), config)
+    assert got.summary()["pairs"].tolist() == [size * (size - 1) // 2] * 3
+    assert got.thresholds()["real"].tolist() == [size - 1] * 15  # identical texts: J = 1
+    assert len(got.errors) == (0 if size == 1 else 2)

@@ -262,7 +262,8 @@ def _sample(shingled: ShingleMatrix, sigs: np.ndarray, config: MeasureConfig, n:
     items = shingled.n_items
     total = items * (items - 1) // 2
     rng = np.random.default_rng([config.sample_seed, n])
-    pos = rng.integers(0, total, size=config.sample_pairs, dtype=np.int64)
+    pos = (rng.integers(0, total, size=config.sample_pairs, dtype=np.int64) if total
+           else np.zeros(0, dtype=np.int64))
     i, j = pair_at(items, pos)
     empty = shingled.sizes == 0
     return i, j, pair_jaccard(shingled, i, j), estimate_pairs(sigs, empty, i, j)
@@ -419,14 +420,16 @@ def run_sampled(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
     say(f"measure: error versus permutations {list(config.error_perms)} on "
              f"{config.sampled_error_pairs:,} sampled pairs")
     rng = np.random.default_rng([config.sample_seed, top_m.n, 1])
-    pos = rng.integers(0, top_m.pairs, size=config.sampled_error_pairs, dtype=np.int64)
+    pos = (rng.integers(0, top_m.pairs, size=config.sampled_error_pairs, dtype=np.int64)
+           if top_m.pairs else np.zeros(0, dtype=np.int64))
     i, j = pair_at(len(texts), pos)
     rows, inverse = np.unique(np.concatenate([i, j]), return_inverse=True)
     sub = sample_rows(top_m.shingled, rows)
     si, sj = inverse[:len(i)], inverse[len(i):]
-    errors = error_table(sub, si, sj, pair_jaccard(sub, si, sj), config.error_families,
-                         config.error_perms)
-    errors = error_intervals(errors, top_m.pairs, config.confidence)
+    errors = (error_intervals(error_table(sub, si, sj, pair_jaccard(sub, si, sj),
+                                          config.error_families, config.error_perms),
+                              top_m.pairs, config.confidence)
+              if top_m.pairs else pd.DataFrame())  # one item: no pair to study
     top = top_pairs(items, top_m.join, config.top_k)
     scale = {"path": "sampled", "pair_budget_seconds": config.pair_budget,
              "sample_pairs": config.sample_pairs, "sample_seed": config.sample_seed,
