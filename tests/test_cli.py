@@ -224,3 +224,15 @@ def test_measure_sampled_path_records_methods(corpus, tmp_path):
     summary = pd.read_csv(out / "feed/measure/summary.csv")
     assert summary["items"].tolist() == [5] * 3
     assert {"err_mean_lo", "err_mean_hi", "err_mean_method", "sample_pairs"} <= set(summary)
+
+
+def test_measure_prints_skipped_lsh_counts(corpus, tmp_path, capsys):
+    from newsdedup.runs.load import load_named
+    from newsdedup.runs.measure import run_measure_step
+    from newsdedup.studies.measure import MeasureConfig
+
+    loaded, _ = load_named(corpus)
+    config = MeasureConfig(dense_max_items=1, pair_budget=0, sample_pairs=200,
+                           sampled_error_pairs=50, error_perms=(16,), lsh_max_pairs=0)
+    run_measure_step(loaded, "feed", tmp_path, config)
+    assert "/ candidates   - / matches   - / recall nan" in capsys.readouterr().out

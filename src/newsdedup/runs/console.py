@@ -16,6 +16,11 @@ def fmt_nan(value: float, spec: str = ".3f") -> str:
     return "nan" if value is None or not math.isfinite(value) else format(value, spec)
 
 
+def _count(value) -> str:
+    """A pair count in 3 columns; ``-`` where it was not computed (NaN: LSH over its limit)."""
+    return f"{int(value):3d}" if value == value else "  -"
+
+
 def measure_console(report, corpus) -> str:
     """The measurement as printed by the ``measure`` script (the published layout)."""
     lines = [corpus.summary_line(), ""]
@@ -28,8 +33,9 @@ def measure_console(report, corpus) -> str:
         )
         for row in m.thresholds.itertuples(index=False):
             lines.append(
-                f"   threshold {row.threshold:.1f}: real {row.real:3d} / candidates "
-                f"{row.candidates:3d} / matches {row.matches:3d} / recall {fmt_nan(row.recall)}"
+                f"   threshold {row.threshold:.1f}: real {_count(row.real)} / candidates "
+                f"{_count(row.candidates)} / matches {_count(row.matches)} / recall "
+                f"{fmt_nan(row.recall)}"
             )
         lines.append("")
     cfg = report.config
