@@ -383,8 +383,9 @@ def main(argv=None) -> int:
                 got["rows"] = [r for r in got["rows"] if r["step"] != "run"]
             got["rows"].append(_run_row(args, lang, size, skip))
             # Replace what this run measured: with --only, those steps; else the whole size.
+            # A requested step's row (measured, failed or skipped with its reason) replaces the old.
             fresh = {r["step"] for r in got["rows"]
-                     if "median_s" in r or "status" in r or not only}
+                     if "median_s" in r or "status" in r or not only or r["step"] in only}
             all_rows = [r for r in all_rows if (r["language"], r["n_items"]) != (lang, size)
                         or r["step"] not in fresh] + [r for r in got["rows"]
                                                       if r["step"] in fresh]
