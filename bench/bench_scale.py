@@ -487,8 +487,10 @@ def summary(table: pd.DataFrame, slopes: pd.DataFrame, recall: pd.DataFrame) -> 
         for step, row in t.iterrows():
             cells = [f"{v:.3g}" if np.isfinite(v) else "—" for v in row]
             m = mem.loc[step].dropna() if step in mem.index else pd.Series(dtype=float)
-            peak = (f"{m.iloc[-1] / 1024:.2f} GB (+{add.loc[step, m.index[-1]] / 1024:.2f}) "
-                    f"at {int(m.index[-1]):,}" if len(m) else "—")
+            own = add.loc[step, m.index[-1]] if len(m) and step in add.index else np.nan
+            peak = (f"{m.iloc[-1] / 1024:.2f} GB"
+                    + (f" (+{own / 1024:.2f})" if np.isfinite(own) else "")  # the run: a process
+                    + f" at {int(m.index[-1]):,}" if len(m) else "—")
             slope = (f"{sl.slope[step]:.2f} / {sl.slope_last_two[step]:.2f}"
                      if step in sl.index else "—")
             out.append(f"| {step} | " + " | ".join(cells) + f" | {slope} | {peak} |")
