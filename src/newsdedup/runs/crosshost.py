@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import crosshost_console
 from newsdedup.runs.files import (
     Progress,
@@ -53,6 +54,7 @@ class CrossHostOptions:
     scheme: str = DEFAULT_SCHEME
 
 
+@commits("crosshost")
 def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None = None,
                   progress: Progress = quiet, echo: bool = True) -> CrossHostReport:
     """Cross-host analysis of a corpus; writes ``<out>/<name>/crosshost/``.

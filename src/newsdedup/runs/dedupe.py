@@ -22,6 +22,7 @@ from newsdedup.cluster.dedupe import (
 )
 from newsdedup.cluster.sweep import sweep_dedupe
 from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import sweep_console
 from newsdedup.runs.files import Progress, corpus_meta, quiet, write_csv, write_params
 
@@ -65,6 +66,7 @@ DEDUPE_COLUMNS = ("id", "title", "source", "url", "published_at", "group", "is_r
 """Columns of the ``dedupe/items.csv`` audit file (those the corpus has)."""
 
 
+@commits("dedupe")
 def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Progress = quiet,
                echo: bool = True, reference=None, sweep: Sequence[float] | None = None
                ) -> DedupeResult:

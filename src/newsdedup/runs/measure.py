@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import measure_console
 from newsdedup.runs.files import (
     Progress,
@@ -31,6 +32,7 @@ from newsdedup.studies.measure import (
 from newsdedup.studies.measure_streamed import run_streamed
 
 
+@commits("measure")
 def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None = None,
                      progress: Progress = quiet, echo: bool = True) -> MeasureReport:
     """Measure a corpus, print the published-layout tables, write ``<out>/<name>/measure/``.
