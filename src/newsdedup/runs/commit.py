@@ -10,7 +10,7 @@ through :func:`commits`) works like this:
 2. **Recover.** A previous command on the tree that was killed is finished
    or undone first (:func:`recover`): with a journal its commit is completed,
    without one its staging tree is deleted.
-3. **Stage.** Its files are written under ``<out>/.newsdedup/staging/<name>/``,
+3. **Stage.** Its files are written under ``<out>/.newsdedup/staging/<name>/<name>/``,
    each atomically (:func:`newsdedup.runs.files.atomic_file`). Nothing in the
    tree changes while it computes; an exception discards the staging tree.
 4. **Commit.** The journal ``staging/<name>.commit.json`` is written (the
@@ -35,7 +35,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -63,9 +63,12 @@ class TreeBusy(OSError):
 class Work:
     """Where a command on ``<out>/<name>`` keeps its lock, staging tree and journal.
 
+    Locks and staging are keyed by the resolved tree, so two names linked to
+    one folder share one lock.
+
     Attributes:
         root: The resolved results root (``--out``).
-        name: The results name.
+        name: The results name as given (the staged command writes ``<stage_root>/<name>``).
         tree: The resolved ``<root>/<name>`` (see :func:`newsdedup.paths.results_tree`).
     """
 
@@ -74,14 +77,19 @@ class Work:
     tree: Path
 
     @property
+    def key(self) -> str:
+        """The tree's folder name under ``root``."""
+        return self.tree.relative_to(self.root).as_posix()
+
+    @property
     def lock(self) -> Path:
         """The lock file."""
-        return self.root / WORK_DIR / "locks" / f"{self.name}.lock"
+        return self.root / WORK_DIR / "locks" / f"{self.key}.lock"
 
     @property
     def stage_root(self) -> Path:
         """The results root the staged command writes to (its files go to ``stage``)."""
-        return self.root / WORK_DIR / "staging"
+        return self.root / WORK_DIR / "staging" / self.key
 
     @property
     def stage(self) -> Path:
@@ -91,13 +99,12 @@ class Work:
     @property
     def journal(self) -> Path:
         """The journal: present once the staged files are complete."""
-        return self.stage_root / f"{self.name}.commit.json"
+        return self.root / WORK_DIR / "staging" / f"{self.key}.commit.json"
 
 
 def work_paths(out: str | Path, name: str) -> Work:
     """The :class:`Work` paths of ``<out>/<name>``; refuses a name leaving ``out``."""
-    tree = paths.results_tree(out, name)
-    return Work(root=Path(out).resolve(), name=tree.name, tree=tree)
+    return Work(root=Path(out).resolve(), name=name, tree=paths.results_tree(out, name))
 
 
 def _holder(lock: Path) -> str:
@@ -137,7 +144,7 @@ def _release(work: Work, fd: int) -> None:
     with contextlib.suppress(OSError):
         os.unlink(work.lock)
     os.close(fd)
-    for folder in (work.lock.parent, work.stage_root, work.root / WORK_DIR):
+    for folder in (work.lock.parent, work.journal.parent, work.root / WORK_DIR):
         with contextlib.suppress(OSError):
             folder.rmdir()  # only when empty: other names may be locked or staged
 
@@ -174,10 +181,10 @@ def recover(work: Work, progress: Progress = quiet) -> str | None:
         except (OSError, ValueError):
             journal = None  # a journal is written atomically; unreadable means not ours
         if isinstance(journal, dict):
-            _apply(work, journal)
+            _apply(replace(work, name=str(journal.get("stage", work.name))), journal)
             progress(f"finished the interrupted commit of {work.tree} ({journal.get('step')})")
             return "completed"
-    if work.stage.exists() or work.journal.exists():
+    if work.stage_root.exists() or work.journal.exists():
         _discard(work)
         progress(f"discarded the staging tree of an interrupted command on {work.tree}")
         return "discarded"
@@ -185,7 +192,7 @@ def recover(work: Work, progress: Progress = quiet) -> str | None:
 
 
 def _discard(work: Work) -> None:
-    shutil.rmtree(work.stage, ignore_errors=True)
+    shutil.rmtree(work.stage_root, ignore_errors=True)
     with contextlib.suppress(OSError):
         work.journal.unlink()
 
@@ -214,12 +221,12 @@ def _journal(work: Work, step: str, corpus, manifest: bool) -> dict:
     old_files = set(old.get("files") or []) if old else set()
     new = None
     if manifest:
-        new = {"name": work.name, "command": step, "corpus": corpus_identity(corpus),
+        new = {"name": work.tree.name, "command": step, "corpus": corpus_identity(corpus),
                "files": files}
     ident = corpus_identity(corpus)
     other = (old is not None and ident is not None
              and (old.get("corpus") or {}).get("sha256") != ident["sha256"])
-    return {"step": step, "files": files,
+    return {"step": step, "stage": work.name, "files": files,
             "remove": sorted(old_files - set(files)) if manifest else [],
             "drop_manifest": bool(manifest or (other and old_files & set(files))),
             "manifest": new}

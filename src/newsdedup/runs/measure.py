@@ -23,6 +23,7 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
+from newsdedup.runs.load import require_pairs
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
@@ -50,6 +51,7 @@ def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None 
     Returns:
         The :class:`~newsdedup.studies.measure.MeasureReport`.
     """
+    require_pairs(corpus, "measure")
     config = config or MeasureConfig()
     if len(corpus.items) > config.dense_max_items:
         # Too many pairs to hold every score: stream them (same figures; no sweep, no LSH).
