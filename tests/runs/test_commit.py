@@ -147,9 +147,9 @@ def test_a_commit_killed_halfway_is_completed_by_the_next_command(first_run, tmp
 def test_a_second_writer_on_the_same_name_is_refused(tmp_path):
     out = tmp_path / "out"
     with tree_lock(out, "feed"):
-        with pytest.raises(TreeBusy, match=rf"feed is being written by pid {os.getpid()}"):
-            with committed(out, "feed", "measure"):
-                pass
+        with (pytest.raises(TreeBusy, match=rf"feed is being written by pid {os.getpid()}"),
+              committed(out, "feed", "measure")):
+            pass
         with committed(out, "other", "measure") as root:  # another name is free
             write_text("x\n", root / "other" / "f.txt")
     assert (out / "other" / "f.txt").read_text() == "x\n"
@@ -206,9 +206,9 @@ def test_files_of_other_commands_in_the_tree_are_kept(first_run):
 @pytest.mark.parametrize("name", ["../../x", "/abs", "", ".", "..", ".newsdedup", "a/b",
                                   "a\\b"])
 def test_names_leaving_out_are_refused(tmp_path, name):
-    with pytest.raises(ValueError, match="one folder name under --out"):
-        with committed(tmp_path / "out", name, "measure"):
-            pass
+    with (pytest.raises(ValueError, match="one folder name under --out"),
+          committed(tmp_path / "out", name, "measure")):
+        pass
     assert not any((tmp_path).rglob("*.lock"))
 
 
