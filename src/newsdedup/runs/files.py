@@ -24,6 +24,7 @@ It also defines :data:`Progress`, the status callback every run takes, and
 from __future__ import annotations
 
 import contextlib
+import csv
 import functools
 import json
 import math
@@ -157,6 +158,10 @@ def write_json(obj: Mapping, path: Path) -> Path:
     return write_text(text + "\n", path)
 
 
+def _text_columns(df: pd.DataFrame) -> list:
+    return [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
+
+
 def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with text cells a spreadsheet would run as a formula escaped (numbers untouched).
 
@@ -166,8 +171,7 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
         0  '=1+2 -1
         1    ok  2
     """
-    text = [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
-    risky = [c for c in text if df[c].map(lambda v: escape_cell(v) is not v).any()]
+    risky = [c for c in _text_columns(df) if df[c].map(lambda v: escape_cell(v) is not v).any()]
     if not risky:
         return df
     return df.assign(**{str(c): df[c].map(escape_cell) for c in risky})
@@ -179,9 +183,14 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
     Text cells starting with ``= + - @``, a tab or a CR are escaped
     (:func:`spreadsheet_safe`); the file is written atomically (:func:`atomic_file`).
     """
+    safe = spreadsheet_safe(df)
+    # The csv writer quotes a field holding "\n" but not one holding a lone "\r", which
+    # readers take for a line end; such a (rare) table gets every text field quoted.
+    cr = any(safe[c].map(lambda v: isinstance(v, str) and "\r" in v).any()
+             for c in _text_columns(safe))
     with atomic_file(path) as fh:
-        spreadsheet_safe(df).to_csv(fh, index=False, float_format=FLOAT_FORMAT,
-                                    lineterminator="\n")
+        safe.to_csv(fh, index=False, float_format=FLOAT_FORMAT, lineterminator="\n",
+                    quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
     return path
 
 
