@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from newsdedup import paths
-from newsdedup.runs.files import Progress, fsync_dir, quiet, write_json
+from newsdedup.runs.files import OutputError, Progress, fsync_dir, quiet, write_json
 
 WORK_DIR = ".newsdedup"
 """Folder under ``--out`` holding the locks and staging trees (hidden, git-ignored)."""
@@ -285,6 +285,10 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
         _ACTIVE.add(work.stage_root)
         try:
             yield work.stage_root
+        except OutputError as exc:
+            _discard(work)
+            # Name the file the user knows: the tree's, which is left as it was.
+            raise OutputError(str(exc).replace(str(work.stage), str(work.tree), 1)) from None
         except BaseException:
             _discard(work)
             raise
