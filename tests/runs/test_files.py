@@ -164,3 +164,9 @@ def test_text_cells_a_spreadsheet_would_run_are_escaped_numbers_are_not(tmp_path
 def test_a_table_without_risky_cells_is_written_unchanged(tmp_path):
     frame = pd.DataFrame({"id": ["a", "b"], "n": [-1, 2]})
     assert write_csv(frame, tmp_path / "t.csv").read_text() == "id,n\na,-1\nb,2\n"
+
+
+def test_a_column_mixing_text_and_numbers_escapes_only_the_text(tmp_path):
+    frame = pd.DataFrame({"v": pd.Series(["=1", -3, None, "+x", 2.5], dtype=object)})
+    back = pd.read_csv(write_csv(frame, tmp_path / "t.csv"), dtype=str, keep_default_na=False)
+    assert back["v"].tolist() == ["'=1", "-3", "", "'+x", "2.5"]  # float_format is for floats

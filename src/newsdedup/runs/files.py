@@ -38,7 +38,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from newsdedup.corpus.cells import escape_cell
+from newsdedup.corpus.cells import FORMULA_STARTS, escape_cell
 
 FLOAT_FORMAT = "%.6f"
 """Float format of every written CSV (6 decimals)."""
@@ -162,6 +162,18 @@ def _text_columns(df: pd.DataFrame) -> list:
     return [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
 
 
+def _text_cells(column: pd.Series, starts: tuple[str, ...] = (), holds: str = "") -> np.ndarray:
+    """Which cells are text that starts with one of ``starts`` (or holds ``holds``)."""
+    try:  # vectorized on a text column; a column mixing types has no .str
+        text = column.str
+        found = text.startswith(starts, na=False) if starts else text.contains(
+            holds, regex=False, na=False)
+        return found.to_numpy(dtype=bool)
+    except AttributeError:
+        return column.map(lambda v: isinstance(v, str) and (
+            v.startswith(starts) if starts else holds in v)).to_numpy(dtype=bool)
+
+
 def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with text cells a spreadsheet would run as a formula escaped (numbers untouched).
 
@@ -171,10 +183,12 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
         0  '=1+2 -1
         1    ok  2
     """
-    risky = [c for c in _text_columns(df) if df[c].map(lambda v: escape_cell(v) is not v).any()]
+    risky = {c: mask for c in _text_columns(df)
+             if (mask := _text_cells(df[c], starts=FORMULA_STARTS)).any()}
     if not risky:
         return df
-    return df.assign(**{str(c): df[c].map(escape_cell) for c in risky})
+    return df.assign(**{str(c): df[c].where(~mask, df[c].map(escape_cell))
+                        for c, mask in risky.items()})
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
@@ -186,8 +200,7 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
     safe = spreadsheet_safe(df)
     # The csv writer quotes a field holding "\n" but not one holding a lone "\r", which
     # readers take for a line end; such a (rare) table gets every text field quoted.
-    cr = any(safe[c].map(lambda v: isinstance(v, str) and "\r" in v).any()
-             for c in _text_columns(safe))
+    cr = any(_text_cells(safe[c], holds="\r").any() for c in _text_columns(safe))
     with atomic_file(path) as fh:
         safe.to_csv(fh, index=False, float_format=FLOAT_FORMAT, lineterminator="\n",
                     quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
