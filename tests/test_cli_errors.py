@@ -52,6 +52,9 @@ def ws(tmp_path) -> dict[str, Path]:
         "cal_bin": put("cal_bin.json", b"\x89PNG\r\n\x1a\n\x00\xff\xfe\xfd"),
         "cal_key": put("cal_key.json", json.dumps({"rationale": "x"})),
         "a_file": put("a_file", "not a folder"),
+        "strict": put("strict.csv", "id,title,url\na,A,https://a.example/1\nb,,https://a.example/2\n"),
+        "nan": put("nan.jsonl", '{"id": "a", "title": NaN}\n'),
+        "missing": tmp_path / "missing.csv",
     }
 
 
@@ -85,6 +88,9 @@ CASES = [
      "argument --thresholds"),
     ("precision-nan", "calibrate {two} --precision nan --out {out}", "argument --precision"),
     ("out-is-a-file", "dedupe {two} --out {a_file}", "{a_file}"),
+    ("strict-csv-record", "run {strict} --strict --out {out}", "{strict}:3: record 2: missing"),
+    ("strict-jsonl-nan", "dedupe {nan} --strict --out {out}", "{nan}:1: record 1: NaN is not"),
+    ("missing-corpus", "measure {missing} --out {out}", "{missing}"),
 ]
 
 
