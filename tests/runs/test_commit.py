@@ -223,3 +223,14 @@ def test_symlinked_names_must_stay_inside_out(tmp_path):
     with committed(out, "alias", "measure") as root:
         write_text("x\n", root / "alias" / "f.txt")
     assert (out / "real" / "f.txt").read_text() == "x\n"
+
+
+def test_progress_names_the_tree_not_the_staging_path(tmp_path):
+    said: list[str] = []
+    corpus = load_corpus(corpus_file(tmp_path, "a", HEADLINES))
+    run_measure_step(corpus, "feed", tmp_path / "out", FAST["measure"], said.append, echo=False)
+    tree = (tmp_path / "out" / "feed").resolve()
+    wrote = len(list((tree / "measure").glob("*"))) - 1  # timings.json is not counted
+    assert f"measure: wrote {wrote} files to {tree}/measure (staged)" in said
+    assert said[-1] == f"measure: committed {wrote + 1} files to {tree}"
+    assert not any(commit.WORK_DIR in msg for msg in said)

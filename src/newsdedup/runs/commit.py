@@ -322,13 +322,18 @@ def commits(step: str, manifest: bool = False) -> Callable[[Callable[P, R]], Cal
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             out, name = bound.arguments["out"], bound.arguments["name"]
+            progress = bound.arguments.get("progress") or quiet
             with committed(out, name, step, bound.arguments.get("corpus"), manifest,
-                           bound.arguments.get("progress") or quiet) as root:
+                           progress) as root:
+                staged, tree = str(Path(root) / name), str(paths.results_tree(out, name))
                 bound.arguments["out"] = root
+                if "progress" in bound.arguments and Path(root) != Path(out):
+                    # Say where the files will be, not the staging tree's long path.
+                    bound.arguments["progress"] = lambda msg: progress(
+                        msg.replace(staged, tree) + " (staged)" if staged in msg else msg)
                 result = fn(*bound.args, **bound.kwargs)
-                staged = Path(root) / name
             if isinstance(result, Path) and result.is_relative_to(staged):
-                result = paths.results_tree(out, name) / result.relative_to(staged)
+                result = Path(tree) / result.relative_to(staged)
             return result
 
         return wrapper
