@@ -234,3 +234,14 @@ def test_progress_names_the_tree_not_the_staging_path(tmp_path):
     assert f"measure: wrote {wrote} files to {tree}/measure (staged)" in said
     assert said[-1] == f"measure: committed {wrote + 1} files to {tree}"
     assert not any(commit.WORK_DIR in msg for msg in said)
+
+
+def test_an_edited_run_json_cannot_remove_files_outside_the_tree(first_run):
+    out, corpus = first_run
+    victim = out / "victim.txt"
+    victim.write_text("keep me")
+    manifest = json.loads((out / "feed" / MANIFEST).read_text("utf-8"))
+    manifest["files"] += ["../victim.txt", str(victim), 7]
+    (out / "feed" / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    run_all(corpus, "feed", out, echo=False, **FAST)
+    assert victim.read_text() == "keep me"

@@ -180,8 +180,9 @@ def recover(work: Work, progress: Progress = quiet) -> str | None:
             journal = json.loads(work.journal.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             journal = None  # a journal is written atomically; unreadable means not ours
-        if isinstance(journal, dict):
-            _apply(replace(work, name=str(journal.get("stage", work.name))), journal)
+        stage = journal.get("stage") if isinstance(journal, dict) else None
+        if isinstance(stage, str) and _inside(work.stage_root, stage) and "/" not in stage:
+            _apply(replace(work, name=stage), journal)
             progress(f"finished the interrupted commit of {work.tree} ({journal.get('step')})")
             return "completed"
     if work.stage_root.exists() or work.journal.exists():
@@ -214,11 +215,19 @@ def corpus_identity(corpus) -> dict | None:
             "records": corpus.n_records, "items": len(corpus.items)}
 
 
+def _inside(tree: Path, rel: object) -> bool:
+    """Whether ``rel`` names a path inside ``tree`` (no absolute path, no ``..``)."""
+    return (isinstance(rel, str) and bool(rel) and not Path(rel).is_absolute()
+            and ".." not in Path(rel).parts and (tree / rel).resolve().is_relative_to(tree))
+
+
 def _journal(work: Work, step: str, corpus, manifest: bool) -> dict:
     files = sorted(p.relative_to(work.stage).as_posix() for p in work.stage.rglob("*")
                    if p.is_file())
     old = read_manifest(work.tree)
-    old_files = set(old.get("files") or []) if old else set()
+    listed = old.get("files") if old else None
+    # Only names that stay inside the tree: run.json is a file anyone can edit.
+    old_files = {f for f in listed if _inside(work.tree, f)} if isinstance(listed, list) else set()
     new = None
     if manifest:
         new = {"name": work.tree.name, "command": step, "corpus": corpus_identity(corpus),
@@ -245,8 +254,9 @@ def _apply(work: Work, journal: dict) -> None:
             os.replace(src, dst)
             touched.add(dst.parent)
     for rel in journal.get("remove", []):
-        with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-            (work.tree / rel).unlink()
+        if _inside(work.tree, rel):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                (work.tree / rel).unlink()
     for folder in touched:
         fsync_dir(folder)
     if journal.get("manifest") is not None:
