@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import crosshost_console
 from newsdedup.runs.files import (
     Progress,
@@ -77,6 +78,7 @@ class CrossHostOptions:
     floor: float = DEFAULT_FLOOR
 
 
+@commits("crosshost")
 def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None = None,
                   progress: Progress = quiet, echo: bool = True) -> CrossHostReport:
     """Cross-host analysis of a corpus; writes ``<out>/<name>/crosshost/``.
@@ -94,7 +96,11 @@ def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None
     """
     options = options or CrossHostOptions()
     progress(f"crosshost: exact Jaccard (n={options.n}) for hosts {', '.join(options.hosts)}")
-    rep = cross_host_report(corpus.items, options, progress)
+    try:
+        rep = cross_host_report(corpus.items, options, progress)
+    except ValueError as exc:  # dates: the loader rejects bad ones, a caller's table may not
+        raise ValueError(f"{corpus.path}: crosshost: {exc} (the file has {corpus.n_records} "
+                         f"records, {len(corpus.rejected)} rejected when loading)") from None
     if echo:
         print(crosshost_console(rep), flush=True)
     params = asdict(options)

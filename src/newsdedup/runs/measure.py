@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import measure_console
 from newsdedup.runs.files import (
     Progress,
@@ -22,6 +23,7 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
+from newsdedup.runs.load import require_pairs
 from newsdedup.runs.progress import counter, tracker
 from newsdedup.studies.measure import (
     MeasureConfig,
@@ -33,6 +35,7 @@ from newsdedup.studies.measure_sampled import plan_pairs, run_sampled
 from newsdedup.studies.measure_streamed import run_streamed
 
 
+@commits("measure")
 def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None = None,
                      progress: Progress = quiet, echo: bool = True) -> MeasureReport:
     """Measure a corpus, print the published-layout tables, write ``<out>/<name>/measure/``.
@@ -42,14 +45,18 @@ def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None 
         name: Results folder name.
         out: Results root.
         config: Measurement settings; the published ones by default. A corpus
-            above ``config.dense_max_items`` is measured by
-            :func:`newsdedup.studies.measure_streamed.run_streamed`.
+            above ``config.dense_max_items`` is streamed
+            (:func:`newsdedup.studies.measure_streamed.run_streamed`) while the
+            streamed pass is estimated to fit ``config.pair_budget``, else
+            measured from the exact join, LSH and pair samples
+            (:func:`newsdedup.studies.measure_sampled.run_sampled`).
         progress: Progress callback.
         echo: Print the tables.
 
     Returns:
         The :class:`~newsdedup.studies.measure.MeasureReport`.
     """
+    require_pairs(corpus, "measure")
     config = config or MeasureConfig()
     path, seconds = plan_pairs(len(corpus.items), config)
     if path == "dense":

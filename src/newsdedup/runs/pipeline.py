@@ -22,6 +22,7 @@ from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate
 # Notebook 04 calls ``pipeline.recalibrate`` (``from newsdedup.runs import pipeline``);
 # the function lives in newsdedup.runs.calibrate.
 from newsdedup.runs.calibrate import recalibrate as recalibrate
+from newsdedup.runs.commit import commits
 from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
 from newsdedup.runs.dedupe import DEDUPE_SWEEP, run_dedupe
 from newsdedup.runs.files import Progress, quiet, write_json
@@ -91,6 +92,7 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+@commits("run", manifest=True)
 def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             calibrate_options: CalibrateOptions | None = None,
             crosshost_options: CrossHostOptions | None = None,
