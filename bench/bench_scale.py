@@ -30,8 +30,9 @@ sampled every 5 ms, above the RSS at the step's start):
   dedupe) as a subprocess on the collection written as JSONL (ids, titles,
   URLs on ``RUN_HOSTS``, dates over 30 days; cross-host on the first two
   hosts), with its wall time, peak RSS (``getrusage`` of the children of a
-  helper process whose only child it is), the per-step seconds and the
-  measure's path from its ``timings.json``; a run that fails is recorded
+  helper process whose only child it is), the seconds of each finished step
+  and the measure's path (from its progress lines; a completed run's
+  ``timings.json`` adds the items per output); a run that fails is recorded
   with its last stderr line (``status``), under ``--run-mem-gb`` of address
   space so a run that outgrows the machine fails alone.
 
@@ -50,6 +51,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -240,7 +242,7 @@ def run_whole(lang: str, size: int, timeout: float, mem_gb: float) -> dict:
         write_run_corpus(lang, size, corpus)
         cmd = [sys.executable, "-c", "from newsdedup.cli import main; raise SystemExit(main())",
                "run", str(corpus), "--name", "bench", "--out", str(Path(tmp) / "out"),
-               "--hosts", ",".join(RUN_HOSTS[:2]), "--quiet"]
+               "--hosts", ",".join(RUN_HOSTS[:2])]  # not --quiet: step times are read off stderr
         limit = int(mem_gb * 2**30)
 
         def cap() -> None:
@@ -258,8 +260,14 @@ def run_whole(lang: str, size: int, timeout: float, mem_gb: float) -> dict:
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         row = {"step": "run", "repeats": 1, "peak_rss_mb": peak, "run_s": secs,
                "mem_limit_gb": mem_gb}
+        # Each finished step says "run: <step> took <s> s" (a failed run's staged files,
+        # timings.json among them, are discarded; its stderr is not).
+        for step, took in re.findall(r"\] run: (\w+) took ([\d,.]+) s", str(err)):
+            row[f"run_{step}_s"] = float(took.replace(",", ""))
+        row["measure_path"] = ("sampled" if "join, LSH and samples" in str(err) else
+                               "streamed" if "streaming every pair" in str(err) else "dense")
         timings = Path(tmp) / "out" / "bench" / "timings.json"
-        if timings.is_file():  # written after each step: a failed run keeps its finished steps
+        if timings.is_file():  # a completed run: its record, with the items per output
             rec = json.loads(timings.read_text("utf-8"))
             row.update(measure_path=rec["steps"].get("measure", {}).get("path"),
                        items_accounted=json.dumps(rec["items_in_outputs"], sort_keys=True))

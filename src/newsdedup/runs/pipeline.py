@@ -43,8 +43,8 @@ class StepClock:
                  n_items: int = 0) -> None:
         """A clock telling ``progress`` each step's time, and ``path`` the record after each step.
 
-        Writing after every step leaves the times of the steps that finished
-        when a later one fails.
+        The record is staged with the run's other files (a failed run
+        discards it); the progress lines carry each finished step's time.
         """
         self._progress = progress
         self._path, self._n_items = path, n_items
