@@ -23,7 +23,8 @@ def test_line_bar_is_throttled_and_says_its_end():
         b.update()  # 11 s: spoken
         b.update()  # 12 s: too soon
         b.update()
-    assert said == ["rows: 2 / 4 (50.0%), 0/s, ETA 11 s", "rows: 4 / 4 (100.0%), 0/s, ETA 0 s"]
+    assert said == ["rows: 2 / 4 (50.0%), 0.182/s, ETA 11 s",
+                    "rows: 4 / 4 (100.0%), 0.25/s, ETA 0 s"]
 
 
 def test_short_step_says_nothing():

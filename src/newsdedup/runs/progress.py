@@ -44,14 +44,15 @@ def rate_line(label: str, done: int, total: int | None, seconds: float, unit: st
         >>> rate_line("pairs", 50, 100, 10.0)
         'pairs: 50 / 100 (50.0%), 5/s, ETA 10 s'
         >>> rate_line("rows", 7, None, 2.0, " rows")
-        'rows: 7 rows, 4 rows/s'
+        'rows: 7 rows, 3.5 rows/s'
     """
     rate = done / seconds if seconds > 0 else float("inf")
+    shown = f"{rate:,.0f}" if rate >= 100 else f"{rate:.3g}"  # 0.0862 blocks/s, not 0/s
     if total is None:
-        return f"{label}: {done:,}{unit}, {rate:,.0f}{unit}/s"
+        return f"{label}: {done:,}{unit}, {shown}{unit}/s"
     eta = (total - done) / rate if rate > 0 else float("inf")
     return (f"{label}: {done:,} / {total:,}{unit} ({100 * done / max(total, 1):.1f}%), "
-            f"{rate:,.0f}{unit}/s, ETA {eta:,.0f} s")
+            f"{shown}{unit}/s, ETA {eta:,.0f} s")
 
 
 class Bar:
@@ -64,7 +65,7 @@ class Bar:
         >>> with Bar(said.append, 100, "pairs", clock=lambda: next(ticks)) as b:
         ...     b.update(10); b.update(90)
         >>> said
-        ['pairs: 100 / 100 (100.0%), 8/s, ETA 0 s']
+        ['pairs: 100 / 100 (100.0%), 8.33/s, ETA 0 s']
     """
 
     def __init__(self, say: Callable[[str], None] | None, total: int | None, label: str,
