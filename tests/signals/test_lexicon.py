@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.signals.entities import Entity, entity_matrix
+from newsdedup.signals.entities import Entity, entity_matrix, version_conflicts
 from newsdedup.signals.lexicon import (
     AliasRule,
     WeightRule,
+    capitalized_share,
     idf_weight,
     korean_phrases,
     learn_aliases,
@@ -19,6 +20,7 @@ from newsdedup.signals.lexicon import (
     romanize,
     similarity,
     skeleton,
+    strip_brands,
 )
 from newsdedup.signals.pairs import organisation
 from newsdedup.text.normalize import item_texts
@@ -71,7 +73,7 @@ def test_idf_weight_matches_the_formula():
        st.floats(0.05, 1.0), st.floats(0.05, 1.0))
 def test_weights_never_rise_with_document_frequency(rows, brand, generic):
     em = entity_matrix([[Entity(n) for n in row] for row in rows])
-    w = learn_weights(em, ["p"] * len(rows), WeightRule(brand, generic, 1))
+    w = learn_weights(em, ["p"] * len(rows), WeightRule(brand, 0.5, generic, 1))
     df = np.asarray(em.lines.sum(axis=0)).ravel()
     order = np.argsort(df, kind="stable")
     assert (np.diff(w.corpus[order]) <= 1e-12).all()
@@ -109,3 +111,37 @@ def test_weights_are_learned_per_organisation(pinned_lexicon):
     assert organisation("blog.google") in prep.weights.publishers
     k = prep.matrix.name_vocab.index("gemini")
     assert prep.weights.corpus[k] == 0.0
+
+
+def test_title_case_function_words_weigh_nothing_names_keep_their_weight():
+    texts = ["Fed To Hold Rates", "Plosser says Fed to hold", "Apple to buy Beats",
+             "Snowden Speaks To SXSW", "Apple Watch to ship late"]
+    from newsdedup.signals.entities import latin_entities
+
+    em = entity_matrix([latin_entities(t, "token") for t in texts])
+    w = learn_weights(em, ["p"] * len(texts), WeightRule(1.0, 1.0, 1.0, 1000, 0.5),
+                      capitalized_share(texts))
+    got = dict(zip(em.name_vocab, w.corpus.tolist(), strict=True))
+    assert got["to"] == 0.0  # capitalized in 2 of its 5 uses
+    assert got["snowden"] > 0 and got["apple"] > 0
+
+
+def test_a_brand_is_its_own_publishers_not_news_many_cover():
+    # "bachelor" fills half of site s's items but also most of the others': not s's brand.
+    rows = [[Entity("bachelor")]] * 5 + [[Entity("s")]] * 5 + [[Entity("bachelor")]] * 8 \
+        + [[Entity("y")]] * 12
+    orgs = ["s"] * 10 + ["o"] * 20
+    em = entity_matrix(rows)
+    w = learn_weights(em, orgs, WeightRule(0.3, 0.5, 1.0, 5))
+    common = w.common(em.name_vocab)
+    assert common["s"] == ["s"] and "bachelor" not in common["s"]
+    assert learn_weights(em, orgs, WeightRule(0.3, 0.3, 1.0, 5)).common(em.name_vocab)["s"] == [
+        "bachelor", "s"]
+
+
+def test_a_leading_brand_is_read_off_the_name():
+    rows = strip_brands([[Entity("claude opus", "4.7")], [Entity("opus", "4.8")]],
+                        [{"claude"}, set()])
+    em = entity_matrix(rows)
+    assert version_conflicts(em, np.array([0]), np.array([1])).nnz == 1  # Opus 4.7 vs 4.8
+    assert rows[1][0].lines == ["opus"]

@@ -71,17 +71,25 @@ class Entity:
         line: The product line when the mention is a variant: the name before the
             version when more name follows it (``"Lyria 3 Pro"`` -> ``"lyria"``),
             ``""`` otherwise.
+        rest: The name (and line) without a leading brand, when it has one
+            (``"Google DeepMind"`` -> ``"deepmind"`` where Google is the brand);
+            set by :func:`newsdedup.signals.lexicon.strip_brands`.
     """
 
     name: str
     version: str = ""
     surface: str = field(default="", compare=False)
     line: str = field(default="", compare=False)
+    rest: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def lines(self) -> list[str]:
-        """The lines the mention belongs to: its name, and its product line if a variant."""
-        return [self.name, self.line] if self.line and self.line != self.name else [self.name]
+        """The lines of the mention: its name, its line if a variant, both without a brand."""
+        out = [self.name]
+        for x in (self.line, *self.rest):
+            if x and x not in out:
+                out.append(x)
+        return out
 
     def __str__(self) -> str:
         """Name and version, e.g. ``"gemini robotics er 1.6"``."""

@@ -45,13 +45,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
 
-from newsdedup.signals.entities import EntityMatrix, kiwi, latin_entities
+from newsdedup.signals.entities import Entity, EntityMatrix, kiwi, latin_entities
 
 # Revised Romanization of Korean (2000): initial, medial and final jamo of a syllable.
 _INITIALS = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch",
@@ -303,20 +303,31 @@ class WeightRule:
     Attributes:
         brand_share: Share of one publisher's items at which a name weighs 0
             for that publisher (its brand).
+        brand_concentration: Share of a name's items that must be one
+            publisher's for the name to be that publisher's brand (a brand is
+            its own: "Bachelor" in many items of one site and of many others is
+            news, not the site's brand).
         generic_share: Share of all items at which a name weighs 0 everywhere.
         min_items: Fewest items a publisher needs before its brands are learned.
+        min_capitalized: A one-word name written capitalized in less than this
+            share of its occurrences (first word of a text not counted) weighs
+            0: a common word capitalized by title case ("To", "For").
     """
 
     brand_share: float = 0.1
+    brand_concentration: float = 0.5
     generic_share: float = 0.05
     min_items: int = 50
+    min_capitalized: float = 0.5
 
     def __post_init__(self) -> None:
         """Validate the shares and ``min_items``."""
-        for name in ("brand_share", "generic_share"):
+        for name in ("brand_share", "generic_share", "brand_concentration"):
             value = getattr(self, name)
             if not 0 < value <= 1:
                 raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+        if not 0 <= self.min_capitalized <= 1:
+            raise ValueError(f"min_capitalized must be in [0, 1], got {self.min_capitalized!r}")
         if self.min_items < 1:
             raise ValueError(f"min_items must be >= 1, got {self.min_items}")
 
@@ -368,29 +379,91 @@ class NameWeights:
         return out
 
 
-def learn_weights(em: EntityMatrix, orgs: Sequence[str], rule: WeightRule | None = None
-                  ) -> NameWeights:
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def capitalized_share(texts: Sequence[str]) -> dict[str, float]:
+    """Per Latin word (lower case): the share of its occurrences written capitalized.
+
+    The first word of each text is not counted (it is capitalized whatever it is).
+
+    Examples:
+        >>> capitalized_share(["Fed Holds Rates", "Plosser: Fed to hold", "Apple to Buy"])
+        {'holds': 1.0, 'rates': 1.0, 'fed': 1.0, 'to': 0.0, 'hold': 0.0, 'buy': 1.0}
+    """
+    cap: Counter = Counter()
+    total: Counter = Counter()
+    for t in texts:
+        for k, m in enumerate(_LATIN_WORD.finditer(t)):
+            if k:
+                w = m.group(0)
+                total[w.lower()] += 1
+                cap[w.lower()] += w[0].isupper()
+    return {w: cap[w] / n for w, n in total.items()}
+
+
+def strip_brands(entities: Sequence[Sequence[Entity]], zero: Sequence[set[str] | frozenset[str]]
+                 ) -> list[list[Entity]]:
+    """Each item's entities with their lines also read without a leading zero-weight name.
+
+    "Google DeepMind" where "google" weighs 0 is also the line ``deepmind``;
+    "Claude Opus 4.7" where "claude" weighs 0 is also ``opus``, so it shares a
+    line (and a version check) with "Opus 4.8".
+
+    Args:
+        entities: Entities per item.
+        zero: Per item, the names that weigh 0 for it.
+
+    Examples:
+        >>> [e.lines for e in strip_brands([[Entity("claude opus", "4.7")]], [{"claude"}])[0]]
+        [['claude opus', 'opus']]
+    """
+    out = []
+    for row, z in zip(entities, zero, strict=True):
+        new = []
+        for e in row:
+            rest = []
+            for line in e.lines:
+                words = line.split(" ")
+                rest += [" ".join(words[k:]) for k in range(1, len(words))
+                         if " ".join(words[:k]) in z]
+            new.append(replace(e, rest=tuple(dict.fromkeys(r for r in rest if r not in e.lines)))
+                       if rest else e)
+        out.append(new)
+    return out
+
+
+def learn_weights(em: EntityMatrix, orgs: Sequence[str], rule: WeightRule | None = None,
+                  capitalized: Mapping[str, float] | None = None) -> NameWeights:
     """Weights of every name, per publisher and corpus-wide, from line document frequency.
 
     Args:
         em: Entity matrices of the corpus.
         orgs: Publisher (organisation) per item.
         rule: Thresholds; :class:`WeightRule` by default.
+        capitalized: :func:`capitalized_share` of the corpus's texts; one-word
+            names below ``rule.min_capitalized`` weigh 0 (skipped when None).
 
     Examples:
         >>> from newsdedup.signals.entities import Entity, entity_matrix
-        >>> em = entity_matrix([[Entity("gemini"), Entity("veo")]] + [[Entity("gemini api")]] * 3
-        ...                    + [[Entity("x")]] * 16)
-        >>> w = learn_weights(em, ["g"] * 4 + ["o"] * 16, WeightRule(0.5, 0.2, 4))
+        >>> g = [[Entity("gemini"), Entity("veo")], [Entity("gemini")], [Entity("gemini")],
+        ...      [Entity("lyria")]]
+        >>> em = entity_matrix(g + [[Entity("x")]] * 16)
+        >>> w = learn_weights(em, ["g"] * 4 + ["o"] * 16, WeightRule(0.5, 0.5, 0.2, 4))
         >>> dict(zip(em.name_vocab, w.corpus.round(2).tolist()))
-        {'gemini': 0.0, 'gemini api': 0.21, 'veo': 1.0, 'x': 0.0}
-        >>> w.common(em.name_vocab)
-        {'*': ['gemini', 'x'], 'g': ['gemini api'], 'o': []}
+        {'gemini': 0.21, 'lyria': 1.0, 'veo': 1.0, 'x': 0.0}
+        >>> w.common(em.name_vocab)  # x: in 16 of 20 items; gemini: in 3 of g's 4, and only g's
+        {'*': ['x'], 'g': ['gemini'], 'o': []}
     """
     rule = rule or WeightRule()
     lines = em.lines.tocsr()
     n_items, n_names = lines.shape
-    corpus = idf_weight(np.asarray(lines.sum(axis=0)).ravel(), n_items, rule.generic_share)
+    df_all = np.asarray(lines.sum(axis=0)).ravel()
+    corpus = idf_weight(df_all, n_items, rule.generic_share)
+    if capitalized is not None:
+        lower = [k for k, n in enumerate(em.name_vocab)
+                 if " " not in n and capitalized.get(n, 1.0) < rule.min_capitalized]
+        corpus[lower] = 0.0
     org_arr = np.asarray([str(o) for o in orgs], dtype=object)
     uniq, code = np.unique(org_arr.astype(str), return_inverse=True)
     counts = np.bincount(code, minlength=len(uniq))
@@ -399,7 +472,8 @@ def learn_weights(em: EntityMatrix, orgs: Sequence[str], rule: WeightRule | None
     row_of = np.full(len(uniq), -1, dtype=np.int64)
     for r, k in enumerate(learned):
         df = np.asarray(lines[code == k].sum(axis=0)).ravel()
-        publisher[r] = idf_weight(df, int(counts[k]), rule.brand_share)
+        own = df >= rule.brand_concentration * np.maximum(df_all, 1)
+        publisher[r] = np.where(own, idf_weight(df, int(counts[k]), rule.brand_share), 1.0)
         row_of[k] = r
     item = lines.astype(np.float64).tocsr()
     rows = np.repeat(np.arange(n_items), np.diff(item.indptr))

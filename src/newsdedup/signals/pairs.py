@@ -53,8 +53,10 @@ from newsdedup.signals.lexicon import (
     AliasRule,
     NameWeights,
     WeightRule,
+    capitalized_share,
     learn_aliases,
     learn_weights,
+    strip_brands,
 )
 from newsdedup.signals.settings import load_settings
 from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_texts
@@ -213,7 +215,10 @@ def prepare(items: pd.DataFrame, config: SignalConfig | None = None,
     Entities: the Hangul spellings of Latin names are learned from the
     corpus (when Korean entities are on and ``learn_aliases`` is set), joined
     with the hand-given ones and applied; then names are extracted and
-    weighted by document frequency per organisation and corpus-wide.
+    weighted by document frequency per organisation and corpus-wide (and by
+    how often a one-word name is written in lower case); names that start
+    with a zero-weight name are also read without it and the weights learned
+    again (:func:`newsdedup.signals.lexicon.strip_brands`).
 
     Args:
         items: Corpus table with ``title`` and optionally ``summary``, ``host``,
@@ -247,8 +252,20 @@ def prepare(items: pd.DataFrame, config: SignalConfig | None = None,
                if config.learn_aliases and config.entities.korean else {})
     aliases = learned | dict(config.extra_aliases)  # a hand-given spelling wins
     ents = extract_all(raw, replace(config.entities, aliases=aliases))
+    org_list = [str(o) for o in orgs]
+    caps = capitalized_share(raw)
     em = entity_matrix(ents)
-    weights = learn_weights(em, [str(o) for o in orgs], config.weights)
+    weights = learn_weights(em, org_list, config.weights, caps)
+    # Second pass: a name that starts with a zero-weight name is also read without it
+    # ("Google DeepMind" -> "deepmind"), then the weights are learned again.
+    zero = weights.item.copy()
+    zero.data = (zero.data == 0).astype(np.int8)
+    zero.eliminate_zeros()
+    vocab = em.name_vocab
+    ents = strip_brands(ents, [{vocab[c] for c in zero.indices[zero.indptr[k]:zero.indptr[k + 1]]}
+                               for k in range(len(ents))])
+    em = entity_matrix(ents)
+    weights = learn_weights(em, org_list, config.weights, caps)
     own_lines = weights.item.copy()
     own_lines.eliminate_zeros()
     own_names = em.names.multiply(own_lines > 0).tocsr().astype(np.int32)

@@ -22,7 +22,8 @@ DEFAULT_CONFIG: Path = DATA_DIR / "config" / "signals.toml"
 """The config file used when none is given."""
 
 _KEYS: dict[str, tuple[str, ...]] = {
-    "weights": ("brand_share", "generic_share", "min_items"),
+    "weights": ("brand_share", "brand_concentration", "generic_share", "min_items",
+                "min_capitalized"),
     "aliases": ("learn", "min_cooccurrence", "min_cooccurrence_fuzzy", "min_similarity",
                 "min_skeleton", "max_words", "extra"),
 }
@@ -110,7 +111,8 @@ def load_settings(path: str | Path | None = None) -> SignalSettings:
     if not isinstance(extra, dict):
         raise SignalConfigError(f"{path}: [aliases.extra] must be a table")
     try:
-        weights = WeightRule(w["brand_share"], w["generic_share"], w["min_items"])
+        weights = WeightRule(w["brand_share"], w["brand_concentration"], w["generic_share"],
+                             w["min_items"], w["min_capitalized"])
         rule = AliasRule(a["min_cooccurrence"], a["min_cooccurrence_fuzzy"],
                          a["min_similarity"], a["min_skeleton"], a["max_words"])
     except (TypeError, ValueError) as exc:
