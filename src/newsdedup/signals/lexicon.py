@@ -383,8 +383,9 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
 def capitalized_share(texts: Sequence[str]) -> dict[str, float]:
-    """Per Latin word (lower case): the share of its occurrences written capitalized.
+    """Per Latin word (lower case): the share of its occurrences written with a capital.
 
+    A capital anywhere counts ("macOS", "iOS"), as it does for a name piece.
     The first word of each text is not counted (it is capitalized whatever it is).
 
     Examples:
@@ -398,7 +399,7 @@ def capitalized_share(texts: Sequence[str]) -> dict[str, float]:
             if k:
                 w = m.group(0)
                 total[w.lower()] += 1
-                cap[w.lower()] += w[0].isupper()
+                cap[w.lower()] += any(c.isupper() for c in w)  # "macOS" counts, as a name
     return {w: cap[w] / n for w, n in total.items()}
 
 
