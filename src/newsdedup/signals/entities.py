@@ -361,7 +361,14 @@ def shared_lines(names: sp.csr_matrix, lines: sp.csr_matrix, i: np.ndarray,
         >>> shared_lines(em.names, em.lines, np.array([0, 1]), np.array([1, 2])).toarray().tolist()
         [[1, 0, 0], [0, 0, 0]]
     """
-    out = names[i].multiply(lines[j]).maximum(lines[i].multiply(names[j])).tocsr()
+    # Lines both items have, minus those neither names (a variant's line on both sides):
+    # two row gathers of ``lines`` and two of the much sparser "lines not named".
+    both = (lines[i] > 0).multiply(lines[j] > 0).tocsr()
+    pure = ((lines > 0).astype(np.int8) - (names > 0).astype(np.int8)).tocsr()
+    pure.eliminate_zeros()
+    if pure.nnz:
+        both = (both - both.multiply(pure[i].multiply(pure[j]))).tocsr()
+    out = both.astype(np.int32)
     out.eliminate_zeros()
     out.data[:] = 1
     return out

@@ -363,7 +363,14 @@ def entity_signals(prep: Prepared, i: np.ndarray, j: np.ndarray) -> dict[str, np
     weight of the union of both items' lines (0.0 when neither has one).
     """
     shared = shared_lines(prep.own_names, prep.own_lines, i, j)
-    wmin = prep.own_lines[i].minimum(prep.own_lines[j]).tocsr()
+    wi, wj = prep.own_lines[i], prep.own_lines[j]
+    a, b = wi.multiply(wj > 0).tocsr(), wj.multiply(wi > 0).tocsr()
+    a.sort_indices()
+    b.sort_indices()
+    if np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices):
+        wmin = sp.csr_matrix((np.minimum(a.data, b.data), a.indices, a.indptr), shape=a.shape)
+    else:  # not expected (same pattern by construction); the general path
+        wmin = wi.minimum(wj).tocsr()
     weight = np.asarray(shared.multiply(wmin).sum(axis=1), dtype=np.float64).ravel()
     line_sum = np.asarray(prep.own_lines.sum(axis=1), dtype=np.float64).ravel()
     union = line_sum[i] + line_sum[j] - np.asarray(wmin.sum(axis=1), dtype=np.float64).ravel()
