@@ -73,9 +73,11 @@ class StoryRules:
                                 f"gap <= {self.max_days:g} d": window}
         for k in self.min_shared:
             out[f"shared entities >= {k}"] = ent(k)
+        def weight(w: float) -> Rule:
+            return lambda f: f["entity_weight"].to_numpy() >= w
+
         for w in self.min_weight:
-            out[f"entity weight >= {w:g}"] = (
-                lambda f, w=w: f["entity_weight"].to_numpy() >= w)
+            out[f"entity weight >= {w:g}"] = weight(w)
         k1 = self.min_shared[0]
         out[f"different hosts & gap <= {self.max_days:g} d & shared entities >= {k1}"] = (
             lambda f: diff_host(f) & window(f) & ent(k1)(f))
