@@ -313,6 +313,8 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
     write_csv(sweeps, out_dir / "sweep.csv")
     write_csv(sensitivity_quantiles(sens), out_dir / "quantiles.csv")
     write_csv(evidence.curve, out_dir / "precision_recall.csv")
+    if len(evidence.scorers):
+        write_csv(evidence.scorers, out_dir / "precision_recall_scorers.csv")
     if len(evidence.decoy_pairs):
         write_csv(evidence.decoy_pairs, out_dir / "decoy_pairs.csv")
     write_params(params, out_dir / "params.json")
@@ -350,6 +352,8 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
             "evidence": {"note": choice["note"], "target_precision": options.evidence.precision,
                          "decoys": evidence.decoys, "labels": evidence.labels,
                          "curves": "calibrate/precision_recall.csv",
+                         "scorer_curves": ("calibrate/precision_recall_scorers.csv"
+                                           if len(evidence.scorers) else None),
                          "all_pairs_decoy_curves": ("calibrate/decoy_pairs.csv"
                                                     if len(evidence.decoy_pairs) else None)},
         },
