@@ -20,6 +20,7 @@ precision *at* a threshold: the top pairs are the easy ones.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -80,10 +81,33 @@ def label_sheet(items: pd.DataFrame, config: DedupeConfig, edges: list[float],
         "published_at_i": col("published_at", i), "published_at_j": col("published_at", j)})
 
 
+def sheet_edges(thresholds: Sequence[float], width: float = BIN_WIDTH) -> list[float]:
+    """Score bin edges around candidate thresholds: ``[t - width, t)`` below each, up to 1.
+
+    Examples:
+        >>> sheet_edges([0.2])
+        [0.15, 0.2, 1.0]
+        >>> sheet_edges([0.2, 0.3], 0.1)
+        [0.1, 0.2, 0.3, 1.0]
+    """
+    if not thresholds:
+        raise ValueError("need at least one candidate threshold")
+    edges = {1.0}
+    for t in thresholds:
+        if not 0.0 < float(t) <= 1.0:
+            raise ValueError(f"candidate thresholds must lie in (0, 1], got {t!r}")
+        edges |= {round(max(float(t) - width, 0.0), 10), round(float(t), 10)}
+    return sorted(edges)
+
+
 def run_label_sheet(corpus, name: str, out: Path, config: DedupeConfig,
                     halfwidth: float = 0.1, width: float = BIN_WIDTH, seed: int = 0,
-                    output: Path | None = None, progress: Progress = quiet) -> Path:
-    """Write the stratified sheet around ``config.threshold``; return its path.
+                    output: Path | None = None, progress: Progress = quiet,
+                    thresholds: Sequence[float] | None = None) -> Path:
+    """Write the stratified sheet around the candidate thresholds; return its path.
+
+    ``newsdedup label-sheet`` and ``newsdedup candidates --stratified`` both
+    write it (one sampler: :func:`newsdedup.studies.labels.stratified_sample`).
 
     Args:
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
@@ -95,12 +119,15 @@ def run_label_sheet(corpus, name: str, out: Path, config: DedupeConfig,
         seed: Of the draw.
         output: Sheet path; default ``<out>/<name>/calibrate/to_label.csv``.
         progress: Progress callback.
+        thresholds: Candidate thresholds (bins ``[t - width, t)`` and above);
+            default ``[config.threshold]``.
 
     Returns:
         The written sheet.
     """
     t = float(config.threshold)
-    edges = [max(t - width, 0.0), t, 1.0] if t > 0 else [0.0, 1.0]
+    edges = (sheet_edges(thresholds, width) if thresholds else
+             [max(t - width, 0.0), t, 1.0] if t > 0 else [0.0, 1.0])
     per_bin = bin_sample_size(halfwidth)
     sheet = label_sheet(corpus.items, config, edges, per_bin, seed)
     path = output or out / name / "calibrate" / "to_label.csv"

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, near_pass, prepare
+from newsdedup.cluster.sweep import sparse_partition
 from newsdedup.studies.decoys import (
     CONFIDENCE,
     DecoySpace,
@@ -122,19 +123,25 @@ def _cluster_bootstrap(space: DecoySpace, lab: np.ndarray, i: np.ndarray, j: np.
 
 
 def _within_pairs(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs ``i < j`` of equal label, cluster by cluster (merged pairs are few)."""
-    order = np.argsort(labels, kind="stable")
-    bounds = np.flatnonzero(np.diff(labels[order])) + 1
-    firsts, seconds = [], []
-    for group in np.split(order, bounds):
-        if len(group) > 1:
-            a, b = np.triu_indices(len(group), 1)
-            firsts.append(group[a])
-            seconds.append(group[b])
-    if not firsts:
+    """All pairs ``i < j``-in-group-order of equal label, cluster by cluster, vectorized.
+
+    Groups in label order; within a group, each member (in row order) with
+    every later member, as ``np.triu_indices`` lists them.
+    """
+    lab = np.asarray(labels, dtype=np.int64)
+    order = np.argsort(lab, kind="stable")
+    ordered = lab[order]
+    n = len(lab)
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if n else np.zeros(0, int)
+    sizes = np.diff(np.r_[first, n])
+    start = np.repeat(first, sizes)
+    later = (start + np.repeat(sizes, sizes) - 1 - np.arange(n)).astype(np.int64)
+    total = int(later.sum())
+    if not total:
         z = np.zeros(0, dtype=np.int64)
         return z, z.copy()
-    return np.concatenate(firsts), np.concatenate(seconds)
+    k = np.arange(total) - np.repeat(np.cumsum(later) - later, later)
+    return order[np.repeat(np.arange(n), later)], order[np.repeat(np.arange(n) + 1, later) + k]
 
 
 _DAY = 86400.0
@@ -293,11 +300,14 @@ def merge_estimate(labels: np.ndarray, space: DecoySpace, compared: Compared,
     low, high = d + lo, d + hi
     if resamples and merged:
         groups = np.unique(lab[i])
-        g = np.searchsorted(groups, lab[i])
-        per_cluster = np.bincount(g[dec], minlength=len(groups))
+        per_cluster = np.bincount(np.searchsorted(groups, lab[i][dec]), minlength=len(groups))
+        # Only clusters holding decoys change the draw's total, and a multinomial's counts
+        # of some categories are a multinomial with the rest pooled: draw just those.
+        hit = per_cluster[per_cluster > 0]
+        share = np.append(np.full(len(hit), 1.0 / len(groups)), 1.0 - len(hit) / len(groups))
         rng = np.random.default_rng(seed)
-        draws = rng.multinomial(len(groups), np.full(len(groups), 1.0 / len(groups)),
-                                size=resamples) @ per_cluster
+        draws = rng.multinomial(len(groups), np.clip(share, 0.0, 1.0),
+                                size=resamples)[:, :-1] @ hit
         a = (1.0 - confidence) / 2
         boot_lo, boot_hi = np.quantile(draws * (1 + scale * pi0), [a, 1 - a])
         low, high = min(low, float(boot_lo)), max(high, float(boot_hi))
@@ -380,7 +390,8 @@ def merge_curve(items: pd.DataFrame, config: DedupeConfig, space: DecoySpace | N
     rows, partitions = [], {}
     for k, t in enumerate(grid):
         assert pairs is not None
-        lab = near_pass(prep, pairs, t).labels[prep.exact_id]
+        lab = sparse_partition(prep.survivors.size, *pairs, t,
+                               prep.rank[prep.survivors])[prep.exact_id]
         partitions[t] = lab
         sizes = np.bincount(lab) if len(lab) else np.zeros(0, np.int64)
         merged = int((sizes * (sizes - 1) // 2).sum())

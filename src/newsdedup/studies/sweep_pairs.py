@@ -19,8 +19,10 @@ grid, a sparse list, so no score matrix is ever built:
     items that time is not spent and the scorer is left out of the sweep
     (``params.json`` says so).
 
-Items left are :func:`newsdedup.cluster.greedy.greedy_pairs` on the list,
-equal to :func:`newsdedup.cluster.greedy.greedy_clusters` on the matrix.
+Items left are :func:`newsdedup.cluster.greedy.greedy_pairs` on the list
+(run on the items with a pair at or above each threshold:
+:func:`newsdedup.cluster.sweep.sparse_partition`), equal to
+:func:`newsdedup.cluster.greedy.greedy_clusters` on the matrix.
 Memory grows with ``N`` plus the pairs above the lowest threshold.
 """
 
@@ -30,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from newsdedup.cluster.greedy import greedy_pairs
+from newsdedup.cluster.sweep import sparse_partition
 from newsdedup.score.jaccard import PairScores, idf_weights, jaccard_block
 from newsdedup.score.join import threshold_join
 from newsdedup.score.minhash import MinHashParams
@@ -193,7 +195,7 @@ def items_left(n: int, pairs: PairScores, threshold: float) -> int:
         >>> items_left(3, PairScores(np.array([0]), np.array([1]), np.array([.5])), 0.4)
         2
     """
-    return greedy_pairs(n, pairs.i, pairs.j, pairs.score, threshold).n_groups
+    return int(sparse_partition(n, pairs.i, pairs.j, pairs.score, threshold).max(initial=-1)) + 1
 
 
 def sweep_from_pairs(n: int, pairs: dict[str, PairScores], thresholds: Sequence[float]):
