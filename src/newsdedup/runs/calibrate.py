@@ -223,8 +223,10 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress)
     progress(f"calibrate: threshold sweep ({len(grid)} thresholds, greedy clustering per "
              "threshold on the pair lists)")
-    sweeps = pd.concat([sweep_from_pairs(len(items), pairs, grid.tolist()),
-                        sweep_seed000(items, grid.tolist())], ignore_index=True)
+    table = sweep_from_pairs(len(items), pairs, grid.tolist(),
+                             rate_reporter(progress, "calibrate: sweep clusterings"))
+    progress(f"calibrate: {SEED000} sweep (gated, {len(grid)} thresholds)")
+    sweeps = pd.concat([table, sweep_seed000(items, grid.tolist())], ignore_index=True)
     exact = pairs["jaccard"]
     top = exact_max_pair(shingled) if not len(exact) else None
     if top is not None:  # no pair reaches the lowest threshold: the bound is below the grid

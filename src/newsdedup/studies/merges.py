@@ -41,6 +41,7 @@ from newsdedup.studies.decoys import (
     point_false,
     precision_interval,
 )
+from newsdedup.studies.measure_streamed import rate_reporter
 
 BOOTSTRAP = 1000  # cluster resamples of merge_precision's interval
 
@@ -371,7 +372,7 @@ def merge_curve(items: pd.DataFrame, config: DedupeConfig, space: DecoySpace | N
         thresholds: The grid.
         resamples: Cluster bootstrap resamples per threshold.
         seed: Of the bootstrap.
-        progress: Called with one line per 10 thresholds.
+        progress: Told the thresholds done, with rate and ETA (at most every 5 s).
 
     Returns:
         ``(curve, partitions)``: one row per threshold with threshold,
@@ -388,6 +389,8 @@ def merge_curve(items: pd.DataFrame, config: DedupeConfig, space: DecoySpace | N
     compared = (compared_pairs(space, prep, pairs, min(grid))
                 if space is not None and pairs is not None else None)
     rows, partitions = [], {}
+    tell = (rate_reporter(progress, f"calibrate: dedupe merges ({config.scorer}), thresholds")
+            if progress is not None else None)
     for k, t in enumerate(grid):
         assert pairs is not None
         lab = sparse_partition(prep.survivors.size, *pairs, t,
@@ -408,6 +411,6 @@ def merge_curve(items: pd.DataFrame, config: DedupeConfig, space: DecoySpace | N
                     "false_high": f.high, "precision": p.value, "precision_low": p.low,
                     "precision_high": p.high}
         rows.append(row)
-        if progress is not None and k % 10 == 9:
-            progress(f"calibrate: dedupe merges at {k + 1} thresholds (t={t:.2f})")
+        if tell is not None:
+            tell(k + 1, len(grid))
     return pd.DataFrame(rows), partitions

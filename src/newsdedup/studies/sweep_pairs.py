@@ -198,13 +198,15 @@ def items_left(n: int, pairs: PairScores, threshold: float) -> int:
     return int(sparse_partition(n, pairs.i, pairs.j, pairs.score, threshold).max(initial=-1)) + 1
 
 
-def sweep_from_pairs(n: int, pairs: dict[str, PairScores], thresholds: Sequence[float]):
+def sweep_from_pairs(n: int, pairs: dict[str, PairScores], thresholds: Sequence[float],
+                     progress: Progress | None = None):
     """Pairs at or above and items left per scorer and threshold (``sweep.csv``'s rows).
 
     Args:
         n: Items of the corpus.
         pairs: Per scorer, its pairs scoring at least ``min(thresholds)``.
         thresholds: The grid.
+        progress: Told ``(clusterings done, clusterings in all)``.
 
     Returns:
         DataFrame with columns scorer, threshold, pairs, items_left.
@@ -213,8 +215,14 @@ def sweep_from_pairs(n: int, pairs: dict[str, PairScores], thresholds: Sequence[
 
     t = np.asarray(thresholds, dtype=np.float64)
     frames = []
+    total, done = len(pairs) * len(t), 0
     for scorer, ps in pairs.items():
-        frames.append(pd.DataFrame({
-            "scorer": scorer, "threshold": t, "pairs": ps.count_at_or_above(t),
-            "items_left": [items_left(n, ps, float(x)) for x in t]}))
+        left = []
+        for x in t:
+            left.append(items_left(n, ps, float(x)))
+            done += 1
+            if progress:
+                progress(done, total)
+        frames.append(pd.DataFrame({"scorer": scorer, "threshold": t,
+                                    "pairs": ps.count_at_or_above(t), "items_left": left}))
     return pd.concat(frames, ignore_index=True)[["scorer", "threshold", "pairs", "items_left"]]
