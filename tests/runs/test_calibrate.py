@@ -104,3 +104,19 @@ def test_every_dedupe_scorer_gets_its_curve(tmp_path):
         assert row["merged_pairs"] == measured["merged_pairs"]
         assert row["precision_measured"] == pytest.approx(measured["precision"], abs=1e-6)
     assert table.loc[table["scorer"] == "idf", "precision"].notna().any()
+
+
+def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, monkeypatch):
+    from newsdedup.runs import calibrate as module
+
+    monkeypatch.setattr(module, "MINHASH_MAX_ITEMS", 10)  # as if the corpus were large
+    corpus, _ = _corpus(tmp_path, 1.0)
+    options = CalibrateOptions(**OPTS, simulation_items=20)
+    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
+    folder = tmp_path / "out" / "feed" / "calibrate"
+    params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
+    assert params["sensitivity"]["sample"] == {"items": len(corpus.items), "sampled": 20,
+                                               "seed": options.seed}
+    assert params["sensitivity"]["items_used"] + params["sensitivity"]["items_skipped"] == 20
+    assert params["sweep"]["left_out"] == ["minhash"]
+    assert "minhash" not in set(pd.read_csv(folder / "sweep.csv")["scorer"])
