@@ -413,8 +413,9 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
                                min_words=sens["min_words"], method=sens["method"],
                                sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"],
                                evidence=recorded_evidence(params.get("evidence") or {}),
+                               # No sample recorded: every item was simulated.
                                simulation_items=int((sens.get("sample") or {}).get(
-                                   "sampled", SIMULATION_ITEMS)))
+                                   "sampled", max(len(corpus.items), SIMULATION_ITEMS))))
     return run_calibrate(corpus, name, root, options, progress, echo=False)
 
 
