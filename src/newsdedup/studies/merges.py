@@ -237,7 +237,7 @@ class Compared:
 
         Examples:
             >>> Compared(100, 50, 0.05, 30, 5).null_share()
-            0.6666666666666666
+            0.5555555555555556
         """
         below_d, below_t = self.decoys - self.above_decoys, self.targets - (self.above
                                                                             - self.above_decoys)
