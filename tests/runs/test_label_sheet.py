@@ -59,3 +59,6 @@ def test_candidates_stratified_is_the_label_sheet(feed, tmp_path):
         scores = sheet.loc[sheet["bin"] == label, "score"]
         assert scores.between(lo, hi).all()
     assert (sheet["weight"] >= 1).all()
+    # Without --output each writes to its own command's place in the results tree.
+    assert main(["candidates", *common, "--stratified"]) == 0
+    pd.testing.assert_frame_equal(sheet, pd.read_csv(out / "feed" / "signals" / "to_label.csv"))

@@ -34,7 +34,7 @@ def cmd_calibrate(args) -> None:
     run_calibrate(corpus, name, args.out, calibrate_options(args), progress)
 
 
-def cmd_label_sheet(args, corpus=None, name: str | None = None, output: Path | None = None
+def cmd_label_sheet(args, corpus=None, name: str | None = None, folder: str = "calibrate"
                     ) -> None:
     """Run ``newsdedup label-sheet`` (or ``candidates --stratified``) with the parsed arguments."""
     from newsdedup.cluster.dedupe import DedupeConfig
@@ -47,10 +47,9 @@ def cmd_label_sheet(args, corpus=None, name: str | None = None, output: Path | N
         raise ValueError(f"{calibration} not found: run `newsdedup calibrate` first (or pass "
                          "--calibration)")
     config = DedupeConfig.from_calibration(calibration)
-    thresholds = ([float(x) for x in args.thresholds.split(",") if x.strip()]
-                  if getattr(args, "thresholds", None) else None)
+    thresholds = list(args.thresholds) if getattr(args, "thresholds", None) else None
     run_label_sheet(corpus, name, args.out, config, args.halfwidth, args.bin_width, args.seed,
-                    args.output or output, progress, thresholds)
+                    args.output, progress, thresholds, folder)
 
 
 def cmd_crosshost(args) -> None:
@@ -136,7 +135,7 @@ def cmd_candidates(args) -> None:
 
     corpus, name = load(args)
     if args.stratified:  # the labeling loop's sheet: one sampler with label-sheet
-        cmd_label_sheet(args, corpus, name, args.out / name / "signals" / "to_label.csv")
+        cmd_label_sheet(args, corpus, name, folder="signals")
         return
     run_candidates(corpus, name, args.out, args.quota, signal_options(args), args.output,
                    progress)
@@ -172,6 +171,8 @@ def cmd_figures(args) -> None:
     # A headless backend: the command runs in make and CI, where no display exists.
     # Set here, not at import, so importing a plot module in a notebook leaves its backend alone.
     matplotlib.use("Agg")
+    if args.name is not None:
+        paths.results_tree(args.root or paths.RESULTS_DIR, args.name)
     for path in write_all(args.name, args.root, which=args.only):
         print(path)
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, prepare
+from newsdedup.runs.commit import commits
 from newsdedup.runs.files import Progress, quiet, write_csv
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.labels import bin_sample_size, stratified_sample
@@ -100,10 +101,12 @@ def sheet_edges(thresholds: Sequence[float], width: float = BIN_WIDTH) -> list[f
     return sorted(edges)
 
 
+@commits("label-sheet")
 def run_label_sheet(corpus, name: str, out: Path, config: DedupeConfig,
                     halfwidth: float = 0.1, width: float = BIN_WIDTH, seed: int = 0,
                     output: Path | None = None, progress: Progress = quiet,
-                    thresholds: Sequence[float] | None = None) -> Path:
+                    thresholds: Sequence[float] | None = None, folder: str = "calibrate"
+                    ) -> Path:
     """Write the stratified sheet around the candidate thresholds; return its path.
 
     ``newsdedup label-sheet`` and ``newsdedup candidates --stratified`` both
@@ -117,10 +120,12 @@ def run_label_sheet(corpus, name: str, out: Path, config: DedupeConfig,
         halfwidth: Wanted half-width of each bin's 95 % precision interval.
         width: Width of the bin below the threshold.
         seed: Of the draw.
-        output: Sheet path; default ``<out>/<name>/calibrate/to_label.csv``.
+        output: Sheet path; default ``<out>/<name>/<folder>/to_label.csv``.
         progress: Progress callback.
         thresholds: Candidate thresholds (bins ``[t - width, t)`` and above);
             default ``[config.threshold]``.
+        folder: Folder of the default sheet path under ``<out>/<name>/``
+            (``candidates --stratified`` writes ``signals/``, as ``candidates`` does).
 
     Returns:
         The written sheet.
@@ -130,7 +135,7 @@ def run_label_sheet(corpus, name: str, out: Path, config: DedupeConfig,
              [max(t - width, 0.0), t, 1.0] if t > 0 else [0.0, 1.0])
     per_bin = bin_sample_size(halfwidth)
     sheet = label_sheet(corpus.items, config, edges, per_bin, seed)
-    path = output or out / name / "calibrate" / "to_label.csv"
+    path = output or out / name / folder / "to_label.csv"
     write_csv(sheet, path)
     progress(f"label-sheet: {len(sheet)} pairs ({per_bin} per bin, bins "
              f"{sorted(set(sheet['bin']))}) -> {path}; fill in 'label' and run "
