@@ -88,6 +88,7 @@ bench: $(STAMP)  ## benchmark against plain-Python implementations (writes bench
 	$(BIN)/python bench/bench_pipeline.py
 
 bench-scale: $(STAMP)  ## how join, LSH, signatures and dedupe grow with N, 1k-1M (bench/results/scale*)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python bench/bench_scale.py --sizes 1000 10000 100000 1000000 --budget 300
 
 join: $(STAMP)  ## exact threshold join, top-K, histogram, LSH recall (THRESHOLD=0.5)
