@@ -109,3 +109,158 @@ def mersenne_min_hashes(indptr, indices, h, a, b, out):  # pragma: no cover - co
                     acc[p] = v
         out[r, :] = acc
 
+
+
+
+@njit(cache=True)
+def run_pair_scores(indptr, indices, data, mass, items, starts, ends, out):  # pragma: no cover
+    """Weighted Jaccard of every pair inside each run ``items[starts[k]:ends[k]]``.
+
+    Pairs are visited run by run, each member with every later member of its
+    run, and their scores written to ``out`` in that order. The block scorer's
+    sparse product adds the weights of the shared columns in ascending column
+    order starting from 0.0, then divides by ``mass[i] + mass[j] - inter``.
+    Here a member's weights are spread into a dense marker and each later
+    member adds ``marker[col]`` over its own sorted columns: the shared
+    columns add their weight in ascending order and the others add +0.0,
+    which leaves a positive sum unchanged, so every score is bit-identical.
+
+    Args:
+        indptr: CSR row pointers (column indices sorted within each row).
+        indices: CSR columns.
+        data: CSR values (the shingle weights; 1.0 for plain Jaccard).
+        mass: Summed weight per row.
+        items: Item of each position, grouped in runs.
+        starts: First position of each run.
+        ends: Past-the-end position of each run.
+        out: ``float64``, one score per pair (0.0 for an empty union).
+    """
+    n_cols = 0
+    for q in range(indices.shape[0]):
+        n_cols = max(n_cols, indices[q] + 1)
+    marker = np.zeros(n_cols, dtype=np.float64)
+    at = 0
+    for k in range(starts.shape[0]):
+        for m in range(starts[k], ends[k] - 1):
+            i = items[m]
+            for q in range(indptr[i], indptr[i + 1]):
+                marker[indices[q]] = data[q]
+            for m2 in range(m + 1, ends[k]):
+                j = items[m2]
+                inter = 0.0
+                for q in range(indptr[j], indptr[j + 1]):
+                    inter += marker[indices[q]]
+                union = mass[i] + mass[j] - inter
+                out[at] = inter / union if union > 0 else 0.0
+                at += 1
+            for q in range(indptr[i], indptr[i + 1]):
+                marker[indices[q]] = 0.0
+
+
+@njit(cache=True)
+def _popcount64(x):  # pragma: no cover - compiled
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(cache=True)
+def _grow(buf, size):  # pragma: no cover - compiled
+    if size < buf.shape[0]:
+        return buf
+    out = np.empty(2 * buf.shape[0], dtype=buf.dtype)
+    out[: buf.shape[0]] = buf
+    return out
+
+
+@njit(cache=True)
+def join_rows(lo, hi, t, t_lo, sizes, mid_ptr, mid_idx, post_ptr, post_idx, min_shared,
+              suffix, mid_suffix, last, mid_last, bitmap, item_ptr, item_idx):  # pragma: no cover
+    """The filters and verification of :func:`newsdedup.score.join.join_block`, row by row.
+
+    For each size-sorted row ``r`` in ``[lo, hi)`` (the smaller item of its
+    pairs) the later rows sharing probe-prefix shingles with ``r``'s mid
+    prefix are counted through the posting lists of the probe prefixes
+    (``post_ptr``/``post_idx``: rows per rank, ascending) instead of a sparse
+    product; then the same tests in the same order, on the same numbers:
+    enough shared prefix shingles, ``c > r``, the length filter, the suffix
+    bound, the bitmap bound, and the exact score ``inter / union``.
+
+    Returns:
+        ``(r, c, score, candidates, verified)``: the size-sorted rows and
+        float64 score of every pair at or above ``t``, the pairs that passed
+        the prefix and length filters, and the pairs verified.
+    """
+    m = sizes.shape[0]
+    stamp = np.full(m, -1, dtype=np.int64)
+    count = np.zeros(m, dtype=np.int64)
+    cand = np.empty(1024, dtype=np.int64)
+    out_r = np.empty(1024, dtype=np.int64)
+    out_c = np.empty(1024, dtype=np.int64)
+    out_s = np.empty(1024, dtype=np.float64)
+    n_out = 0
+    n_cand = 0
+    n_verified = 0
+    q = t_lo / (1.0 + t_lo)
+    for r in range(lo, hi):
+        # Later rows may qualify while t_lo * |y| <= |x|; scan a little past that bound.
+        end = np.searchsorted(sizes, sizes[r] / t_lo * (1.0 + 1e-12) + 1.0, side="right")
+        n_c = 0
+        for p in range(mid_ptr[r], mid_ptr[r + 1]):
+            tok = mid_idx[p]
+            a, b = post_ptr[tok], post_ptr[tok + 1]
+            k = a + np.searchsorted(post_idx[a:b], r, side="right")
+            while k < b:
+                c = post_idx[k]
+                if c >= end:
+                    break
+                if stamp[c] != r:
+                    stamp[c] = r
+                    count[c] = 1
+                else:
+                    count[c] += 1
+                if count[c] == min_shared[r]:
+                    cand = _grow(cand, n_c)
+                    cand[n_c] = c
+                    n_c += 1
+                k += 1
+        for z in range(n_c):
+            c = cand[z]
+            if not t_lo * sizes[c] <= sizes[r]:
+                continue
+            n_cand += 1
+            first_ends = mid_suffix[r] if mid_last[r] <= last[c] else suffix[c]
+            need = np.ceil(q * (sizes[r] + sizes[c]))
+            if not count[c] + first_ends >= need:
+                continue
+            differ = 0
+            for w in range(bitmap.shape[1]):
+                differ += _popcount64(bitmap[r, w] ^ bitmap[c, w])
+            if not (sizes[r] + sizes[c] - np.int64(differ)) // 2 >= need:
+                continue
+            n_verified += 1
+            pi, ei = item_ptr[r], item_ptr[r + 1]
+            pj, ej = item_ptr[c], item_ptr[c + 1]
+            inter = 0
+            while pi < ei and pj < ej:
+                x, y = item_idx[pi], item_idx[pj]
+                if x == y:
+                    inter += 1
+                    pi += 1
+                    pj += 1
+                elif x < y:
+                    pi += 1
+                else:
+                    pj += 1
+            union = sizes[r] + sizes[c] - inter
+            score = inter / union if union > 0 else 0.0
+            if score >= t:
+                out_r = _grow(out_r, n_out)
+                out_c = _grow(out_c, n_out)
+                out_s = _grow(out_s, n_out)
+                out_r[n_out] = r
+                out_c[n_out] = c
+                out_s[n_out] = score
+                n_out += 1
+    return out_r[:n_out], out_c[:n_out], out_s[:n_out], n_cand, n_verified
