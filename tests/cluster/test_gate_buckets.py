@@ -15,6 +15,7 @@ from newsdedup.text.shingle import shingle_matrix
 
 EVERY_BUCKET = BucketLimits(max_size=0, max_share=0.0, min_common=0)
 NO_BUCKET = BucketLimits(max_size=10**12, max_share=1.0, min_common=10**12)
+SHARE_ONLY = BucketLimits(max_size=10**12, max_share=0.0, min_common=0)
 
 
 @pytest.mark.parametrize(("headline", "key"), [
@@ -181,14 +182,18 @@ def _tokens(key):
 @settings(max_examples=60, deadline=None)
 @given(texts=texts_st, t=st.floats(0.0, 1.0), scorer=st.sampled_from(["jaccard", "idf",
                                                                       "minhash"]),
-       chunk=st.integers(1, 8), keys=st.integers(1, 4))
-def test_listed_pair_path_equals_block_path(texts, t, scorer, chunk, keys):
+       chunk=st.integers(1, 8), keys=st.integers(1, 4),
+       limits=st.sampled_from([None, EVERY_BUCKET, SHARE_ONLY]))
+def test_listed_pair_path_equals_block_path(texts, t, scorer, chunk, keys, limits):
     items = pd.DataFrame({"id": [f"i{k}" for k in range(len(texts))],
                           "title": [f"k{k % keys} " + s for k, s in enumerate(texts)]})
     prep = prepare(items, DedupeConfig(scorer=scorer, exact_pass=False, n=2))
     blocks = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk)
-    listed = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk,
-                            pair_scores=prep.scorer.run_pairs, pair_path_min=0)
+    # With candidates, buckets oversized by size take them, those oversized by share only
+    # are listed.
+    cand = candidate_source(prep.shingles, prep.weights, t)
+    listed = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk, candidates=cand,
+                            limits=limits, pair_scores=prep.scorer.run_pairs, pair_path_min=0)
     for a, b in zip(blocks, listed, strict=True):
         assert a.dtype == b.dtype
         assert np.array_equal(a, b)  # scores bit for bit

@@ -463,12 +463,16 @@ def bucketed_pairs(
     """
     buckets = np.asarray(buckets, dtype=np.int64)
     items, starts, ends = _bucket_runs(buckets)
-    huge = ((limits or DEFAULT_LIMITS).oversized(ends - starts, buckets.size)
-            if candidates is not None else np.zeros(starts.size, dtype=bool))
     sizes = ends - starts
+    lim = limits or DEFAULT_LIMITS
+    huge = (lim.oversized(sizes, buckets.size) if candidates is not None
+            else np.zeros(starts.size, dtype=bool))
     listed_min = PAIR_PATH_MIN if pair_path_min is None else pair_path_min
-    if pair_scores is not None and int((sizes * (sizes - 1) // 2)[~huge].sum()) >= listed_min:
-        # Listed pairs: every non-oversized bucket is scored pair by pair.
+    # Listed pairs: every bucket up to max_size is scored pair by pair, those oversized by
+    # their share of the batch too (the compiled pairs cost less than the candidates).
+    listed = ~(huge & (sizes > lim.max_size))
+    if pair_scores is not None and int((sizes * (sizes - 1) // 2)[listed].sum()) >= listed_min:
+        huge = ~listed
         out_p = listed_pairs(pair_scores, items, starts[~huge], ends[~huge], threshold,
                               progress, int(items.size))
         done_p = int(sizes[~huge].sum())

@@ -44,7 +44,9 @@ Pairs are returned sorted by ``(i, j)``; scores follow the conventions of
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -384,8 +386,17 @@ def threshold_join(
     if kernel == "numba" or (kernel == "auto" and index.items.nnz >= NUMBA_MIN_SHINGLES):
         postings = index.prefix.tocsc()
         postings.sort_indices()
-        return merge_blocks([join_block_compiled(index, postings, lo, hi) for lo, hi in it],
-                            index.threshold)
+        # The kernel releases the GIL: blocks run two at a time (at most two waiting, so a
+        # progress bar on ``it`` follows the work); merge_blocks sorts the pairs.
+        parts: list[JoinResult] = []
+        running: deque = deque()
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for lo, hi in it:
+                running.append(pool.submit(join_block_compiled, index, postings, lo, hi))
+                if len(running) > 2:
+                    parts.append(running.popleft().result())
+            parts.extend(f.result() for f in running)
+        return merge_blocks(parts, index.threshold)
     return merge_blocks([join_block(index, lo, hi) for lo, hi in it], index.threshold)
 
 

@@ -1,10 +1,12 @@
-"""Compiled (numba) kernels of the large-input paths: MinHash signatures.
+"""Compiled (numba) kernels of the large-input paths: signatures, join, bucket pairs.
 
 Imported only where a step is large enough to repay numba's import and the
 loading of its cached machine code (about half a second): the published
 blocks on a few hundred items never import this module. Every kernel computes
-exactly what its numpy counterpart computes, integer for integer (tested
-against it); ``cache=True`` keeps the compiled code between processes.
+exactly what its numpy counterpart computes, integer for integer and float
+for float (tested against it); ``cache=True`` keeps the compiled code between
+processes. The signature and join kernels release the GIL (``nogil``), so
+callers run disjoint parts of one job in two threads, with the same result.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def crc32_of_codepoints(points, starts, table):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mersenne_min_hashes(indptr, indices, h, a, b, out):  # pragma: no cover - compiled
     """Row-wise minimum of ``(a[p] * h[col] + b[p]) mod (2**61 - 1)`` over each row's columns.
 
@@ -157,7 +159,7 @@ def run_pair_scores(indptr, indices, data, mass, items, starts, ends, out):  # p
                 marker[indices[q]] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _popcount64(x):  # pragma: no cover - compiled
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -165,7 +167,7 @@ def _popcount64(x):  # pragma: no cover - compiled
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grow(buf, size):  # pragma: no cover - compiled
     if size < buf.shape[0]:
         return buf
@@ -174,7 +176,7 @@ def _grow(buf, size):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def join_rows(lo, hi, t, t_lo, sizes, mid_ptr, mid_idx, post_ptr, post_idx, min_shared,
               suffix, mid_suffix, last, mid_last, bitmap, item_ptr, item_idx):  # pragma: no cover
     """The filters and verification of :func:`newsdedup.score.join.join_block`, row by row.
