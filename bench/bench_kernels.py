@@ -15,7 +15,8 @@ its peak RSS:
   Shingling is excluded from all three.
 * ``join_j*``: the exact threshold join, compiled kernel against the numpy
   kernel (sparse product per block), checked pair for pair and score for
-  score; the numpy baseline runs only up to ``--numpy-join-max`` items.
+  score (one run each); the numpy baseline runs only up to
+  ``--numpy-join-max`` items.
 * ``dedupe_gated``: :func:`newsdedup.cluster.dedupe.dedupe` (IDF, 0.30, gate
   on), against ``dedupe_reference``: the same call with the per-item and
   packed-block paths it took before (one normalization and subject key per
@@ -134,8 +135,9 @@ def run_one(lang: str, size: int, lead_size: int, repeat: int, numpy_join_max: i
          lambda: rensa.RMinHash.digest_matrix_from_token_sets(sets, K, 42), repeat)
     sets = None
     for t in (0.5, 0.3):
+        # One run each: the joins take minutes at 100k English items on a shared machine.
         got = _row(rows, lang, size, f"join_j{t}_numba",
-                   lambda t=t: threshold_join(sm, t, kernel="numba"), repeat)
+                   lambda t=t: threshold_join(sm, t, kernel="numba"), 1)
         rows[-1].update(pairs=len(got.pairs), candidates=got.candidates, verified=got.verified)
         if size <= numpy_join_max:
             ref = _row(rows, lang, size, f"join_j{t}_numpy",

@@ -57,13 +57,14 @@ def test_join_equals_brute_force_on_shared_corpora(corpora, name, n, kernel):
 
 
 @pytest.mark.parametrize("t", [0.3, 0.5])
-def test_compiled_join_counts_the_same_filter_stages(t):
+def test_compiled_join_equals_numpy_join_on_headlines(t):
     from newsdedup.studies.synthetic import enlarge, headline_pool
 
     texts = [hangul_alnum(x) for x in enlarge(headline_pool("en"), 4000, seed=5).text]
     shingled = shingle_matrix(texts, 3)
     a, b = (threshold_join(shingled, t, kernel=k, block=700) for k in ("numpy", "numba"))
-    assert (a.candidates, a.verified) == (b.candidates, b.verified)
+    # Both verify a superset of the pairs; the compiled filters let fewer candidates through.
+    assert len(a.pairs) <= b.verified <= b.candidates <= a.candidates
     for x, y in zip((a.pairs.i, a.pairs.j, a.pairs.score), (b.pairs.i, b.pairs.j, b.pairs.score),
                     strict=True):
         assert np.array_equal(x, y)

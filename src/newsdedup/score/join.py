@@ -63,6 +63,7 @@ __all__ = [
     "build_index",
     "join_block",
     "join_block_compiled",
+    "MidPostings",
     "merge_blocks",
     "pair_histogram",
     "score_histogram",
@@ -298,26 +299,63 @@ NUMBA_MIN_SHINGLES = 1 << 20
 """Shingle occurrences from which ``kernel="auto"`` compiles (about 20k headlines)."""
 
 
-def join_block_compiled(index: JoinIndex, postings: sp.csc_matrix, lo: int, hi: int
+def join_block_compiled(index: JoinIndex, postings: MidPostings, lo: int, hi: int
                         ) -> JoinResult:
-    """:func:`join_block` through the compiled kernel (:func:`newsdedup.score.kernels.join_rows`).
+    """The join for the size-sorted rows ``[lo, hi)`` as the *larger* item of their pairs, compiled.
 
-    Same pairs, scores, ``candidates`` and ``verified``; the candidates are
-    counted along the posting lists of the probe prefixes (``postings``, the
-    index's ``prefix`` as CSC) instead of by a sparse product per block, which
-    is what common shingles (English letter trigrams) made slow.
+    :func:`newsdedup.score.kernels.join_probe_rows`: each row walks its probe
+    prefix and counts the earlier rows through the posting lists of their mid
+    prefixes (``postings``), keeping only shingles inside both items'
+    pair-specific prefixes; common shingles (English letter trigrams) late in
+    a probe prefix are read only for the small earlier rows that can still
+    need them. Same pairs and scores as :func:`join_block`; ``candidates`` and
+    ``verified`` count this path's own filter stages (fewer candidates).
     """
-    from newsdedup.score.kernels import join_rows
+    from newsdedup.score.kernels import join_probe_rows
 
     t = index.threshold
-    r, c, score, n_cand, n_verified = join_rows(
-        lo, hi, t, t - _SLACK, index.sizes, _i64(index.mid.indptr), _i64(index.mid.indices),
-        _i64(postings.indptr), _i64(postings.indices), index.min_shared.astype(np.int64),
-        _i64(index.suffix), _i64(index.mid_suffix), _i64(index.last), _i64(index.mid_last),
-        index.bitmap, _i64(index.items.indptr), _i64(index.items.indices))
+    r, c, score, n_cand, n_verified = join_probe_rows(
+        lo, hi, t, t - _SLACK, _PREFIX_K, index.sizes, postings.probe_len, postings.ptr,
+        postings.row, postings.pos, postings.size, index.bitmap, _i64(index.items.indptr),
+        _i64(index.items.indices))
     a, b = index.order[r], index.order[c]
     pairs = PairScores(i=np.minimum(a, b), j=np.maximum(a, b), score=score)
     return JoinResult(pairs=pairs, threshold=t, candidates=int(n_cand), verified=int(n_verified))
+
+
+@dataclass(frozen=True)
+class MidPostings:
+    """Posting lists of the mid prefixes, for :func:`join_block_compiled`.
+
+    Attributes:
+        ptr: Start of each rank's list (``int64``, ranks + 1).
+        row: Size-sorted rows holding the rank in their mid prefix, ascending.
+        pos: The rank's position in that row's prefix.
+        size: That row's size.
+        probe_len: Probe-prefix length of every row.
+    """
+
+    ptr: np.ndarray
+    row: np.ndarray
+    pos: np.ndarray
+    size: np.ndarray
+    probe_len: np.ndarray
+
+    @classmethod
+    def of(cls, index: JoinIndex) -> MidPostings:
+        """The posting lists of ``index``'s mid prefixes."""
+        mid = index.mid
+        lens = np.diff(mid.indptr)
+        pos = np.arange(mid.nnz) - np.repeat(mid.indptr[:-1], lens)
+        # Positions + 1 as data: a stored 0 would be dropped by the conversion.
+        by_rank = sp.csr_matrix(((pos + 1).astype(np.int64), mid.indices, mid.indptr),
+                                shape=mid.shape).tocsc()
+        by_rank.sort_indices()
+        # int32 lists: they are streamed once per probing row, the join's memory traffic.
+        return cls(ptr=_i64(by_rank.indptr), row=by_rank.indices.astype(np.int32),
+                   pos=(by_rank.data - 1).astype(np.int32),
+                   size=index.sizes[by_rank.indices].astype(np.int32),
+                   probe_len=np.diff(index.prefix.indptr).astype(np.int64))
 
 
 def _i64(values: np.ndarray) -> np.ndarray:
@@ -366,7 +404,8 @@ def threshold_join(
         progress: Optional wrapper of the block iterator (e.g. a progress bar).
         kernel: ``"numpy"`` (a sparse product per block, :func:`join_block`),
             ``"numba"`` (compiled, :func:`join_block_compiled`) or ``"auto"``
-            (numba from :data:`NUMBA_MIN_SHINGLES` on). Same result whichever.
+            (numba from :data:`NUMBA_MIN_SHINGLES` on). Same pairs and scores
+            whichever (``candidates`` and ``verified`` count each path's stages).
 
     Returns:
         A :class:`JoinResult`; ``result.pairs`` sorted by ``(i, j)`` with float64
@@ -384,8 +423,7 @@ def threshold_join(
     ranges = index.blocks(block)
     it = iter(ranges) if progress is None else progress(iter(ranges))
     if kernel == "numba" or (kernel == "auto" and index.items.nnz >= NUMBA_MIN_SHINGLES):
-        postings = index.prefix.tocsc()
-        postings.sort_indices()
+        postings = MidPostings.of(index)
         # The kernel releases the GIL: blocks run two at a time (at most two waiting, so a
         # progress bar on ``it`` follows the work); merge_blocks sorts the pairs.
         parts: list[JoinResult] = []

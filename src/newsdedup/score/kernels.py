@@ -177,26 +177,31 @@ def _grow(buf, size):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def join_rows(lo, hi, t, t_lo, sizes, mid_ptr, mid_idx, post_ptr, post_idx, min_shared,
-              suffix, mid_suffix, last, mid_last, bitmap, item_ptr, item_idx):  # pragma: no cover
-    """The filters and verification of :func:`newsdedup.score.join.join_block`, row by row.
+def join_probe_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, post_row, post_pos,
+                    post_size, bitmap, item_ptr, item_idx):  # pragma: no cover - compiled
+    """Every pair ``(r, c)``, ``r < c``, with Jaccard ``>= t``, for the rows ``c`` in ``[lo, hi)``.
 
-    For each size-sorted row ``r`` in ``[lo, hi)`` (the smaller item of its
-    pairs) the later rows sharing probe-prefix shingles with ``r``'s mid
-    prefix are counted through the posting lists of the probe prefixes
-    (``post_ptr``/``post_idx``: rows per rank, ascending) instead of a sparse
-    product; then the same tests in the same order, on the same numbers:
-    enough shared prefix shingles, ``c > r``, the length filter, the suffix
-    bound, the bitmap bound, and the exact score ``inter / union``.
+    Pair-specific pkwise prefixes: with ``a = ceil(t/(1+t) (|r| + |c|))``
+    shingles needed, two items reaching ``t`` share at least ``min(k, a)``
+    shingles within the first ``|x| - a + k`` of each (rarest first). Each
+    row ``c`` walks its probe prefix (its longest possible one, ``probe_len``);
+    its shingle at position ``i`` can lie in that prefix only for
+    ``|r| <= (|c| - i + k - 1) / q - |c|`` (``q = t/(1+t)``), so the posting
+    list of the earlier rows' mid prefixes (``post_row``, ascending, with
+    the shingle's position ``post_pos`` in them and their size ``post_size``)
+    is read only up to that size, and an entry counts only inside ``r``'s own
+    pair prefix. The
+    survivors pass the length test, the 512-bit bitmap bound and exact
+    verification (``inter / union``, as the numpy path).
 
     Returns:
-        ``(r, c, score, candidates, verified)``: the size-sorted rows and
-        float64 score of every pair at or above ``t``, the pairs that passed
-        the prefix and length filters, and the pairs verified.
+        ``(r, c, score, candidates, verified)``.
     """
     m = sizes.shape[0]
-    stamp = np.full(m, -1, dtype=np.int64)
-    count = np.zeros(m, dtype=np.int64)
+    # Stamp and count of a row side by side (one cache line per posting): this array is
+    # read at random once per posting entry, the hot spot of the whole join.
+    seen = np.zeros((m, 2), dtype=np.int32)
+    seen[:, 0] = -1
     cand = np.empty(1024, dtype=np.int64)
     out_r = np.empty(1024, dtype=np.int64)
     out_c = np.empty(1024, dtype=np.int64)
@@ -205,57 +210,68 @@ def join_rows(lo, hi, t, t_lo, sizes, mid_ptr, mid_idx, post_ptr, post_idx, min_
     n_cand = 0
     n_verified = 0
     q = t_lo / (1.0 + t_lo)
-    for r in range(lo, hi):
-        # Later rows may qualify while t_lo * |y| <= |x|; scan a little past that bound.
-        end = np.searchsorted(sizes, sizes[r] / t_lo * (1.0 + 1e-12) + 1.0, side="right")
+    for c in range(lo, hi):
+        sc = sizes[c]
+        # Earlier rows may qualify from t_lo * |c| on; start a little before that bound.
+        r_lo = np.searchsorted(sizes, t_lo * sc * (1.0 - 1e-12) - 1.0, side="left")
+        s_lo = sizes[r_lo] if r_lo < m else sc
+        # Shingles a pair needs, by the earlier row's size (sizes[r_lo] .. |c|).
+        need_of = np.empty(sc - s_lo + 1, dtype=np.int64)
+        for s_r in range(s_lo, sc + 1):
+            need_of[s_r - s_lo] = np.int64(np.ceil(q * (s_r + sc)))
         n_c = 0
-        for p in range(mid_ptr[r], mid_ptr[r + 1]):
-            tok = mid_idx[p]
+        base = item_ptr[c]
+        for i in range(probe_len[c]):
+            smax = (sc - i + k - 1) / q - sc
+            r_hi = min(c, np.searchsorted(sizes, smax * (1.0 + 1e-12) + 1e-9, side="right"))
+            if r_hi <= r_lo:
+                break  # the cap only shrinks along the prefix
+            tok = item_idx[base + i]
             a, b = post_ptr[tok], post_ptr[tok + 1]
-            k = a + np.searchsorted(post_idx[a:b], r, side="right")
-            while k < b:
-                c = post_idx[k]
-                if c >= end:
+            z = a + np.searchsorted(post_row[a:b], r_lo, side="left")
+            while z < b:
+                r = np.int64(post_row[z])
+                if r >= r_hi:
                     break
-                if stamp[c] != r:
-                    stamp[c] = r
-                    count[c] = 1
-                else:
-                    count[c] += 1
-                if count[c] == min_shared[r]:
-                    cand = _grow(cand, n_c)
-                    cand[n_c] = c
-                    n_c += 1
-                k += 1
-        for z in range(n_c):
-            c = cand[z]
-            if not t_lo * sizes[c] <= sizes[r]:
+                s_r = np.int64(post_size[z])
+                need = need_of[s_r - s_lo]
+                if post_pos[z] < s_r - need + k:
+                    if seen[r, 0] != c:
+                        seen[r, 0] = c
+                        seen[r, 1] = 1
+                    else:
+                        seen[r, 1] += 1
+                    if seen[r, 1] == min(k, need):
+                        cand = _grow(cand, n_c)
+                        cand[n_c] = r
+                        n_c += 1
+                z += 1
+        for y in range(n_c):
+            r = cand[y]
+            if not t_lo * sc <= sizes[r]:
                 continue
             n_cand += 1
-            first_ends = mid_suffix[r] if mid_last[r] <= last[c] else suffix[c]
-            need = np.ceil(q * (sizes[r] + sizes[c]))
-            if not count[c] + first_ends >= need:
-                continue
+            need_f = np.ceil(q * (sizes[r] + sc))
             differ = 0
             for w in range(bitmap.shape[1]):
                 differ += _popcount64(bitmap[r, w] ^ bitmap[c, w])
-            if not (sizes[r] + sizes[c] - np.int64(differ)) // 2 >= need:
+            if not (sizes[r] + sc - np.int64(differ)) // 2 >= need_f:
                 continue
             n_verified += 1
             pi, ei = item_ptr[r], item_ptr[r + 1]
             pj, ej = item_ptr[c], item_ptr[c + 1]
             inter = 0
             while pi < ei and pj < ej:
-                x, y = item_idx[pi], item_idx[pj]
-                if x == y:
+                u, v = item_idx[pi], item_idx[pj]
+                if u == v:
                     inter += 1
                     pi += 1
                     pj += 1
-                elif x < y:
+                elif u < v:
                     pi += 1
                 else:
                     pj += 1
-            union = sizes[r] + sizes[c] - inter
+            union = sizes[r] + sc - inter
             score = inter / union if union > 0 else 0.0
             if score >= t:
                 out_r = _grow(out_r, n_out)
