@@ -217,8 +217,8 @@ def join_probe_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, post_row, po
         s_lo = sizes[r_lo] if r_lo < m else sc
         # Shingles a pair needs, by the earlier row's size (sizes[r_lo] .. |c|).
         need_of = np.empty(sc - s_lo + 1, dtype=np.int64)
-        for s_r in range(s_lo, sc + 1):
-            need_of[s_r - s_lo] = np.int64(np.ceil(q * (s_r + sc)))
+        for s_y in range(s_lo, sc + 1):
+            need_of[s_y - s_lo] = np.int64(np.ceil(q * (s_y + sc)))
         n_c = 0
         base = item_ptr[c]
         for i in range(probe_len[c]):
