@@ -29,7 +29,8 @@ its peak RSS:
 ``--memory N`` instead runs the gated dedupe of N Korean headlines in a fresh
 process and reports the process's peak RSS (``VmHWM``, input included).
 Numba's compile or cache load is done once before the timings (and reported as
-``numba_warmup``). Writes ``bench/results/kernels.csv`` and ``kernels.png``.
+``numba_warmup``). Writes ``bench/results/kernels.csv``, ``kernels.png`` and
+the digest ``kernels.md`` (``--summary`` rewrites it from the CSV).
 The machine is shared: read the ratios measured in the same run.
 """
 
@@ -200,8 +201,15 @@ def main(argv=None) -> int:
     ap.add_argument("--memory", type=int, default=0,
                     help="only measure the peak RSS of the gated dedupe of N Korean headlines")
     ap.add_argument("--append", action="store_true", help="add to the existing kernels.csv")
+    ap.add_argument("--summary", action="store_true",
+                    help="only rewrite bench/results/kernels.md from kernels.csv")
     ap.add_argument("--one", nargs=1, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.summary:
+        text = summary(pd.read_csv(OUT / "kernels.csv"))
+        (OUT / "kernels.md").write_text(text, encoding="utf-8")
+        print(text)
+        return 0
     if args.one:
         if args.one[0] == "memory":
             rows = [memory_one(args.memory)]
@@ -219,7 +227,9 @@ def main(argv=None) -> int:
         out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
         rows += json.loads(out.strip().splitlines()[-1])
         _write(rows)
-    print(summary(pd.DataFrame(rows)))
+    text = summary(pd.DataFrame(rows))
+    (OUT / "kernels.md").write_text(text, encoding="utf-8")
+    print(text)
     return 0
 
 
@@ -255,9 +265,15 @@ def summary(table: pd.DataFrame) -> str:
                 ratio = t[step] / t[base] if "target" in what else t[base] / t[step]
                 out.append(f"- {lang}: {what}: {ratio:.2f}")
         if "dedupe_gated" in t:
-            n = int(d.set_index("step").n_items["dedupe_gated"])
+            by_step = d.set_index("step")
+            n = int(by_step.n_items["dedupe_gated"])
+            cpu = float(by_step.cpu_s_per_run["dedupe_gated"])
             out.append(f"- {lang}: gated dedupe {n / t['dedupe_gated']:,.0f} items/s at "
-                       f"N = {n:,} (target >= 50,000)")
+                       f"N = {n:,} (target >= 50,000); {n / cpu:,.0f} items per CPU second")
+    for r in table[table.step == "dedupe_gated_memory"].itertuples(index=False):
+        out.append(f"- {r.language}: gated dedupe of {r.n_items:,} items: {r.median_s:.0f} s, "
+                   f"process peak RSS {r.peak_rss_mb / 1024:.2f} GB, input included "
+                   f"(target < 8 GB)")
     return "\n".join(out) + "\n"
 
 
