@@ -24,6 +24,7 @@ from newsdedup.evaluate.stories import (
     sample_stories,
     study_scorers,
 )
+from newsdedup.runs.commit import commits
 from newsdedup.runs.files import (
     Progress,
     corpus_meta,
@@ -61,6 +62,7 @@ class ClusterStudyOptions:
     reference_corpora: Path | None = None  # folder with stsb-en/: adds the "idf-ref" runs
 
 
+@commits("evaluate-clusters")
 def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions | None = None,
                       progress: Progress = quiet, echo: bool = True,
                       pairs_n: int | None = None) -> dict[str, pd.DataFrame]:
