@@ -446,9 +446,8 @@ def bucketed_pairs(
             bucket pair by pair (the quadratic path).
         limits: What makes a bucket oversized (None: :data:`DEFAULT_LIMITS`).
         pair_scores: Scores of all pairs inside runs of items (:data:`PairScoring`),
-            bit-identical to ``block``'s.
-            When given and the buckets that are not oversized hold at least
-            ``pair_path_min`` pairs, those pairs are listed and scored one by
+            bit-identical to ``block``'s. When given and the buckets hold at least
+            ``pair_path_min`` pairs, their pairs are listed and scored one by
             one instead of in packed blocks (same result, no cross-bucket work).
         pair_path_min: See ``pair_scores`` (None: :data:`PAIR_PATH_MIN`).
 
@@ -472,18 +471,20 @@ def bucketed_pairs(
     # their share of the batch too (the compiled pairs cost less than the candidates).
     listed = ~(huge & (sizes > lim.max_size))
     if pair_scores is not None and int((sizes * (sizes - 1) // 2)[listed].sum()) >= listed_min:
-        huge = ~listed
-        out_p = listed_pairs(pair_scores, items, starts[~huge], ends[~huge], threshold,
-                              progress, int(items.size))
-        done_p = int(sizes[~huge].sum())
-        for lo_b, hi_b in zip(starts[huge], ends[huge], strict=True):
-            for acc, part in zip(out_p, _candidate_pairs(candidates, items[lo_b:hi_b],  # type: ignore[arg-type]
-                                                         block, threshold), strict=True):
-                acc.extend(part)
-            done_p += hi_b - lo_b
-            if progress:
-                progress(done_p, int(items.size))
-        return sorted_pairs(*out_p)
+        return _listed_path(pair_scores, block, candidates, items, starts, ends, listed,
+                            threshold, progress)
+    return _packed_path(block, buckets, threshold, chunk, progress, candidates,
+                        (items, starts, ends, huge))
+
+
+def _packed_path(block: Callable[[np.ndarray, np.ndarray], np.ndarray], buckets: np.ndarray,
+                 threshold: float, chunk: int, progress: Callable[[int, int], None] | None,
+                 candidates: Candidates | None,
+                 runs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bucketed_pairs` in packed blocks (``runs``: items, starts, ends, oversized)."""
+    items, starts, ends, huge = runs
+    sizes = ends - starts
     big = (sizes > chunk) & ~huge
     small_starts, small_ends = starts[~big & ~huge], ends[~big & ~huge]
     seg_bounds, seg_ends = _segments(small_starts, chunk)
@@ -519,6 +520,25 @@ def bucketed_pairs(
             rows = members[lo : lo + chunk]
             keep(rows, members, block(rows, members), np.ones((1, 1), dtype=bool))
             advance(rows.size)
+    return sorted_pairs(*out)
+
+
+def _listed_path(pair_scores: PairScoring, block: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                 candidates: Candidates | None, items: np.ndarray, starts: np.ndarray,
+                 ends: np.ndarray, listed: np.ndarray, threshold: float,
+                 progress: Callable[[int, int], None] | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bucketed_pairs` with the ``listed`` buckets' pairs listed, the others' candidates."""
+    out = listed_pairs(pair_scores, items, starts[listed], ends[listed], threshold, progress,
+                       int(items.size))
+    done = int((ends - starts)[listed].sum())
+    for lo_b, hi_b in zip(starts[~listed], ends[~listed], strict=True):
+        for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b],  # type: ignore[arg-type]
+                                                   block, threshold), strict=True):
+            acc.extend(part)
+        done += hi_b - lo_b
+        if progress:
+            progress(done, int(items.size))
     return sorted_pairs(*out)
 
 

@@ -177,22 +177,47 @@ def _grow(buf, size):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _bounded_score(r, c, need, sizes, bitmap, item_ptr, item_idx):  # pragma: no cover
+    """-1.0 when the 512-bit bitmap bound rules the pair out, else its exact Jaccard.
+
+    The bound and the score are those of the numpy path: a bit set in one map
+    only is a shingle of the symmetric difference, and ``inter / union``.
+    """
+    differ = 0
+    for w in range(bitmap.shape[1]):
+        differ += _popcount64(bitmap[r, w] ^ bitmap[c, w])
+    if not (sizes[r] + sizes[c] - np.int64(differ)) // 2 >= need:
+        return -1.0
+    pi, ei = item_ptr[r], item_ptr[r + 1]
+    pj, ej = item_ptr[c], item_ptr[c + 1]
+    inter = 0
+    while pi < ei and pj < ej:
+        u, v = item_idx[pi], item_idx[pj]
+        if u == v:
+            inter += 1
+            pi += 1
+            pj += 1
+        elif u < v:
+            pi += 1
+        else:
+            pj += 1
+    union = sizes[r] + sizes[c] - inter
+    return inter / union if union > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
 def join_probe_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, post_row, post_pos,
                     post_size, bitmap, item_ptr, item_idx):  # pragma: no cover - compiled
     """Every pair ``(r, c)``, ``r < c``, with Jaccard ``>= t``, for the rows ``c`` in ``[lo, hi)``.
 
-    Pair-specific pkwise prefixes: with ``a = ceil(t/(1+t) (|r| + |c|))``
-    shingles needed, two items reaching ``t`` share at least ``min(k, a)``
-    shingles within the first ``|x| - a + k`` of each (rarest first). Each
-    row ``c`` walks its probe prefix (its longest possible one, ``probe_len``);
-    its shingle at position ``i`` can lie in that prefix only for
-    ``|r| <= (|c| - i + k - 1) / q - |c|`` (``q = t/(1+t)``), so the posting
-    list of the earlier rows' mid prefixes (``post_row``, ascending, with
-    the shingle's position ``post_pos`` in them and their size ``post_size``)
-    is read only up to that size, and an entry counts only inside ``r``'s own
-    pair prefix. The
-    survivors pass the length test, the 512-bit bitmap bound and exact
-    verification (``inter / union``, as the numpy path).
+    Pair-specific pkwise prefixes: with ``a = ceil(t/(1+t) (|r| + |c|))``, two
+    items reaching ``t`` share ``min(k, a)`` shingles within the first
+    ``|x| - a + k`` of each (rarest first). Row ``c`` walks its probe prefix;
+    its shingle at position ``i`` is read from the earlier rows' mid-prefix
+    postings (``post_row`` ascending, with ``post_pos`` and ``post_size``) only
+    up to ``|r| <= (|c| - i + k - 1) / q - |c|`` and counts only inside ``r``'s
+    own pair prefix. Candidates then pass the length test and
+    :func:`_bounded_score`.
 
     Returns:
         ``(r, c, score, candidates, verified)``.
@@ -206,9 +231,7 @@ def join_probe_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, post_row, po
     out_r = np.empty(1024, dtype=np.int64)
     out_c = np.empty(1024, dtype=np.int64)
     out_s = np.empty(1024, dtype=np.float64)
-    n_out = 0
-    n_cand = 0
-    n_verified = 0
+    n_out = n_cand = n_verified = 0
     q = t_lo / (1.0 + t_lo)
     for c in range(lo, hi):
         sc = sizes[c]
@@ -216,9 +239,7 @@ def join_probe_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, post_row, po
         r_lo = np.searchsorted(sizes, t_lo * sc * (1.0 - 1e-12) - 1.0, side="left")
         s_lo = sizes[r_lo] if r_lo < m else sc
         # Shingles a pair needs, by the earlier row's size (sizes[r_lo] .. |c|).
-        need_of = np.empty(sc - s_lo + 1, dtype=np.int64)
-        for s_y in range(s_lo, sc + 1):
-            need_of[s_y - s_lo] = np.int64(np.ceil(q * (s_y + sc)))
+        need_of = np.ceil(q * (np.arange(s_lo, sc + 1) + sc)).astype(np.int64)
         n_c = 0
         base = item_ptr[c]
         for i in range(probe_len[c]):
@@ -251,31 +272,13 @@ def join_probe_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, post_row, po
             if not t_lo * sc <= sizes[r]:
                 continue
             n_cand += 1
-            need_f = np.ceil(q * (sizes[r] + sc))
-            differ = 0
-            for w in range(bitmap.shape[1]):
-                differ += _popcount64(bitmap[r, w] ^ bitmap[c, w])
-            if not (sizes[r] + sc - np.int64(differ)) // 2 >= need_f:
+            score = _bounded_score(r, c, np.ceil(q * (sizes[r] + sc)), sizes, bitmap, item_ptr,
+                                   item_idx)
+            if score < 0.0:
                 continue
             n_verified += 1
-            pi, ei = item_ptr[r], item_ptr[r + 1]
-            pj, ej = item_ptr[c], item_ptr[c + 1]
-            inter = 0
-            while pi < ei and pj < ej:
-                u, v = item_idx[pi], item_idx[pj]
-                if u == v:
-                    inter += 1
-                    pi += 1
-                    pj += 1
-                elif u < v:
-                    pi += 1
-                else:
-                    pj += 1
-            union = sizes[r] + sc - inter
-            score = inter / union if union > 0 else 0.0
             if score >= t:
-                out_r = _grow(out_r, n_out)
-                out_c = _grow(out_c, n_out)
+                out_r, out_c = _grow(out_r, n_out), _grow(out_c, n_out)
                 out_s = _grow(out_s, n_out)
                 out_r[n_out] = r
                 out_c[n_out] = c
