@@ -38,12 +38,15 @@ class StoryRules:
         scorers: Surface-score columns thresholded.
         max_days: Timestamp window, days.
         min_shared: Shared-entity counts tried (each ``>= 1``).
+        min_weight: Shared-entity weights tried (the learned weights summed,
+            :mod:`newsdedup.signals.lexicon`).
     """
 
     thresholds: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5)
     scorers: tuple[str, ...] = ("title_jaccard", "title_idf")
     max_days: float = 1.0
     min_shared: tuple[int, ...] = (1, 2)
+    min_weight: tuple[float, ...] = (0.5, 1.0, 1.5)
 
     def rules(self) -> dict[str, Rule]:
         """Rule name -> mask function, in report order.
@@ -70,6 +73,11 @@ class StoryRules:
                                 f"gap <= {self.max_days:g} d": window}
         for k in self.min_shared:
             out[f"shared entities >= {k}"] = ent(k)
+        def weight(w: float) -> Rule:
+            return lambda f: f["entity_weight"].to_numpy() >= w
+
+        for w in self.min_weight:
+            out[f"entity weight >= {w:g}"] = weight(w)
         k1 = self.min_shared[0]
         out[f"different hosts & gap <= {self.max_days:g} d & shared entities >= {k1}"] = (
             lambda f: diff_host(f) & window(f) & ent(k1)(f))
