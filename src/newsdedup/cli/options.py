@@ -9,7 +9,7 @@ from typing import NoReturn
 
 from newsdedup import paths
 from newsdedup.corpus.load import LoadResult
-from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions
+from newsdedup.runs.calibrate import SIMULATION_ITEMS, CalibrateOptions, EvidenceOptions
 from newsdedup.runs.crosshost import CrossHostOptions
 from newsdedup.runs.load import load_named
 from newsdedup.runs.progress import Reporter
@@ -208,6 +208,9 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--method", choices=["exact", "fast", "reference"], default="exact",
                    help="exact: the published draw order, vectorized (default); fast: own "
                         "generator; reference: plain Python, slow")
+    g.add_argument("--simulation-items", type=int, default=SIMULATION_ITEMS, metavar="N",
+                   help="simulate on a seeded sample of N items when the corpus is larger (the "
+                        "simulation's cost is per item; default %(default)s)")
     g = p.add_argument_group("evidence (estimated precision and recall per threshold)")
     g.add_argument("--decoy-field", metavar="NAME",
                    help="column whose differing values mark pairs that cannot be one story "
@@ -232,7 +235,7 @@ def calibrate_options(args) -> CalibrateOptions:
                                gold=args.gold, story_column=args.story_column)
     return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
                             seed=args.sim_seed, min_words=args.min_words, method=args.method,
-                            evidence=evidence)
+                            evidence=evidence, simulation_items=args.simulation_items)
 
 
 def add_crosshost_args(p: argparse.ArgumentParser) -> None:

@@ -431,7 +431,8 @@ def read_ts(path: Path, text: str, array_name: str, dialect: str) -> list[RawRec
 
     Examples:
         >>> read_ts(Path("n.ts"), "const entries = [{ id: 'a', n: 2 }];", "entries", "standard")
-        [RawRecord(record=1, line=1, fields={'id': 'a', 'n': 2}, problem=None)]
+        [RawRecord(record=1, line=1, fields={'id': 'a', 'n': 2}, problem=None,
+        last_line=None)]
     """
     lexer = _Lexer(text, path)
     parser = _Parser(lexer)
