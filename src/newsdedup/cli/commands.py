@@ -9,6 +9,7 @@ from newsdedup.cli.options import (
     UCI_FILE,
     calibrate_options,
     crosshost_options,
+    embed_cache,
     load,
     measure_config,
     progress,
@@ -72,7 +73,13 @@ def cmd_dedupe(args) -> None:
         "n": args.dedupe_n, "scorer": args.scorer, "text": args.text, "gate": args.gate,
         "syndicators": args.syndicators, "opaque_hosts": args.opaque_hosts,
         "num_perm": args.num_perm, "minhash_family": args.minhash_family,
-        "minhash_seed": args.minhash_seed}.items() if v is not None}
+        "minhash_seed": args.minhash_seed, "rerank": args.rerank}.items() if v is not None}
+    if args.scorer == "embedding" or args.rerank is not None:
+        if len(args.embeddings) != 1:
+            raise ValueError("--embeddings: name one backend for the dedupe")
+        cache = embed_cache(args, name)
+        fields |= {"embedding": args.embeddings[0],
+                   "embed_cache": None if cache is None else str(cache)}
     config = dedupe_config(fields, args.calibration, args.threshold)
     reference = None if args.reference is None else load_reference(
         args.reference, args.reference_columns, args.dialect or "standard", progress)
@@ -93,11 +100,25 @@ def cmd_join(args) -> None:
 
 def cmd_evaluate_pairs(args) -> None:
     """Run ``newsdedup evaluate-pairs`` with the parsed arguments."""
-    from newsdedup.runs.evaluate_pairs import PairStudyOptions, run_pair_study
+    from newsdedup.corpus.pairfile import parse_pair_columns
+    from newsdedup.runs.evaluate_pairs import PairStudyOptions, run_pair_file, run_pair_study
 
     options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
-                               seed=args.seed)
-    run_pair_study(args.corpora, args.out, options, progress, ngrams=args.ngrams)
+                               seed=args.seed, embeddings=args.embeddings)
+    if args.pairs is None:
+        if args.pair_columns or args.name:
+            raise ValueError("--columns and --name go with --pairs FILE")
+        cache = None if args.no_embed_cache else args.embed_cache
+        run_pair_study(args.corpora, args.out, options, progress, ngrams=args.ngrams,
+                       embed_cache=cache)
+        return
+    if not args.pair_columns:
+        raise ValueError("--pairs needs --columns a=COL,b=COL,score=COL")
+    name = args.name or args.pairs.stem
+    run_pair_file(args.pairs, parse_pair_columns(args.pair_columns), name, args.out, options,
+                  same_at=args.same_at, different_at=args.different_at,
+                  split_seed=args.split_seed, progress=progress,
+                  embed_cache=embed_cache(args, name))
 
 
 def cmd_evaluate_clusters(args) -> None:

