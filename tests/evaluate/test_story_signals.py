@@ -47,3 +47,21 @@ def test_shared_capitalized_tokens_find_same_story_pairs_in_english():
     m = m.set_index("rule")
     assert m.loc["shared entities >= 2", "flagged"] == 1  # fed + plosser, one pair
     assert m.loc["shared entities >= 2", "precision"] == 1.0
+
+
+def test_cosine_rules_read_the_cosine_column():
+    import pandas as pd
+
+    frame = pd.DataFrame({
+        "host_relation": pd.Categorical(["cross-org", "same-host", "cross-org", "unknown"]),
+        "days_apart": [0.5, 0.5, 3.0, 0.2],
+        "shared_entities": [0, 0, 0, 0],
+        "title_jaccard": [0.0] * 4, "title_idf": [0.0] * 4,
+        "cosine": [0.95, 0.95, 0.95, 0.85],
+    })
+    rules = StoryRules(thresholds=(0.2,), min_shared=(1,), cosines=(0.9,)).rules()
+    assert rules["cosine >= 0.9"](frame).tolist() == [True, True, True, False]
+    assert rules["cosine >= 0.9 & gap <= 1 d"](frame).tolist() == [True, True, False, False]
+    assert rules["different hosts & gap <= 1 d & cosine >= 0.9"](frame).tolist() == [
+        True, False, False, False]
+    assert not any("cosine" in r for r in StoryRules().rules())

@@ -41,7 +41,9 @@ def test_a_label_file_gets_the_study_tables(graded: pd.DataFrame, tmp_path: Path
     out = tmp_path / "out" / "mine" / "eval"
     assert {p.name for p in out.iterdir()} == {"summary.csv", "thresholds.csv", "gate.csv",
                                                "scores.csv", "recommendation.json", "eval.md",
-                                               "params.json"}
+                                               "params.json", "versus.csv"}
+    versus = pd.read_csv(out / "versus.csv")
+    assert versus["scorer"].tolist() == ["embedding-use"]
     summary = pd.read_csv(out / "summary.csv")
     committed = pd.read_csv(paths.RESULTS_DIR / "korsts" / "eval" / "summary.csv", nrows=1)
     assert summary.columns.tolist() == committed.columns.tolist()

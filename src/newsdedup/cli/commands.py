@@ -135,8 +135,10 @@ def cmd_evaluate_clusters(args) -> None:
                                   sample_seed=args.sample_seed, n=args.cluster_n,
                                   thresholds=args.cluster_thresholds,
                                   examples_at=args.examples_at,
-                                  reference_corpora=args.reference)
-    run_cluster_study(corpus, name, args.out, options, progress, pairs_n=args.pairs_n)
+                                  reference_corpora=args.reference,
+                                  embeddings=args.embeddings)
+    run_cluster_study(corpus, name, args.out, options, progress, pairs_n=args.pairs_n,
+                      embed_cache=embed_cache(args, name))
 
 
 def cmd_signals(args) -> None:

@@ -251,6 +251,7 @@ def add_evaluate_commands(sub) -> None:
                    help="also score every pair at this n against the story ids, without a "
                         "dedupe (precision, bound; results/<name>/evaluate/stories_*; 4: the "
                         "tables of the retired evaluate-stories)")
+    add_embedding_args(p)
     p.set_defaults(func=cmd_evaluate_clusters)
 
 

@@ -359,6 +359,69 @@ def _with_scorer_columns(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def versus_character(
+    test: pd.DataFrame,
+    test_scored: pd.DataFrame,
+    summary: pd.DataFrame,
+    cutoffs: Sequence[tuple[float, float]] = PAIR_CUTOFFS,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Each embedding scorer against the character scorer recommended beside it (paired).
+
+    Per cut-off, the baseline is the surface scorer (any kind but ``embedding``, gate off
+    or on) with the best F1 on the select split (:func:`recommend` over those rows); each
+    embedding column, gate off, is compared with it on the test pairs: the AUC difference
+    and the F1 difference at each one's select-split threshold, with percentile intervals
+    from the same resamples as :func:`pair_study` (seed and count), so they are paired. An
+    interval above 0 says the embedding is worth its encoder pass on these pairs.
+
+    Args:
+        test: The test pairs (grades in ``score``).
+        test_scored: :func:`score_pairs` of ``test``.
+        summary: ``pair_study(...)["summary"]``.
+        cutoffs: ``(same_at, different_at)`` pairs.
+        n_resamples: Bootstrap resamples.
+        seed: Seed of the resampling.
+
+    Returns:
+        One row per cut-off and embedding scorer: ``same_at``, ``different_at``,
+        ``scorer``, ``baseline`` (with ``+gate`` when gated), ``auc``, ``baseline_auc``,
+        ``auc_diff`` with ``auc_diff_lo`` / ``auc_diff_hi``, ``f1``, ``baseline_f1``,
+        ``f1_diff`` with ``f1_diff_lo`` / ``f1_diff_hi``. Empty without embedding rows.
+    """
+    grades = test["score"].to_numpy(dtype=np.float64)
+    rows = []
+    for sa, da in cutoffs:
+        part = summary[(summary["same_at"] == sa) & (summary["different_at"] == da)]
+        emb = part[(part["kind"] == "embedding") & ~part["gate"]]
+        if not len(emb):
+            continue
+        base = recommend(part[part["kind"] != "embedding"], sa, da)
+        base_col = f"{base['scorer']}+gate" if base["gate"] else base["scorer"]
+        keep, pos, _ = _labelled(grades, sa, da)
+        idx = bootstrap_indices(int(keep.sum()), n_resamples, seed)
+        sb = test_scored[base_col].to_numpy(dtype=np.float64)[keep]
+        for row in emb.itertuples(index=False):
+            se = test_scored[row.scorer].to_numpy(dtype=np.float64)[keep]
+            out = {"same_at": float(sa), "different_at": float(da), "scorer": row.scorer,
+                   "baseline": base_col}
+            stats = {  # (resampled embedding, resampled baseline, point values)
+                "auc": (roc_auc_rows(se[idx], pos[idx]), roc_auc_rows(sb[idx], pos[idx]),
+                        float(roc_auc_rows(se, pos)), float(roc_auc_rows(sb, pos))),
+                "f1": (prf_rows(se[idx], pos[idx], row.threshold)["f1"],
+                       prf_rows(sb[idx], pos[idx], base["threshold"])["f1"],
+                       float(prf_rows(se, pos, row.threshold)["f1"]),
+                       float(prf_rows(sb, pos, base["threshold"])["f1"])),
+            }
+            for stat, (ve, vb, pe, pb) in stats.items():
+                lo, hi = percentile_interval(ve - vb)
+                out |= {stat: pe, f"baseline_{stat}": pb, f"{stat}_diff": pe - pb,
+                        f"{stat}_diff_lo": lo, f"{stat}_diff_hi": hi}
+            rows.append(out)
+    return pd.DataFrame(rows)
+
+
 def recommend(summary: pd.DataFrame, same_at: float, different_at: float) -> dict:
     """The scorer the evidence favours at one cut-off: highest F1 on the select split.
 

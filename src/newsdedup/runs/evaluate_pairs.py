@@ -158,7 +158,10 @@ def _study_and_write(select: pd.DataFrame, test: pd.DataFrame, reference: list[s
     scores = pd.concat([test[["id", "score"]].rename(columns={"score": "grade"}),
                         test_scored], axis=1)
     recs = [ev.recommend(tables["summary"], sa, da) for sa, da in cutoffs]
-    write_tables({key: tables[key] for key in ("summary", "thresholds", "gate")}, out_dir)
+    tables["versus"] = ev.versus_character(test, test_scored, tables["summary"], cutoffs,
+                                           options.n_resamples, options.seed)
+    write_tables({key: tables[key] for key in ("summary", "thresholds", "gate", "versus")
+                  if len(tables[key])}, out_dir)
     write_csv(scores, out_dir / "scores.csv")
     write_json({"recommendations": recs}, out_dir / "recommendation.json")
     write_params({
@@ -327,7 +330,10 @@ def _pair_sections(tables: dict[str, pd.DataFrame], recs: list[dict],
          f"{options.test} with 95% bootstrap intervals", markdown_table(s[cols], ".3f",
                                                                          {"threshold": ".2f"})),
         ("Share of pairs the subject gate lets through", markdown_table(tables["gate"], ".3f")),
-    ]
+    ] + ([(f"Sentence embeddings against the recommended character scorer (paired: AUC and F1 "
+           f"on {options.test}, each at its {options.select} threshold; 95% intervals of the "
+           f"differences)", markdown_table(tables["versus"], ".3f"))]
+         if len(tables.get("versus", ())) else [])
 
 
 def write_ngram_tables(korsts: Path, stsb: Path, name: str, out: Path,
