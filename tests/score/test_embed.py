@@ -194,3 +194,32 @@ def test_quantized_block_and_pairs_are_bit_equal_in_any_block() -> None:
     assert np.abs(full - np.clip(v @ v.T, -1, 1)).max() < 1e-3
     zero = em.Quantized.of(np.zeros((2, 4)))
     assert zero.pairs(np.array([0]), np.array([1])).tolist() == [0.0]
+
+
+def test_a_killed_run_keeps_its_parts_and_the_next_run_merges_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(em, "CHUNK", 2)
+    monkeypatch.setattr(em, "FLUSH_SECONDS", 0.0)  # a part file after every chunk
+    model = em._backend("use")
+    real = model.encode
+    calls: list[list[str]] = []
+
+    def dies_on_the_second_chunk(texts, role):
+        calls.append(texts)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(texts, role)
+
+    monkeypatch.setattr(model, "encode", dies_on_the_second_chunk)
+    texts = TEXTS[:4]
+    with pytest.raises(KeyboardInterrupt):
+        em.embed(texts, backend="use", cache_dir=tmp_path)
+    main = em.cache_file(tmp_path, "use")
+    parts = sorted(p.name for p in tmp_path.iterdir())
+    assert not main.exists() and len(parts) == 1 and ".part-" in parts[0]
+    calls.clear()
+    monkeypatch.setattr(model, "encode", lambda t, r: calls.append(t) or real(t, r))
+    again = em.embed(texts, backend="use", cache_dir=tmp_path)
+    assert calls == [texts[2:4]]  # the first chunk came from the part
+    assert [p.name for p in tmp_path.iterdir()] == [main.name]  # merged, parts removed
+    assert np.array_equal(again, em.embed(texts, backend="use"))

