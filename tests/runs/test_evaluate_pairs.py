@@ -106,3 +106,25 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) 
     assert "need both 'same'" in capsys.readouterr().err
     assert main(["evaluate-pairs", "--columns", "a=a,b=b,score=y"]) == 2
     assert "go with --pairs" in capsys.readouterr().err
+
+
+def test_absent_sentence_transformers_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from newsdedup.score import embed as em
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as if not installed
+    em._backend.cache_clear()
+    pairs = tmp_path / "p.csv"
+    pairs.write_text("a,b,y\nFed holds,Fed keeps,1\nOil up,Stocks down,0\nx y,x z,1\n"
+                     "u v,w q,0\n", encoding="utf-8")
+    rc = main(["evaluate-pairs", "--pairs", str(pairs), "--columns", "a=a,b=b,score=y",
+               "--out", str(tmp_path), "--embeddings", "sentence-transformers:my/model",
+               "--no-embed-cache", "--resamples", "10"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and err[-1] == (
+        "newsdedup: error: embedding backend 'sentence-transformers' needs the package "
+        "'sentence-transformers', which is not installed: pip install sentence-transformers")
+    assert not any("Traceback" in line for line in err)
+    em._backend.cache_clear()
