@@ -88,3 +88,13 @@ def test_cache_is_used_and_settings_are_checked(cache: str) -> None:
 def test_embedding_texts_reads_title_and_summary_nfc() -> None:
     items = pd.DataFrame({"title": ["a"], "summary": ["cafe\u0301"]})
     assert embedding_texts(items, ["a"], np.array([0]), "title+summary") == ["a café"]
+
+
+def test_embedding_dedupe_does_not_depend_on_input_order(cache: str) -> None:
+    config = DedupeConfig(scorer="embedding", gate=False, threshold=0.88, embed_cache=cache)
+    base = dedupe(ITEMS, config).items.set_index("id")
+    for seed in (1, 2):
+        shuffled = ITEMS.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+        got = dedupe(shuffled, config).items.set_index("id").loc[base.index]
+        assert got["representative"].tolist() == base["representative"].tolist()
+        assert got["score_to_rep"].tolist() == base["score_to_rep"].tolist()
