@@ -118,6 +118,47 @@ def results_dir(corpus_name: str) -> Path:
     return RESULTS_DIR / corpus_name
 
 
+def results_tree(out: str | Path, name: str) -> Path:
+    """The folder a command writes, ``<out>/<name>``, refused if it would leave ``out``.
+
+    ``name`` (the ``--name`` option) is one folder name: not empty, no path
+    separator, no ``..``, not absolute, not hidden (``.``-names are the
+    workbench's own: ``.newsdedup/`` holds locks and staging trees). An
+    existing ``<out>/<name>`` that is a symlink must resolve inside ``out``.
+
+    Args:
+        out: The results root (``--out``).
+        name: The results name.
+
+    Returns:
+        The resolved folder (symlinks followed).
+
+    Raises:
+        ValueError: One line saying why the name is refused.
+
+    Examples:
+        >>> results_tree("/tmp/r", "uci-head").as_posix()
+        '/tmp/r/uci-head'
+        >>> results_tree("/tmp/r", "../../x")
+        Traceback (most recent call last):
+        ...
+        ValueError: --name '../../x': a results name is one folder name under --out /tmp/r ...
+    """
+    root = Path(out).resolve()
+    bad = (not name or name.startswith(".") or "/" in name or "\\" in name or "\0" in name
+           or Path(name).is_absolute())
+    if bad:
+        raise ValueError(f"--name {name!r}: a results name is one folder name under --out {root} "
+                         "(not empty, no '/', no '..', not absolute, not starting with '.')")
+    tree = (root / name).resolve()
+    if not tree.is_relative_to(root):
+        raise ValueError(f"--name {name!r}: {root / name} is a link to {tree}, outside --out "
+                         f"{root}; refusing to write there")
+    if tree == root:
+        raise ValueError(f"--name {name!r}: {root / name} is a link to --out itself")
+    return tree
+
+
 def shared_corpus_file(*parts: str) -> Path:
     """A file of ``shared/corpora/`` (e.g. ``"korsts", "sts-dev.tsv"``), which must exist.
 

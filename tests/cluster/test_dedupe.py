@@ -436,3 +436,22 @@ def test_sweep_dedupe_covers_every_scorer_and_gate(batch):
     gated = table[table["gate"]].set_index(["scorer", "threshold"])["pairs_at_or_above"]
     ungated = table[~table["gate"]].set_index(["scorer", "threshold"])["pairs_at_or_above"]
     assert (gated <= ungated).all()
+
+
+# --- bad input through the API (issue 16) ---------------------------------------------
+
+
+def test_repeated_ids_are_refused_not_resolved_by_row_order():
+    # Before: the representative of the group depended on which "a" came first.
+    same = "진천군 스마트 돌봄 착수"
+    items = pd.DataFrame({"id": ["a", "b", "a"], "title": [same, "화성시 화재 감지", same]})
+    with pytest.raises(ValueError, match=r"id 'a' occurs in rows 0 and 2"):
+        dedupe(items)
+    assert len(dedupe(items.assign(id=["a", "b", "c"])).items) == 3
+
+
+@pytest.mark.parametrize("threshold", [-1.0, 1.5, float("nan"), float("inf")])
+def test_thresholds_outside_the_unit_interval_are_refused(threshold):
+    # Before: threshold -1 with the gate off merged every item into one group.
+    with pytest.raises(ValueError, match=r"threshold must be a number in \[0, 1\]"):
+        DedupeConfig(threshold=threshold, gate=False)

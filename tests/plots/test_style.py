@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from newsdedup.plots import style
 
 
@@ -35,3 +37,24 @@ def test_save_writes_png_and_svg_without_stamps_and_identically(tmp_path: Path, 
     assert toy.png_size(png) == (750, 480)
     style.save(fig, png)
     assert (png.read_bytes(), png.with_suffix(".svg").read_bytes()) == first
+
+
+def test_save_is_atomic_a_failed_figure_keeps_the_previous_png(tmp_path, monkeypatch):
+    # Before: savefig wrote the PNG in place, so an interrupted save left a truncated image.
+    from matplotlib.figure import Figure
+
+    from newsdedup.plots import style
+
+    fig, _ = style.new_figure(*style.ONE_PANEL)
+    path = style.save(fig, tmp_path / "f.png")
+    before = path.read_bytes()
+
+    def broken(self, fh, **kwargs):
+        fh.write(b"\x89PNG partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", broken)
+    with pytest.raises(KeyboardInterrupt):
+        style.save(fig, path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png", "f.svg"]

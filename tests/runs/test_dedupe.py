@@ -15,3 +15,18 @@ def test_config_from_calibration_threshold_or_defaults():
     assert from_file.threshold == recorded and from_file.gate is False
     # The calibration wins over a threshold given beside it.
     assert dedupe_config({}, calibration=cal, threshold=0.9).threshold == recorded
+
+
+def test_groups_csv_members_are_unambiguous_with_spaces_in_ids(tmp_path):
+    # Before: members were joined with spaces, so "a 1 b" could be ["a", "1 b"] or ["a 1", "b"].
+    import pandas as pd
+
+    from newsdedup.corpus.load import load_corpus
+    from newsdedup.runs.dedupe import run_dedupe
+
+    path = tmp_path / "feed.csv"
+    path.write_text('id,title\n"a 1","진천군 스마트 돌봄 착수"\n"b, 2","진천군 스마트 돌봄 착수"\n'
+                    'c,화성시 화재 감지\n', encoding="utf-8")
+    run_dedupe(load_corpus(path), "feed", tmp_path / "out", DedupeConfig(), echo=False)
+    groups = pd.read_csv(tmp_path / "out" / "feed" / "dedupe" / "groups.csv")
+    assert [json.loads(m) for m in groups["members"]] == [["a 1", "b, 2"]]

@@ -13,3 +13,32 @@ def test_name_and_rejects_are_reported(tmp_path):
     assert name == "feeds" and len(corpus.items) == 1 and corpus.dialect == "standard"
     assert said[0].startswith(f"loading {path}") and "rejected today.jsonl" in said[1]
     assert load_named(path, name="other")[1] == "other"
+
+
+# --- tiny corpora (issue 16, defect 4) ---------------------------------------------------
+
+import warnings  # noqa: E402
+
+import pytest  # noqa: E402
+
+from newsdedup.corpus.load import CorpusError, CorpusWarning, load_corpus  # noqa: E402
+from newsdedup.runs.measure import run_measure_step  # noqa: E402
+from newsdedup.runs.pipeline import run_all  # noqa: E402
+
+
+@pytest.mark.parametrize(("rows", "message"), [
+    ("", r"0 usable items \(0 records, 0 rejected\)"),
+    ("a,,https://x.org/1\n", r"0 usable items \(1 record, 1 rejected\)"),
+    ("a,한 건의 기사,https://x.org/1\n", r"1 usable item \(1 record, 0 rejected\)"),
+])
+def test_measure_and_run_refuse_fewer_than_two_items_in_one_line(tmp_path, rows, message):
+    # Before: ZeroDivisionError in the measure summary (err_mean over no pair).
+    path = tmp_path / "tiny.csv"
+    path.write_text("id,title,url\n" + rows, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CorpusWarning)  # the reject is listed in corpus.rejected
+        corpus = load_corpus(path, strict=False)
+    for run in (run_measure_step, run_all):
+        with pytest.raises(CorpusError, match=rf"^{path}: {message}: measure compares pairs"):
+            run(corpus, "tiny", tmp_path / "out", echo=False)
+    assert not (tmp_path / "out" / "tiny").exists()  # nothing half written

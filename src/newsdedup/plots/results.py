@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from newsdedup import paths
+from newsdedup.cluster.calibration_file import check_figure_fields, read_json_object
 
 DEFAULT_NAME = paths.PALDYN.name
 """Corpus whose results are drawn when no name is given."""
@@ -253,7 +254,7 @@ def load_results(name: str = DEFAULT_NAME, root: Path | None = None) -> Results:
     frames = {key: pd.read_csv(base / rel) for key, (rel, _) in _FILES.items()
               if (base / rel).is_file()}
     cal_path = base / CALIBRATION_FILE
-    calibration = (json.loads(cal_path.read_text(encoding="utf-8"))
+    calibration = (check_figure_fields(read_json_object(cal_path), cal_path)
                    if cal_path.is_file() else None)
     if not frames and calibration is None:
         rel, target = _FILES["histogram"]

@@ -16,6 +16,8 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from newsdedup.runs.files import atomic_file
+
 DPI = 100
 """Resolution of the written PNGs; with the fixed sizes below it fixes their pixel size."""
 
@@ -92,7 +94,9 @@ def save(fig: Figure, path: Path) -> Path:
     ``metadata={"Software": None}`` drops the matplotlib version stamp (and
     ``"Date"`` the SVG's time stamp); the size comes from the figure and
     :data:`DPI`, not from a tight bounding box; a fixed ``svg.hashsalt``
-    makes the SVG's element ids stable.
+    makes the SVG's element ids stable. Both files are written atomically
+    through :func:`newsdedup.runs.files.atomic_file` (a killed write leaves
+    the previous figure, never a truncated one).
 
     Args:
         fig: The figure.
@@ -101,9 +105,9 @@ def save(fig: Figure, path: Path) -> Path:
     Returns:
         The PNG path (the SVG has the same stem).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI, format="png", metadata={"Software": None})
-    with matplotlib.rc_context({"svg.hashsalt": "newsdedup", "svg.fonttype": "path"}):
-        fig.savefig(path.with_suffix(".svg"), format="svg",
-                    metadata={"Date": None, "Creator": None})
+    with atomic_file(path, binary=True) as fh:
+        fig.savefig(fh, dpi=DPI, format="png", metadata={"Software": None})
+    with (matplotlib.rc_context({"svg.hashsalt": "newsdedup", "svg.fonttype": "path"}),
+          atomic_file(path.with_suffix(".svg"), binary=True) as fh):
+        fig.savefig(fh, format="svg", metadata={"Date": None, "Creator": None})
     return path

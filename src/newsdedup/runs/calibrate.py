@@ -26,6 +26,7 @@ from newsdedup.cluster.greedy import greedy_clusters
 from newsdedup.cluster.sweep import sweep_items_left
 from newsdedup.corpus.load import load_corpus
 from newsdedup.paths import sha256_file
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import calibration_console, sensitivity_console
 from newsdedup.runs.evidence import Evidence, calibration_evidence
 from newsdedup.runs.files import (
@@ -174,6 +175,7 @@ def sweep_seed000(items: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFr
                          "items_left": table["items_left"]})
 
 
+@commits("calibrate")
 def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None = None,
                   progress: Progress = quiet, echo: bool = True) -> Calibration:
     """Sensitivity simulation, sweeps and the calibrated threshold of a corpus.

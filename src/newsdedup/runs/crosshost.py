@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import crosshost_console
 from newsdedup.runs.files import (
     Progress,
@@ -53,6 +54,7 @@ class CrossHostOptions:
     scheme: str = DEFAULT_SCHEME
 
 
+@commits("crosshost")
 def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None = None,
                   progress: Progress = quiet, echo: bool = True) -> CrossHostReport:
     """Cross-host analysis of a corpus; writes ``<out>/<name>/crosshost/``.
@@ -71,7 +73,11 @@ def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None
     options = options or CrossHostOptions()
     progress(f"crosshost: exact Jaccard (n={options.n}) for hosts {', '.join(options.hosts)}")
     scores = exact_scores(corpus.items, options.n, options.scheme)
-    rep = cross_host(corpus.items, scores, options.hosts, options.window_days)
+    try:
+        rep = cross_host(corpus.items, scores, options.hosts, options.window_days)
+    except ValueError as exc:  # dates: the loader rejects bad ones, a caller's table may not
+        raise ValueError(f"{corpus.path}: crosshost: {exc} (the file has {corpus.n_records} "
+                         f"records, {len(corpus.rejected)} rejected when loading)") from None
     if echo:
         print(crosshost_console(rep), flush=True)
     files = write_crosshost(rep, corpus, name, out / name / "crosshost", asdict(options))

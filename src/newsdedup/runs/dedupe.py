@@ -8,6 +8,7 @@ threshold or the seed-000 defaults; :func:`run_dedupe` runs
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -22,6 +23,7 @@ from newsdedup.cluster.dedupe import (
 )
 from newsdedup.cluster.sweep import sweep_dedupe
 from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import sweep_console
 from newsdedup.runs.files import Progress, corpus_meta, quiet, write_csv, write_params
 from newsdedup.score.embed import backend_identity
@@ -81,6 +83,7 @@ def _config_record(config: DedupeConfig) -> dict:
     return record
 
 
+@commits("dedupe")
 def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Progress = quiet,
                echo: bool = True, reference=None, sweep: Sequence[float] | None = None
                ) -> DedupeResult:
@@ -90,10 +93,11 @@ def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Pro
     group, whether it is kept, its representative, how it matched (exact /
     near / unique), the rule that decided, its score to the representative,
     its gate key and why the representative was preferred. ``groups.csv``
-    lists the merged groups; ``dedupe.json`` records the configuration, the
-    scorer's parameters (IDF source, MinHash family/seed/num_perm), the
-    threshold's source and rationale. With ``sweep`` thresholds, ``sweep.csv``
-    holds items left per threshold for every scorer, gate on and off.
+    lists the merged groups (``members``: a JSON array of ids); ``dedupe.json``
+    records the configuration, the scorer's parameters (IDF source, MinHash
+    family/seed/num_perm), the threshold's source and rationale. With
+    ``sweep`` thresholds, ``sweep.csv`` holds items left per threshold for
+    every scorer, gate on and off.
 
     Args:
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
@@ -124,8 +128,10 @@ def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Pro
             print(f"  [{g.size}] {g.title}  <- {', '.join(map(str, g.members))}")
     out_dir = out / name / "dedupe"
     write_csv(rows[[c for c in DEDUPE_COLUMNS if c in rows.columns]], out_dir / "items.csv")
-    write_csv(merged.assign(members=[" ".join(map(str, m)) for m in merged["members"]]),
-              out_dir / "groups.csv")
+    # Members as a JSON array: ids may hold spaces, commas or quotes, and a joined string of
+    # them could not be split back (json.loads gives the list).
+    write_csv(merged.assign(members=[json.dumps([str(v) for v in m], ensure_ascii=False)
+                                     for m in merged["members"]]), out_dir / "groups.csv")
     meta = {"corpus": corpus_meta(corpus, name),
             "config": _config_record(config),
             "scorer": result.scorer_params,

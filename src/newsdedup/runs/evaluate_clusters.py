@@ -25,6 +25,7 @@ from newsdedup.evaluate.stories import (
     sample_stories,
     study_scorers,
 )
+from newsdedup.runs.commit import commits
 from newsdedup.runs.files import (
     Progress,
     corpus_meta,
@@ -70,6 +71,7 @@ class ClusterStudyOptions:
     embedding_examples_at: float = 0.9
 
 
+@commits("evaluate-clusters")
 def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions | None = None,
                       progress: Progress = quiet, echo: bool = True,
                       pairs_n: int | None = None, embed_cache: Path | None = None

@@ -22,6 +22,7 @@ from newsdedup.corpus.pairfile import is_binary, load_pair_file
 from newsdedup.corpus.sts import label_pairs, load_korsts, load_stsb
 from newsdedup.evaluate import pairs as ev
 from newsdedup.paths import sha256_file
+from newsdedup.runs.commit import commits
 from newsdedup.runs.files import (
     Progress,
     markdown_table,
@@ -207,6 +208,7 @@ def split_halves(pairs: pd.DataFrame, labels: pd.Series, seed: int = 0
     return pairs[chosen], pairs[~chosen]
 
 
+@commits("evaluate-pairs")
 def run_pair_file(path: Path, columns: dict[str, str], name: str, out: Path,
                   options: PairStudyOptions | None = None, *, same_at: float | None = None,
                   different_at: float | None = None, split_seed: int = 0,

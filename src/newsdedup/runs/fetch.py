@@ -7,7 +7,7 @@ import urllib.request
 from pathlib import Path
 
 from newsdedup import paths
-from newsdedup.runs.files import Progress, quiet
+from newsdedup.runs.files import Progress, quiet, write_bytes
 
 
 def fetch_pinned(progress: Progress = quiet) -> Path:
@@ -27,7 +27,6 @@ def fetch_pinned(progress: Progress = quiet) -> Path:
     if target.is_file() and paths.sha256_file(target) == pinned.sha256:
         progress(f"{target} already present and verified")
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
     progress(f"downloading {pinned.url}")
     with urllib.request.urlopen(pinned.url, timeout=60) as resp:  # noqa: S310 (pinned https URL)
         data = resp.read()
@@ -35,6 +34,6 @@ def fetch_pinned(progress: Progress = quiet) -> Path:
     if got != pinned.sha256:
         raise SystemExit(f"download of {pinned.url} has sha256 {got}, expected {pinned.sha256}; "
                          "nothing written")
-    target.write_bytes(data)
+    write_bytes(data, target)  # atomic: an interrupted fetch never leaves a partial corpus
     progress(f"wrote {target} ({len(data):,} bytes, sha256 verified)")
     return target

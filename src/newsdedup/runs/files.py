@@ -9,20 +9,36 @@ line ends, keys in a fixed order. Wall times go only to the console and to
 therefore rewrites byte-identical files, which is what
 ``tests/e2e/test_reproduce.py`` checks against the committed tables.
 
+Every file is written atomically (:func:`atomic_file`): to a temporary name in
+the same folder, flushed to disk, then renamed over the target, so a killed
+write or a full disk leaves the previous file (or none), never a truncated
+one that looks complete; a failed write raises :class:`OutputError`, one line
+naming the file. Text cells a spreadsheet would run as a formula are escaped
+(:func:`newsdedup.corpus.cells.escape_cell`). Which files of a command are
+committed *together* is :mod:`newsdedup.runs.commit`'s business.
+
 It also defines :data:`Progress`, the status callback every run takes, and
 :func:`quiet`, the callback that says nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import functools
 import json
 import math
+import os
 import platform
-from collections.abc import Callable, Iterable, Mapping
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
+
+from newsdedup.corpus.cells import FORMULA_STARTS, escape_cell
 
 FLOAT_FORMAT = "%.6f"
 """Float format of every written CSV (6 decimals)."""
@@ -34,6 +50,91 @@ Progress = Callable[[str], None]
 def quiet(_msg: str) -> None:
     """The :data:`Progress` callback that says nothing (the default of every run)."""
     return None
+
+
+class OutputError(OSError):
+    """A result file could not be written; the message is one line naming the file."""
+
+
+@functools.cache
+def _umask() -> int:
+    # Read once: os.umask can only be read by setting it, which races with other threads.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries (new names, renames) to disk; a no-op where unsupported."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _failed(path: Path, exc: OSError) -> OutputError:
+    reason = exc.strerror or str(exc)
+    return OutputError(f"{path}: cannot write ({reason}); the previous file, if any, is "
+                       "left as it was")
+
+
+@contextlib.contextmanager
+def atomic_file(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
+    """Open ``path`` for writing so that it appears whole or not at all.
+
+    The data go to a temporary file beside ``path`` (``.<name>.<random>.tmp``),
+    which is flushed and fsynced, then renamed over ``path`` with
+    :func:`os.replace` (atomic on POSIX) and the folder fsynced. If the block
+    raises, or the process dies, ``path`` keeps its previous content; the
+    temporary file is removed (after ``kill -9`` a hidden ``.tmp`` may stay).
+
+    Args:
+        path: The target file; its folder is created.
+        binary: Open in binary mode instead of UTF-8 text with newline line ends.
+
+    Yields:
+        The open temporary file.
+
+    Raises:
+        OutputError: Any OS error (no space, no permission ...), naming ``path``.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a result file is readable
+        with (os.fdopen(fd, "wb") if binary
+              else os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise _failed(path, exc) from None
+        raise
+    fsync_dir(path.parent)
+
+
+def write_text(text: str, path: Path) -> Path:
+    """Write UTF-8 text atomically (:func:`atomic_file`) and return the path."""
+    with atomic_file(path) as fh:
+        fh.write(text)
+    return path
+
+
+def write_bytes(data: bytes, path: Path) -> Path:
+    """Write bytes atomically (:func:`atomic_file`) and return the path."""
+    with atomic_file(path, binary=True) as fh:
+        fh.write(data)
+    return path
 
 
 def _plain(value):
@@ -53,16 +154,56 @@ def _plain(value):
 
 def write_json(obj: Mapping, path: Path) -> Path:
     """Write ``obj`` as indented UTF-8 JSON (NaN as null) and return the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_plain(obj), ensure_ascii=False, indent=2, allow_nan=False)
-    path.write_text(text + "\n", encoding="utf-8")
-    return path
+    return write_text(text + "\n", path)
+
+
+def _text_columns(df: pd.DataFrame) -> list:
+    return [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
+
+
+def _text_cells(column: pd.Series, starts: tuple[str, ...] = (), holds: str = "") -> np.ndarray:
+    """Which cells are text that starts with one of ``starts`` (or holds ``holds``)."""
+    try:  # vectorized on a text column; a column mixing types has no .str
+        text = column.str
+        found = text.startswith(starts, na=False) if starts else text.contains(
+            holds, regex=False, na=False)
+        return found.to_numpy(dtype=bool)
+    except AttributeError:
+        return column.map(lambda v: isinstance(v, str) and (
+            v.startswith(starts) if starts else holds in v)).to_numpy(dtype=bool)
+
+
+def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with text cells a spreadsheet would run as a formula escaped (numbers untouched).
+
+    Examples:
+        >>> spreadsheet_safe(pd.DataFrame({"t": ["=1+2", "ok"], "x": [-1, 2]}))
+              t  x
+        0  '=1+2 -1
+        1    ok  2
+    """
+    risky = {c: mask for c in _text_columns(df)
+             if (mask := _text_cells(df[c], starts=FORMULA_STARTS)).any()}
+    if not risky:
+        return df
+    return df.assign(**{str(c): df[c].where(~mask, df[c].map(escape_cell))
+                        for c, mask in risky.items()})
 
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
-    """Write a table as UTF-8 CSV with floats at 6 decimals and return the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    """Write a table as UTF-8 CSV with floats at 6 decimals and return the path.
+
+    Text cells starting with ``= + - @``, a tab or a CR are escaped
+    (:func:`spreadsheet_safe`); the file is written atomically (:func:`atomic_file`).
+    """
+    safe = spreadsheet_safe(df)
+    # The csv writer quotes a field holding "\n" but not one holding a lone "\r", which
+    # readers take for a line end; such a (rare) table gets every text field quoted.
+    cr = any(_text_cells(safe[c], holds="\r").any() for c in _text_columns(safe))
+    with atomic_file(path) as fh:
+        safe.to_csv(fh, index=False, float_format=FLOAT_FORMAT, lineterminator="\n",
+                    quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
     return path
 
 
@@ -106,12 +247,10 @@ def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path, prefix: str 
 
 def write_markdown(sections: Iterable[tuple[str, str]], path: Path, title: str) -> Path:
     """Write ``# title`` then one ``## heading`` + body per section."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     parts = [f"# {title}\n"]
     for heading, body in sections:
         parts.append(f"## {heading}\n\n{body}\n")
-    path.write_text("\n".join(parts), encoding="utf-8")
-    return path
+    return write_text("\n".join(parts), path)
 
 
 def environment(*extra: str) -> dict:

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from newsdedup.runs.commit import commits
 from newsdedup.runs.files import Progress, quiet, write_csv, write_json
 from newsdedup.score.join import (
     HISTOGRAM_STEP,
@@ -69,6 +70,7 @@ class JoinOptions:
         return mh, choose_bands(self.lsh_threshold, self.num_perm, self.lsh_recall)
 
 
+@commits("join")
 def run_join(corpus, name: str, out: Path, options: JoinOptions | None = None,
              progress: Progress = quiet) -> JoinResult:
     """Join a corpus at a threshold; writes ``<out>/<name>/join/``.

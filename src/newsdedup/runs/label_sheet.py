@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, prepare
+from newsdedup.runs.commit import commits
 from newsdedup.runs.files import Progress, quiet, write_csv
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.labels import bin_sample_size, stratified_sample
@@ -80,6 +81,7 @@ def label_sheet(items: pd.DataFrame, config: DedupeConfig, edges: list[float],
         "published_at_i": col("published_at", i), "published_at_j": col("published_at", j)})
 
 
+@commits("label-sheet")
 def run_label_sheet(corpus, name: str, out: Path, config: DedupeConfig,
                     halfwidth: float = 0.1, width: float = BIN_WIDTH, seed: int = 0,
                     output: Path | None = None, progress: Progress = quiet) -> Path:

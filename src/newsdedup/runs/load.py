@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 
 from newsdedup import paths
-from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
+from newsdedup.corpus.load import CorpusError, CorpusWarning, LoadResult, load_corpus
 from newsdedup.runs.files import Progress, quiet
 
 
@@ -63,3 +63,38 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
         where = f"line {rej.line}" if rej.line is not None else f"record {rej.record}"
         progress(f"rejected {path.name} {where}: {rej.reason}")
     return corpus, name
+
+
+def require_pairs(corpus: LoadResult, what: str) -> None:
+    """Refuse a corpus with fewer than 2 usable items for a step that compares pairs.
+
+    ``measure`` (and so ``run``) reports statistics over all pairs; with no
+    pair they are undefined, so the step stops with one line instead of
+    writing empty tables. ``calibrate``, ``crosshost`` and ``dedupe`` accept
+    such a corpus: their outputs are well defined (no threshold, no cross
+    pair, every item kept).
+
+    Args:
+        corpus: The loaded corpus.
+        what: The step, for the message.
+
+    Raises:
+        CorpusError: Naming the file, its record and reject counts.
+
+    Examples:
+        >>> import pandas as pd
+        >>> one = LoadResult(items=pd.DataFrame({"id": ["a"]}), rejected=[], path=Path("one.csv"),
+        ...                  fmt="csv", sha256="", dialect="standard", n_records=1)
+        >>> require_pairs(one, "measure")
+        Traceback (most recent call last):
+        ...
+        newsdedup.corpus.records.CorpusError: one.csv: 1 usable item (1 record, 0 rejected): ...
+    """
+    n = len(corpus.items)
+    if n >= 2:
+        return
+    items = "item" if n == 1 else "items"
+    records = "record" if corpus.n_records == 1 else "records"
+    raise CorpusError(corpus.path, f"{n} usable {items} ({corpus.n_records} {records}, "
+                                   f"{len(corpus.rejected)} rejected): {what} compares pairs of "
+                                   "items and needs at least 2")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from newsdedup.runs.commit import commits
 from newsdedup.runs.console import measure_console
 from newsdedup.runs.files import (
     Progress,
@@ -22,6 +23,7 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
+from newsdedup.runs.load import require_pairs
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
@@ -31,6 +33,7 @@ from newsdedup.studies.measure import (
 from newsdedup.studies.measure_streamed import run_streamed
 
 
+@commits("measure")
 def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None = None,
                      progress: Progress = quiet, echo: bool = True) -> MeasureReport:
     """Measure a corpus, print the published-layout tables, write ``<out>/<name>/measure/``.
@@ -48,6 +51,7 @@ def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None 
     Returns:
         The :class:`~newsdedup.studies.measure.MeasureReport`.
     """
+    require_pairs(corpus, "measure")
     config = config or MeasureConfig()
     if len(corpus.items) > config.dense_max_items:
         # Too many pairs to hold every score: stream them (same figures; no sweep, no LSH).

@@ -17,6 +17,7 @@ from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate
 # Notebook 04 calls ``pipeline.recalibrate`` (``from newsdedup.runs import pipeline``);
 # the function lives in newsdedup.runs.calibrate.
 from newsdedup.runs.calibrate import recalibrate as recalibrate
+from newsdedup.runs.commit import commits
 from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
 from newsdedup.runs.dedupe import DEDUPE_SWEEP, run_dedupe
 from newsdedup.runs.files import Progress, quiet
@@ -24,6 +25,7 @@ from newsdedup.runs.measure import run_measure_step
 from newsdedup.studies.measure import MeasureConfig
 
 
+@commits("run", manifest=True)
 def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             calibrate_options: CalibrateOptions | None = None,
             crosshost_options: CrossHostOptions | None = None,

@@ -21,6 +21,7 @@ import pandas as pd
 
 from newsdedup.evaluate.gold import evaluate_gold, export_candidates, rank_pairs, read_gold
 from newsdedup.evaluate.story_signals import StoryRules, story_rule_metrics
+from newsdedup.runs.commit import commits
 from newsdedup.runs.files import (
     Progress,
     corpus_meta,
@@ -67,6 +68,7 @@ class SignalOptions:
                 "top": self.top}
 
 
+@commits("signals")
 def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = None,
                 progress: Progress = quiet, echo: bool = True) -> dict[str, pd.DataFrame]:
     """Signals of every pair, the detector's funnel and candidates; writes ``signals/``.
@@ -127,6 +129,7 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
             "top_host_pairs": top}
 
 
+@commits("candidates")
 def run_candidates(corpus, name: str, out: Path, quota: int = 10,
                    options: SignalOptions | None = None, path: Path | None = None,
                    progress: Progress = quiet) -> pd.DataFrame:
@@ -143,6 +146,7 @@ def run_candidates(corpus, name: str, out: Path, quota: int = 10,
     return sheet
 
 
+@commits("evaluate-gold")
 def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
                       options: SignalOptions | None = None, progress: Progress = quiet,
                       echo: bool = True) -> dict[str, pd.DataFrame]:
@@ -182,6 +186,7 @@ def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
     return res
 
 
+@commits("story-signals")
 def run_story_signals(corpus, name: str, out: Path, story_col: str = "STORY",
                       rules: StoryRules | None = None, options: SignalOptions | None = None,
                       progress: Progress = quiet, echo: bool = True) -> pd.DataFrame:

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta
 
+from newsdedup.corpus.cells import unescape_cell
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.decoys import CONFIDENCE, Interval, clopper_pearson
 
@@ -262,7 +263,7 @@ def sheet_weights(path: str | Path, labelled: pd.DataFrame) -> np.ndarray | None
         reader = csv.DictReader(fh)
         if "weight" not in (reader.fieldnames or []):
             return None
-        weights = {frozenset((r["id_i"].strip(), r["id_j"].strip())): r["weight"]
+        weights = {frozenset(unescape_cell(r[c].strip()) for c in ("id_i", "id_j")): r["weight"]
                    for r in reader}
     out = []
     for a, b, line in zip(labelled["id_i"], labelled["id_j"], labelled["line"], strict=True):
@@ -301,7 +302,7 @@ def read_pair_ids(path: str | Path, ids: Sequence[str]) -> tuple[np.ndarray, np.
         start = reader.line_num + 1
         for rec in reader:
             line, start = start, reader.line_num + 1
-            pair = [(rec[c] or "").strip() for c in ("id_i", "id_j")]
+            pair = [unescape_cell((rec[c] or "").strip()) for c in ("id_i", "id_j")]
             absent = [x for x in pair if x not in index]
             if absent:
                 raise ValueError(f"{path}:{line}: id(s) {absent} not in the corpus")

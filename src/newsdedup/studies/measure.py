@@ -434,7 +434,12 @@ def run_measure(
 
     Returns:
         A :class:`MeasureReport`.
+
+    Raises:
+        ValueError: Fewer than 2 items: there is no pair to measure.
     """
+    if len(items) < 2:
+        raise ValueError(f"measure needs at least 2 items (a pair), got {len(items)}")
     config = config or MeasureConfig()
     say = progress or (lambda _msg: None)
     texts = normalized_texts(items, config.scheme)

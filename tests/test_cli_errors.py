@@ -1,0 +1,151 @@
+"""Every CLI error of the bad-input audit (issue 16) is one readable line, never a traceback.
+
+Each case runs ``newsdedup`` on a bad input and checks that stderr, apart from the
+``[newsdedup]`` progress lines, is exactly one line, starts with ``newsdedup``, names
+what is wrong (and the file, where there is one), and that the exit status is 2.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from newsdedup.cli import main
+from newsdedup.runs import files
+from newsdedup.runs.commit import tree_lock
+
+TWO = "id,title,url\na,진천군 스마트 돌봄 착수,https://a.example/1\nb,화성시 화재 감지,https://b.example/2\n"
+GOOD_CAL = {"recommended_threshold": 0.3, "rationale": "x", "upper_bound": 0.2, "band": None,
+            "parameters": {"n": 3, "scorer": "idf", "text": "title"}}
+
+
+@pytest.fixture
+def ws(tmp_path) -> dict[str, Path]:
+    """A workspace: corpora, calibration files and a results root."""
+    def put(name: str, content: str | bytes) -> Path:
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "away").symlink_to(tmp_path, target_is_directory=True)
+    (out / "figs").mkdir()
+    (out / "figs" / "calibration.json").write_text(json.dumps(GOOD_CAL | {"upper_bound": "x"}))
+    return {
+        "out": out,
+        "two": put("two.csv", TWO),
+        "empty": put("empty.csv", "id,title,url\n"),
+        "one": put("one.csv", "id,title,url\na,진천군 스마트 돌봄 착수,https://a.example/1\n"),
+        "rejected": put("rejected.csv", "id,title,url\na,,https://a.example/1\n"),
+        "cal_n": put("cal_n.json", json.dumps(GOOD_CAL | {"parameters": {"n": "3"}})),
+        "cal_list": put("cal_list.json", json.dumps(GOOD_CAL | {"parameters": [3, "idf"]})),
+        "cal_bin": put("cal_bin.json", b"\x89PNG\r\n\x1a\n\x00\xff\xfe\xfd"),
+        "cal_key": put("cal_key.json", json.dumps({"rationale": "x"})),
+        "a_file": put("a_file", "not a folder"),
+        "strict": put("strict.csv", "id,title,url\na,A,https://a.example/1\nb,,https://a.example/2\n"),
+        "nan": put("nan.jsonl", '{"id": "a", "title": NaN}\n'),
+        "missing": tmp_path / "missing.csv",
+    }
+
+
+# (case, argv with {placeholders}, what the line must contain)
+CASES = [
+    ("name-dotdot", "dedupe {two} --name ../../x --out {out}", "--name '../../x'"),
+    ("name-absolute", "dedupe {two} --name /tmp/abs --out {out}", "one folder name under"),
+    ("name-symlink", "dedupe {two} --name away --out {out}", "outside --out"),
+    ("measure-empty", "measure {empty} --out {out}", "{empty}: 0 usable items"),
+    ("measure-one", "measure {one} --out {out}", "{one}: 1 usable item"),
+    ("run-all-rejected", "run {rejected} --out {out}", "{rejected}: 0 usable items (1 record, 1 "),
+    ("run-one", "run {one} --out {out}", "{one}: 1 usable item"),
+    ("calibration-n-string", "dedupe {two} --calibration {cal_n} --out {out}",
+     "{cal_n}: parameters.n must be"),
+    ("calibration-parameters-list", "dedupe {two} --calibration {cal_list} --out {out}",
+     "{cal_list}: parameters must be a JSON object"),
+    ("calibration-binary", "dedupe {two} --calibration {cal_bin} --out {out}",
+     "{cal_bin}: not UTF-8 text"),
+    ("calibration-missing-key", "dedupe {two} --calibration {cal_key} --out {out}",
+     "{cal_key}: missing top-level key"),
+    ("label-sheet-calibration", "label-sheet {two} --calibration {cal_bin} --out {out}",
+     "{cal_bin}: not UTF-8 text"),
+    ("figures-calibration", "figures figs --root {out} --only corpus",
+     "{out}/figs/calibration.json: upper_bound must be a number"),
+    ("threshold-negative", "dedupe {two} --threshold -1 --no-gate --out {out}",
+     "argument --threshold: expected a number in [0, 1], got '-1'"),
+    ("sweep-nan", "dedupe {two} --sweep 0.1,nan --out {out}", "argument --sweep"),
+    ("lsh-threshold", "join {two} --lsh-threshold 1.5 --out {out}", "argument --lsh-threshold"),
+    ("join-threshold", "join {two} --threshold 2 --out {out}", "argument --threshold"),
+    ("measure-thresholds-inf", "measure {two} --thresholds 0.2,inf --out {out}",
+     "argument --thresholds"),
+    ("precision-nan", "calibrate {two} --precision nan --out {out}", "argument --precision"),
+    ("out-is-a-file", "dedupe {two} --out {a_file}", "{a_file}"),
+    ("strict-csv-record", "run {strict} --strict --out {out}", "{strict}:3: record 2: missing"),
+    ("strict-jsonl-nan", "dedupe {nan} --strict --out {out}", "{nan}:1: record 1: NaN is not"),
+    ("missing-corpus", "measure {missing} --out {out}", "{missing}"),
+]
+
+
+def error_lines(err: str) -> list[str]:
+    """stderr without the progress lines."""
+    return [line for line in err.splitlines() if not line.startswith("[newsdedup] ")]
+
+
+def run_main(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse usage errors
+        return int(exc.code or 0)
+
+
+@pytest.mark.parametrize(("case", "argv", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_each_error_is_one_line_naming_the_file(ws, capsys, case, argv, expected):
+    code = run_main(argv.format(**ws).split())
+    lines = error_lines(capsys.readouterr().err)
+    assert code == 2, lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("newsdedup") and "Traceback" not in lines[0]
+    assert expected.format(**ws) in lines[0]
+
+
+def test_a_second_command_on_a_locked_name_is_one_line(ws, capsys):
+    with tree_lock(ws["out"], "two"):
+        code = run_main(["dedupe", str(ws["two"]), "--name", "two", "--out", str(ws["out"])])
+    [line] = error_lines(capsys.readouterr().err)
+    assert code == 2
+    assert line.startswith(f"newsdedup: error: {ws['out'].resolve() / 'two'} is being written "
+                           f"by pid {os.getpid()}")
+
+
+def test_a_full_disk_is_one_line_naming_the_file(ws, capsys, monkeypatch):
+    # Before: "[Errno 28] No space left on device" without a path, and a truncated file.
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    code = run_main(["dedupe", str(ws["two"]), "--name", "two", "--out", str(ws["out"])])
+    [line] = error_lines(capsys.readouterr().err)
+    assert code == 2
+    assert line.startswith(f"newsdedup: error: {ws['out'].resolve()}/two/dedupe/items.csv: ")
+    assert line.endswith("cannot write (No space left on device); the previous file, if any, "
+                         "is left as it was")
+    assert not (ws["out"] / "two").exists() and not (ws["out"] / ".newsdedup").exists()
+
+
+@pytest.mark.parametrize("argv", ["dedupe {two} --name ../../x --out {out}",
+                                  "dedupe {two} --calibration {cal_bin} --out {out}"])
+def test_the_installed_command_prints_no_traceback(ws, argv):
+    command = Path(sys.executable).parent / "newsdedup"  # the installed console script
+    proc = subprocess.run([str(command), *argv.format(**ws).split()], capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 2
+    [line] = error_lines(proc.stderr)
+    assert line.startswith("newsdedup: error: ") and "Traceback" not in proc.stderr
