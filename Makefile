@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: help install reproduce measure calibrate crosshost eval eval-full dedupe figures notebooks lab test lint bench bench-scale join fetch clean
+.PHONY: help install reproduce measure calibrate crosshost eval eval-full dedupe figures notebooks lab test lint bench bench-scale bench-kernels join fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -88,7 +88,13 @@ bench: $(STAMP)  ## benchmark against plain-Python implementations (writes bench
 	$(BIN)/python bench/bench_pipeline.py
 
 bench-scale: $(STAMP)  ## how join, LSH, signatures and dedupe grow with N, 1k-1M (bench/results/scale*)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python bench/bench_scale.py --sizes 1000 10000 100000 1000000 --budget 300
+
+bench-kernels: $(STAMP)  ## compiled kernels against their baselines: rensa, numpy join, per-item dedupe (bench/results/kernels*)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(BIN)/python bench/bench_kernels.py
+	$(BIN)/python bench/bench_kernels.py --memory 1000000 --append
 
 join: $(STAMP)  ## exact threshold join, top-K, histogram, LSH recall (THRESHOLD=0.5)
 	$(BIN)/newsdedup join $(RUN_ARGS) --threshold $(or $(THRESHOLD),0.5) --top-k 5 \

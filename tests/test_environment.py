@@ -16,7 +16,8 @@ def _split(spec: str) -> tuple[str, str]:
 
 def _pyproject() -> dict[str, str]:
     data = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    specs = data["project"]["dependencies"] + data["project"]["optional-dependencies"]["dev"]
+    extras = data["project"]["optional-dependencies"]
+    specs = data["project"]["dependencies"] + extras["dev"] + extras.get("bench", [])
     return dict(_split(s) for s in specs)
 
 
@@ -27,9 +28,9 @@ def _conda() -> dict[str, str]:
         if line.startswith("dependencies:"):
             in_deps = True
             continue
-        # Conda packages, and PyPI-only ones in the pip sub-list (not the editable "-e .").
-        m = re.match(r"^  - ([^:]+)$", line) or re.match(r"^      - ([^-][^:]*)$", line)
-        if in_deps and m:
+        # Conda packages ("  - x"), and PyPI-only ones under "pip:" ("      - x"), not "-e .".
+        m = re.match(r"^(?:  |      )- ([^:#]+?)\s*(?:#.*)?$", line)
+        if in_deps and m and not m.group(1).startswith("-e "):
             name, spec = _split(m.group(1).strip())
             if name not in ("python", "pip"):
                 out[name] = spec

@@ -84,6 +84,17 @@ def test_dask_dedupe_equals_single_machine(client, config):
     assert (want.stage == "exact").any() or not config.exact_pass
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_dask_dedupe_splits_a_crowded_lead_token_as_one_machine(client):
+    # More than 4,096 rows open with one agency name: its rows take their next token
+    # (gate.split_common_leads), by a row count each partition sees whole.
+    items = _feed(4200).assign(title=lambda d: "연합뉴스 " + d.title)
+    want = dedupe(items, DedupeConfig()).items
+    assert want.lead.str.startswith("연합뉴스 ").mean() > 0.9  # the split happened
+    pd.testing.assert_frame_equal(dask_dedupe(items, DedupeConfig(), client, n_partitions=5),
+                                  want)
+
+
 def test_dask_dedupe_on_the_pinned_corpus(client, pinned):
     want = dedupe(pinned.items, DedupeConfig()).items
     pd.testing.assert_frame_equal(dask_dedupe(pinned.items, DedupeConfig(), client), want)

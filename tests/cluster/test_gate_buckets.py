@@ -15,6 +15,7 @@ from newsdedup.text.shingle import shingle_matrix
 
 EVERY_BUCKET = BucketLimits(max_size=0, max_share=0.0, min_common=0)
 NO_BUCKET = BucketLimits(max_size=10**12, max_share=1.0, min_common=10**12)
+SHARE_ONLY = BucketLimits(max_size=10**12, max_share=0.0, min_common=0)
 
 
 @pytest.mark.parametrize(("headline", "key"), [
@@ -110,12 +111,131 @@ def test_20k_shared_lead_token_dedupes_as_the_quadratic_path(monkeypatch, scorer
     texts = enlarge(headline_pool("ko"), n, seed=0).text
     items = pd.DataFrame({"id": [f"s{k}" for k in range(n)], "title": "연합뉴스 " + texts})
     config = DedupeConfig(scorer=scorer)
+    # Without splitting crowded lead tokens the whole batch is one bucket, and the
+    # defaults call it oversized: it is scored from the exact candidates.
+    monkeypatch.setattr(gate, "DEFAULT_LIMITS", BucketLimits(split_depth=0))
     prep = prepare(items, config)
-    # The whole batch is one bucket, and the defaults call it oversized.
     assert np.unique(prep.buckets).size == 1
     assert gate.DEFAULT_LIMITS.oversized(np.array([prep.buckets.size]), prep.buckets.size)[0]
     fast = dedupe(items, config).items
-    monkeypatch.setattr(gate, "DEFAULT_LIMITS", NO_BUCKET)
+    monkeypatch.setattr(gate, "DEFAULT_LIMITS", NO_SPLIT_NO_BUCKET)
     quadratic = dedupe(items, config).items
     pd.testing.assert_frame_equal(fast, quadratic)
     assert fast.group.nunique() < n  # the rewrites were merged: the test is not vacuous
+
+
+NO_SPLIT_NO_BUCKET = BucketLimits(max_size=10**12, max_share=1.0, min_common=10**12,
+                                  split_depth=0)
+
+
+@pytest.mark.parametrize(("lang", "lead"), [("ko", "연합뉴스"), ("en", "Reuters")])
+def test_shared_lead_token_buckets_as_the_varied_lead_tokens(lang, lead):
+    texts = enlarge(headline_pool(lang), 12_000, seed=0).text
+    # A rubric opens a headline only where no lead token stands before it.
+    texts = texts[[strip_rubrics(t) == t.strip() for t in texts]]
+    n = len(texts)
+    varied = pd.DataFrame({"id": [f"s{k}" for k in range(n)], "title": texts})
+    shared = varied.assign(title=lead + " " + texts)
+    a, b = prepare(varied, DedupeConfig()), prepare(shared, DedupeConfig())
+    # Every shared key is the lead token followed by the varied key.
+    keys = {k.split(" ", 1)[-1] for k in b.leads}
+    assert keys == set(a.leads) and all(k.startswith(lead.lower() + " ") for k in b.leads)
+    # The same partition of the rows into buckets.
+    assert np.array_equal(pd.factorize(pd.Series(a.leads, dtype=object))[0],
+                          pd.factorize(pd.Series(b.leads, dtype=object))[0])
+
+
+def _plain_keys(titles):
+    return [gate.subject_key(t) for t in titles]
+
+
+headline_st = st.lists(st.sampled_from(["가나", "다라", "AP", "[속보]", "·", "the", "x1", "…"]),
+                       min_size=0, max_size=5).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(titles=st.lists(headline_st, max_size=60), size=st.integers(0, 20),
+       depth=st.integers(0, 3))
+def test_split_common_leads_only_splits_crowded_keys(titles, size, depth):
+    plain = _plain_keys(titles)
+    assert gate.subject_keys(titles) == plain
+    limits = BucketLimits(split_size=size, split_depth=depth)
+    got = gate.split_common_leads(titles, plain, limits)
+    count = pd.Series(plain, dtype=object).value_counts()
+    for title, key, new in zip(titles, plain, got, strict=True):
+        if count[key] <= size or depth == 0:
+            assert new == key  # a small bucket keeps its key
+        else:
+            assert new == key or new.startswith(key + " ")  # refined within its bucket
+            assert _tokens(new) == gate.subject_path(title, len(_tokens(new)))
+    # After splitting, a key is crowded only where its rows have no further token.
+    final = pd.Series(got, dtype=object).value_counts()
+    for title, new in zip(titles, got, strict=True):
+        if final[new] > size and depth and len(_tokens(new)) <= depth:
+            assert len(gate.subject_path(title, depth + 1)) == len(_tokens(new))
+
+
+def _tokens(key):
+    return key.split(" ") if key else []
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=texts_st, t=st.floats(0.0, 1.0), scorer=st.sampled_from(["jaccard", "idf",
+                                                                      "minhash"]),
+       chunk=st.integers(1, 8), keys=st.integers(1, 4),
+       limits=st.sampled_from([None, EVERY_BUCKET, SHARE_ONLY]))
+def test_listed_pair_path_equals_block_path(texts, t, scorer, chunk, keys, limits):
+    items = pd.DataFrame({"id": [f"i{k}" for k in range(len(texts))],
+                          "title": [f"k{k % keys} " + s for k, s in enumerate(texts)]})
+    prep = prepare(items, DedupeConfig(scorer=scorer, exact_pass=False, n=2))
+    blocks = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk)
+    # With candidates, buckets oversized by size take them, those oversized by share only
+    # are listed.
+    cand = candidate_source(prep.shingles, prep.weights, t)
+    listed = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk, candidates=cand,
+                            limits=limits, pair_scores=prep.scorer.run_pairs, pair_path_min=0)
+    for a, b in zip(blocks, listed, strict=True):
+        assert a.dtype == b.dtype
+        assert np.array_equal(a, b)  # scores bit for bit
+
+
+def _reference_paths(monkeypatch):
+    """The per-item and packed-block paths the dedupe took before its batched ones."""
+    from newsdedup.cluster import dedupe as dedupe_module
+    from newsdedup.cluster import keep
+    from newsdedup.text.normalize import get_scheme
+
+    monkeypatch.setattr(dedupe_module, "normalize_many",
+                        lambda texts, scheme: [get_scheme(scheme)(t) for t in texts])
+    monkeypatch.setattr(gate, "subject_keys", _plain_keys)
+    monkeypatch.setattr(gate, "PAIR_PATH_MIN", 10**18)
+    monkeypatch.setattr(keep, "_sorted_codes", lambda values: pd.factorize(
+        pd.Series(list(values), dtype=object), sort=True)[0].astype(np.int64))
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize("scorer", ["idf", "jaccard"])
+def test_dedupe_equals_the_per_item_implementation(monkeypatch, lang, scorer):
+    n = 6000
+    frame = enlarge(headline_pool(lang), n, seed=4)
+    rng = np.random.default_rng(0)
+    hosts = np.array(["v.daum.net", "news.google.com", "www.yna.co.kr", "", "m.news.naver.com"])
+    items = pd.DataFrame({
+        "id": [f"{lang}{k}" for k in range(n)],
+        # Wire copies, rubrics and outlet suffixes, as a feed has them.
+        "title": [(t if k % 7 else f"[속보] {t}") + (" - 연합뉴스" if k % 5 == 0 else "")
+                  for k, t in enumerate(frame.text)],
+        "url": [f"https://{h}/a/{k}" if h else "" for k, h in
+                enumerate(hosts[rng.integers(0, hosts.size, n)])],
+        "published_at": pd.to_datetime(1.7e9 + rng.integers(0, 10**6, n), unit="s")
+        .strftime("%Y-%m-%dT%H:%M:%SZ"),
+    })
+    items = pd.concat([items, items.iloc[:500].assign(id=lambda d: d.id + "-copy")],
+                      ignore_index=True)
+    config = DedupeConfig(scorer=scorer)
+    monkeypatch.setattr(gate, "PAIR_PATH_MIN", 0)  # the listed pairs even at this size
+    fast = dedupe(items, config).items
+    _reference_paths(monkeypatch)
+    reference = dedupe(items, config).items
+    pd.testing.assert_frame_equal(fast, reference)
+    assert fast.group.nunique() < len(items) - 500  # near duplicates were merged too

@@ -2,6 +2,8 @@
 test_dedupe, which holds that batch)."""
 
 import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from newsdedup.cluster.dedupe import DedupeConfig, dedupe
 from newsdedup.cluster.sweep import sweep_dedupe, sweep_items_left
@@ -26,3 +28,25 @@ def test_sweep_order_is_scorers_then_gates_then_thresholds():
         cfg = DedupeConfig(scorer=row.scorer, gate=row.gate, threshold=row.threshold)
         assert row.items_left == dedupe(items, cfg).clustering.n_groups
         assert row.merged == len(TITLES) - row.items_left
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 30), data=st.data())
+def test_sparse_partition_is_greedy_pairs_partition(n, data):
+    import numpy as np
+
+    from newsdedup.cluster.greedy import greedy_pairs
+    from newsdedup.cluster.sweep import sparse_partition
+
+    k = data.draw(st.integers(0, 60))
+    i = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k)), dtype=int)
+    j = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k)), dtype=int)
+    score = np.array(data.draw(st.lists(st.sampled_from([0.1, 0.3, 0.5, 0.7, 1.0]),
+                                        min_size=k, max_size=k)))
+    rank = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    for t in (0.2, 0.5):
+        want = greedy_pairs(n, i, j, score, t, rank=rank).labels
+        got = sparse_partition(n, i, j, score, t, rank)
+        # The same partition: equal labels exactly where the reference has them.
+        assert np.array_equal(want[:, None] == want[None, :], got[:, None] == got[None, :])
+        assert got.max(initial=-1) + 1 == want.max(initial=-1) + 1

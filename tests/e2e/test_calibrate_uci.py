@@ -48,8 +48,10 @@ def test_uci_calibrated_from_decoys_holds_against_story(uci):
     assert measured["merged_pairs"] >= 1000
     assert measured["precision"] >= 0.90
     est = cal["estimated_precision"]
-    assert est["low"] - 0.05 <= measured["precision"] <= est["high"] + 0.05
-    assert abs(est["value"] - measured["precision"]) <= 0.05
+    # The done-when of issue 14: the interval contains the measured precision, and is no
+    # wider than +-0.05.
+    assert est["low"] <= measured["precision"] <= est["high"]
+    assert est["high"] - est["low"] <= 0.10
 
 
 def test_uci_curve_matches_the_dedupe_it_describes(uci):
@@ -63,6 +65,11 @@ def test_uci_curve_matches_the_dedupe_it_describes(uci):
     assert row["items_left"] == result.clustering.labels.max() + 1
     sizes = result.items["group"].value_counts()
     assert row["merged_pairs"] == int((sizes * (sizes - 1) // 2).sum())
-    # The recommendation is the lowest threshold whose interval clears the target.
-    ok = curve[(curve["merged_pairs"] > 0) & (curve["precision_low"] >= 0.95)]
+    # The recommendation: the lowest threshold whose interval clears the target, or else
+    # the one whose point reaches it with the highest low end.
+    merged = curve[curve["merged_pairs"] > 0]
+    ok = merged[merged["precision_low"] >= 0.95]
+    if not len(ok):
+        ok = merged[merged["precision"] >= 0.95]
+        ok = ok[ok["precision_low"] == ok["precision_low"].max()]
     assert cal["recommended_threshold"] == pytest.approx(ok["threshold"].min())

@@ -52,8 +52,9 @@ SAVED = {name: Path("figures") / write.FIGURE_FILES[key] for name, key in PLOT_K
     "08-signals.ipynb": Path("signals") / signal_figures.FIGURE_FILE}
 # How a notebook reads its results, when not through newsdedup.plots.results.load_results.
 LOADS = {"08-signals.ipynb": "load_signals(NAME)"}
-# Figures each notebook shows (and saves): the threshold notebook adds the dedupe sweep.
-FIGURE_COUNT = {name: 1 for name in PLOT_CALLS} | {"04-threshold-sweep.ipynb": 2}
+# Figures each notebook shows (and saves): the threshold notebook adds the calibration
+# evidence and the dedupe sweep.
+FIGURE_COUNT = {name: 1 for name in PLOT_CALLS} | {"04-threshold-sweep.ipynb": 3}
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
@@ -174,6 +175,11 @@ def test_notebook_runs_without_errors(executed: Path, results_root: Path, name: 
     # ... and saved it where `newsdedup.plots.write.write_all` writes it, PNG and SVG.
     saved = results_root / paths.PALDYN.name / SAVED[name]
     assert saved.is_file() and saved.with_suffix(".svg").is_file()
+    if name == "04-threshold-sweep.ipynb":
+        evidence = results_root / paths.PALDYN.name / "figures" / write.FIGURE_FILES[
+            "calibration_evidence"]
+        assert evidence.is_file() and evidence.with_suffix(".svg").is_file()
+        assert "calibrate.calibration_evidence(" in "\n".join(_code(nb))
 
 
 @pytest.mark.parametrize("name", EXPECTED)

@@ -41,6 +41,15 @@ def test_every_fresh_signal_file_is_committed(fresh):
     assert made <= set(_committed())
 
 
+def test_cosine_without_the_embedding_scorer_is_a_clear_error(tmp_path, capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("newsdedup.score.embed") is not None:
+        pytest.skip("newsdedup.score.embed is installed: the cosine rule runs")
+    assert cli.main(["signals", "--out", str(tmp_path), "--cosine"]) == 2
+    assert "newsdedup.score.embed" in capsys.readouterr().err
+
+
 def test_funnel_and_candidates_agree(fresh):
     fun = pd.read_csv(fresh / "funnel.csv")
     cands = pd.read_csv(fresh / "candidates.csv")
@@ -68,7 +77,7 @@ def test_signals_help_lists_every_rule_switch(capsys):
         cli.main(["signals", "--help"])
     text = capsys.readouterr().out
     for flag in ("--no-host", "--no-date", "--no-entity", "--no-version", "--max-days",
-                 "--relations", "--min-shared"):
+                 "--relations", "--min-shared", "--cosine", "--min-cosine", "--signal-config"):
         assert flag in text
 
 

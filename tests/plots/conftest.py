@@ -109,6 +109,8 @@ class Toy:
             "measure/ngram_sweep.csv": Toy.ngram_sweep(),
             "measure/ngram_tracks.csv": Toy.ngram_tracks(),
             "dedupe/sweep.csv": Toy.dedupe_sweep(),
+            "calibrate/precision_recall.csv": Toy.precision_recall(),
+            "calibrate/decoy_pairs.csv": Toy.decoy_pairs(),
         }
         for rel, df in tables.items():
             (base / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -137,6 +139,25 @@ class Toy:
                                 "items_left": (100 - 5 / t).astype(int) - (0 if gate else 10)})
                   for scorer in ("jaccard", "idf") for gate in (True, False)]
         return pd.concat(frames, ignore_index=True)
+
+    @staticmethod
+    def precision_recall() -> pd.DataFrame:
+        t = np.round(np.arange(5, 31) / 100, 10)
+        merged = np.maximum(0, (400 * np.exp(-12 * t)).astype(np.int64) - 5)
+        precision = np.where(merged > 0, np.minimum(1.0, 0.7 + t), np.nan)
+        return pd.DataFrame({"threshold": t, "items_left": 387 - merged // 3,
+                             "merged_pairs": merged, "precision": precision,
+                             "precision_low": precision - 0.1,
+                             "precision_high": np.minimum(1.0, precision + 0.05),
+                             "recall_sim": 1 - 2 * t, "recall_sim_low": 1 - 3 * t,
+                             "recall_sim_high": np.ones(len(t))})
+
+    @staticmethod
+    def decoy_pairs() -> pd.DataFrame:
+        t = np.round(np.arange(5, 31) / 100, 10)
+        observed = (1000 * np.exp(-20 * t)).astype(np.int64)
+        return pd.DataFrame({"scorer": "jaccard", "threshold": t, "observed": observed,
+                             "decoys": observed // 4, "false": observed / 3.0})
 
     @staticmethod
     def line(ax, label: str):

@@ -91,3 +91,33 @@ def test_threshold_sweep_without_band_says_so(toy) -> None:
     ax = fig.axes[0]
     assert not [p for p in ax.patches if p.get_label().startswith("band")]
     assert any("no calibrated band" in t.get_text() for t in ax.texts)
+
+
+def test_calibration_evidence_draws_the_curves_and_the_decoy_bins(toy) -> None:
+    import numpy as np
+
+    from newsdedup.plots.calibrate import calibration_evidence
+
+    curve, decoys = toy.precision_recall(), toy.decoy_pairs()
+    fig = calibration_evidence(curve, decoys, 0.2, 0.95)
+    a, b, c, d = fig.axes
+    assert [ax.get_title()[:3] for ax in fig.axes] == ["(a)", "(b)", "(c)", "(d)"]
+    est = toy.line(a, "estimated (decoys)")
+    np.testing.assert_array_equal(est.get_ydata(), curve["precision"].to_numpy())
+    assert toy.line(a, "target 0.95").get_ydata()[0] == 0.95
+    np.testing.assert_array_equal(
+        toy.line(b, "simulated rewrites (range over retention)").get_ydata(),
+        curve["recall_sim"].to_numpy())
+    np.testing.assert_array_equal(toy.line(c, "items left").get_ydata(),
+                                  curve["items_left"].to_numpy())
+    observed = decoys["observed"].to_numpy(dtype=float)
+    per_bin = observed - np.append(observed[1:], 0.0)  # pairs in [t, next t)
+    np.testing.assert_array_equal(toy.line(d, "observed pairs").get_ydata(), per_bin)
+    assert "recommended 0.20" in [ln.get_label() for ln in a.lines]
+
+
+def test_calibration_evidence_without_decoys_says_so(toy) -> None:
+    from newsdedup.plots.calibrate import calibration_evidence
+
+    fig = calibration_evidence(toy.precision_recall(), None, None)
+    assert "no decoy rule applies" in [t.get_text() for t in fig.axes[3].texts]

@@ -82,3 +82,41 @@ def test_recalibrate_rereads_the_evidence_options(tmp_path):
     assert before == after
     assert json.loads(before["calibration.json"])["evidence"]["target_precision"] == 0.9
     assert "section" in json.loads(before["calibration.json"])["evidence"]["decoys"]
+
+
+def test_every_dedupe_scorer_gets_its_curve(tmp_path):
+    corpus, _ = _corpus(tmp_path, 30.0)
+    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(decoy_field="section",
+                                                                story_column="story"))
+    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
+    folder = tmp_path / "out" / "feed" / "calibrate"
+    table = pd.read_csv(folder / "precision_recall_scorers.csv")
+    curve = pd.read_csv(folder / "precision_recall.csv")
+    assert sorted(set(table["scorer"])) == ["idf", "jaccard"]
+    jac = table[table["scorer"] == "jaccard"].drop(columns="scorer").reset_index(drop=True)
+    pd.testing.assert_frame_equal(jac[curve.columns], curve)
+    for scorer in ("idf", "jaccard"):  # each row is the dedupe with that scorer
+        rows = table[table["scorer"] == scorer].set_index("threshold")
+        config = DedupeConfig(n=4, scorer=scorer, text="title+summary", threshold=0.3)
+        labels = dedupe(corpus.items.assign(summary=""), config).clustering.labels
+        measured = pairwise_scores(labels, corpus.items["story"].tolist())
+        row = rows.loc[rows.index[np.isclose(rows.index, 0.3)][0]]
+        assert row["merged_pairs"] == measured["merged_pairs"]
+        assert row["precision_measured"] == pytest.approx(measured["precision"], abs=1e-6)
+    assert table.loc[table["scorer"] == "idf", "precision"].notna().any()
+
+
+def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, monkeypatch):
+    from newsdedup.runs import calibrate as module
+
+    monkeypatch.setattr(module, "MINHASH_MAX_ITEMS", 10)  # as if the corpus were large
+    corpus, _ = _corpus(tmp_path, 1.0)
+    options = CalibrateOptions(**OPTS, simulation_items=20)
+    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
+    folder = tmp_path / "out" / "feed" / "calibrate"
+    params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
+    assert params["sensitivity"]["sample"] == {"items": len(corpus.items), "sampled": 20,
+                                               "seed": options.seed}
+    assert params["sensitivity"]["items_used"] + params["sensitivity"]["items_skipped"] == 20
+    assert params["sweep"]["left_out"] == ["minhash"]
+    assert "minhash" not in set(pd.read_csv(folder / "sweep.csv")["scorer"])

@@ -47,12 +47,28 @@ def corpora(pinned):
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("name", ["paldyn", "korsts", "uci"])
 @pytest.mark.parametrize("n", [3, 4])
-def test_join_equals_brute_force_on_shared_corpora(corpora, name, n):
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+def test_join_equals_brute_force_on_shared_corpora(corpora, name, n, kernel):
     shingled = shingle_matrix(corpora[name], n)
     full = upper_pairs(jaccard_matrix(shingled))
     for t in THRESHOLDS:
-        _assert_same_as_brute(shingled, t, full)
+        _assert_same_as_brute(shingled, t, full, kernel=kernel)
     assert len(threshold_join(shingled, 0.1).pairs) > 0  # the comparison is not vacuous
+
+
+@pytest.mark.parametrize("t", [0.3, 0.5])
+def test_compiled_join_equals_numpy_join_on_headlines(t):
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+
+    texts = [hangul_alnum(x) for x in enlarge(headline_pool("en"), 4000, seed=5).text]
+    shingled = shingle_matrix(texts, 3)
+    a, b = (threshold_join(shingled, t, kernel=k, block=700) for k in ("numpy", "numba"))
+    # Both verify a superset of the pairs; the compiled filters let fewer candidates through.
+    assert len(a.pairs) <= b.verified <= b.candidates <= a.candidates
+    for x, y in zip((a.pairs.i, a.pairs.j, a.pairs.score), (b.pairs.i, b.pairs.j, b.pairs.score),
+                    strict=True):
+        assert np.array_equal(x, y)
+    assert len(a.pairs) > 100
 
 
 texts_st = st.lists(st.text(alphabet="abcde가나 ", max_size=14), min_size=1, max_size=40)
@@ -60,20 +76,21 @@ texts_st = st.lists(st.text(alphabet="abcde가나 ", max_size=14), min_size=1, m
 
 @settings(max_examples=150, deadline=None)
 @given(texts_st, st.integers(1, 4), st.sampled_from(THRESHOLDS + (0.05, 0.55, 0.8)),
-       st.integers(1, 9))
-def test_join_equals_brute_force_on_random_inputs(texts, n, t, block):
+       st.integers(1, 9), st.sampled_from(["numpy", "numba"]))
+def test_join_equals_brute_force_on_random_inputs(texts, n, t, block, kernel):
     shingled = shingle_matrix(texts, n)
-    _assert_same_as_brute(shingled, t, upper_pairs(jaccard_matrix(shingled)), block=block)
+    _assert_same_as_brute(shingled, t, upper_pairs(jaccard_matrix(shingled)), block=block,
+                          kernel=kernel)
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 30), min_size=1, max_size=25), min_size=2, max_size=30),
-       st.sampled_from(THRESHOLDS))
-def test_join_on_duplicate_heavy_sets(rows, t):
+       st.sampled_from(THRESHOLDS), st.sampled_from(["numpy", "numba"]))
+def test_join_on_duplicate_heavy_sets(rows, t, kernel):
     # Many near-copies over a tiny vocabulary stress the prefix and bitmap bounds.
     texts = ["".join(chr(0xAC00 + v) for v in row) for row in rows]
     shingled = shingle_matrix(texts, 1)
-    _assert_same_as_brute(shingled, t, upper_pairs(jaccard_matrix(shingled)))
+    _assert_same_as_brute(shingled, t, upper_pairs(jaccard_matrix(shingled)), kernel=kernel)
 
 
 def test_join_counts_filter_stages_and_rejects_bad_threshold():

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from newsdedup.score.jaccard import jaccard_matrix, pair_jaccard, weighted_jaccard_matrix
+from newsdedup.signals.lexicon import WeightRule
 from newsdedup.signals.pairs import (
     RELATIONS,
     SignalConfig,
@@ -67,15 +68,22 @@ def test_days_apart_in_days_and_nan_when_a_date_is_missing(frame):
     assert np.isnan(frame.loc[("g1", "x1"), "days_apart"])
 
 
-def test_shared_entities_skip_the_publishers_brands(frame):
+def test_shared_entities_skip_names_learned_as_brands():
+    # Thresholds a five-item corpus can learn from: a name in 90 % of a publisher's items
+    # is its brand. Gemini is in all three Google items, AlphaEvolve in two.
+    cfg = SignalConfig(weights=WeightRule(brand_share=0.9, generic_share=1.0, min_items=2))
+    prep = prepare(ITEMS, cfg)
+    f = pair_signals(prep).set_index(["id_i", "id_j"])
     # g1 and g2 share AlphaEvolve (counted) and Gemini (Google's brand: not counted).
-    assert frame.loc[("g1", "g2"), "shared_entities"] == 1
-    # g3 and o1 both say Gemini: a brand of g3's publisher, so nothing is shared.
-    assert frame.loc[("g3", "o1"), "shared_entities"] == 0
-    # entity Jaccard from the counts: g1 {alphaevolve}, g2 {alphaevolve} -> 1/1.
-    row = frame.loc[("g1", "g2")]
-    union = row["entities_i"] + row["entities_j"] - row["shared_entities"]
-    assert row["entity_jaccard"] == pytest.approx(row["shared_entities"] / union)
+    assert f.loc[("g1", "g2"), "shared_entities"] == 1
+    # g3 and o1 both say Gemini: Google's brand, and in 4 of 5 items -- nothing is shared.
+    assert f.loc[("g3", "o1"), "shared_entities"] == 0
+    row = f.loc[("g1", "g2")]
+    w = np.log(0.9 * 3 / 2) / np.log(0.9 * 3)  # AlphaEvolve: 2 of Google's 3 items
+    assert row["entity_weight"] == pytest.approx(w)
+    # Weighted Jaccard over both items' lines (their other names, e.g. "구글", weigh 1).
+    wi, wj = prep.own_lines[0].toarray().ravel(), prep.own_lines[1].toarray().ravel()
+    assert row["entity_jaccard"] == pytest.approx(w / (wi.sum() + wj.sum() - np.minimum(wi, wj).sum()))
 
 
 def test_title_and_summary_scores_are_separate_columns(frame):
@@ -100,27 +108,51 @@ def test_the_published_alphaevolve_score_and_cross_host_count(pinned):
 
 
 def test_shared_entities_and_conflicts_match_python_sets_on_pinned_pairs(pinned):
-    from newsdedup.signals.entities import BRANDS
-
     prep = prepare(pinned.items)
     rng = np.random.default_rng(0)
     i, j = upper_indices(prep.n_items)
     pick = np.sort(rng.choice(len(i), 3000, replace=False))
     f = pair_signals(prep, i[pick], j[pick])
+    col = {n: k for k, n in enumerate(prep.matrix.name_vocab)}
+    weight = prep.weights.item.todok()
 
-    def own(k):
-        return {e.name for e in prep.entities[k]} - BRANDS.get(prep.orgs[k], frozenset())
+    def w(k, n):
+        return weight.get((k, col[n]), 0.0)
 
-    def versions(k):
-        out = {}
-        for e in prep.entities[k]:
-            if e.version:
-                out.setdefault(e.name, set()).add(e.version)
-        return out
+    def names(k):
+        return {e.name for e in prep.entities[k]}
+
+    def lines(k):
+        return {p for e in prep.entities[k] for p in e.lines}
+
+    def versions(k, line):
+        return {e.version for e in prep.entities[k]
+                if e.version and line in e.lines}
 
     for row in f.itertuples(index=False):
-        a, b = own(row.i), own(row.j)
-        assert row.shared_entities == len(a & b)
-        assert row.entity_jaccard == pytest.approx(len(a & b) / len(a | b) if a | b else 0.0)
-        va, vb = versions(row.i), versions(row.j)
-        assert row.version_conflict == any(not (va[n] & vb[n]) for n in va.keys() & vb.keys())
+        a, b = row.i, row.j
+        shared = (names(a) & lines(b)) | (lines(a) & names(b))
+        own = {n for n in shared if w(a, n) > 0 and w(b, n) > 0}
+        assert row.shared_entities == len(own)
+        assert row.entity_weight == pytest.approx(sum(min(w(a, n), w(b, n)) for n in own))
+        conflict = any(versions(a, n) and versions(b, n) and not versions(a, n) & versions(b, n)
+                       for n in shared)
+        assert row.version_conflict == conflict
+    assert f["shared_entities"].sum() > 0 and f["version_conflict"].sum() > 0
+
+
+def test_cosine_is_the_dot_product_of_the_injected_embeddings():
+    def fake_embed(texts):
+        # Deterministic: a vector per text from its characters, L2-normalized.
+        v = np.array([[sum(map(ord, t)) % 7 + 1, len(t) % 5 + 1, 1.0] for t in texts])
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+    prep = prepare(ITEMS, embed=fake_embed)
+    f = pair_signals(prep)
+    e = prep.embeddings
+    assert np.allclose(f["cosine"], (e[f["i"]] * e[f["j"]]).sum(axis=1), atol=1e-6)
+    assert pair_signals(prepare(ITEMS))["cosine"].isna().all()
+    with pytest.raises(ValueError, match="L2-normalized"):
+        prepare(ITEMS, embed=lambda texts: np.ones((len(texts), 3), np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        prepare(ITEMS, embed=lambda texts: np.ones((1, 3), np.float32))

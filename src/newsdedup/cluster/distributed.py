@@ -100,7 +100,9 @@ def dedupe_partitions(
     if not config.gate or n == 0:
         return np.zeros(n, dtype=np.int64)
     heads_of = headlines(items, config)
-    heads, keys = heads_of.heads, heads_of.leads
+    # Linked by the first token, not the refined key: a partition then holds every row of
+    # a crowded lead token and refines it as the whole batch does.
+    heads, keys = heads_of.heads, heads_of.subjects
     head_code, _ = pd.factorize(pd.Series(heads, dtype=object))
     # A blank headline, or any headline without the exact pass, joins nothing by itself.
     alone = (pd.Series(heads) == "").to_numpy() | (not config.exact_pass)

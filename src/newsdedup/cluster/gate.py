@@ -43,6 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from newsdedup.cluster.listed import PairScoring, listed_pairs, sorted_pairs, verified_pairs
+
 # Google-News style titles end in " - 연합뉴스"; other feeds use " | outlet".
 # The separators need spaces on both sides so "AI-기반" or "3-4위" are not cut.
 _OUTLET_SEPARATORS: tuple[str, ...] = (" - ", " | ")
@@ -59,6 +61,8 @@ _FRAGMENT = re.compile(r"[^\s,，、:：·・･‧∙]+")
 _RUBRIC = re.compile(r"\s*(?:\[[^\]]*\]|【[^】]*】|<[^>]*>|〈[^〉]*〉|《[^》]*》"
                      r"|\([^)]*\)|（[^）]*）)")
 
+
+_OPENERS = frozenset("[【<〈《(（")  # first characters of the rubrics _RUBRIC matches
 
 MAX_OUTLET_WORDS = 4
 """Longest suffix, in words, taken for an outlet name ("The Korea Herald" is 3)."""
@@ -176,12 +180,113 @@ def subject_key(stripped: str) -> str:
         >>> subject_key("[속보] 어드밴트, 온디바이스 AI")
         '어드밴트'
     """
-    # finditer stops at the first usable fragment instead of splitting the whole title.
+    path = subject_path(stripped, 1)
+    return path[0] if path else ""
+
+
+def subject_path(stripped: str, depth: int) -> list[str]:
+    """The first ``depth`` usable tokens of a headline, each as :func:`subject_key` takes it.
+
+    Examples:
+        >>> subject_path("[속보] 연합뉴스 · 진천군, 돌봄 착수", 3)
+        ['연합뉴스', '진천군', '돌봄']
+        >>> subject_path("진천군", 2)
+        ['진천군']
+    """
+    keys: list[str] = []
+    # finditer stops after the last usable fragment needed instead of splitting the title.
     for fragment in _FRAGMENT.finditer(strip_rubrics(stripped)):
         key = "".join(filter(str.isalnum, fragment.group())).lower()
         if key:
-            return key
-    return ""
+            keys.append(key)
+            if len(keys) == depth:
+                break
+    return keys
+
+
+def split_common_leads(stripped: Sequence[str], leads: Sequence[str],
+                       limits: BucketLimits | None = None) -> list[str]:
+    """Subject keys in which a lead token held by too many rows is followed by the next token.
+
+    A key shared by more than ``limits.split_size`` rows (an agency name
+    opening every headline of a feed, an English article) is not a subject
+    on its own: those rows take their next token too (``"연합뉴스 진천군"``),
+    up to ``limits.split_depth`` more tokens, so a shared lead no longer makes
+    one quadratic bucket. Rows of smaller buckets keep their key, and a refined
+    key only splits its bucket: no two rows that the plain keys keep apart are
+    ever compared. The rule counts rows, not shares of the batch, so a
+    partition holding every row of a first token refines as the whole batch
+    does (:mod:`newsdedup.cluster.distributed`).
+
+    Args:
+        stripped: Headlines, outlet suffixes stripped.
+        leads: Their :func:`subject_key`.
+        limits: Where ``split_size`` and ``split_depth`` come from (None:
+            :data:`DEFAULT_LIMITS`).
+
+    Returns:
+        The key per row.
+
+    Examples:
+        >>> split_common_leads(["a b", "a c", "d e"], ["a", "a", "d"],
+        ...                    BucketLimits(split_size=1))
+        ['a b', 'a c', 'd']
+    """
+    limits = limits or DEFAULT_LIMITS
+    out = list(leads)
+    for depth in range(2, limits.split_depth + 2):
+        codes, _ = pd.factorize(pd.Series(out, dtype=object), sort=False)
+        crowded = np.bincount(codes) > limits.split_size if codes.size else codes > 0
+        changed = False
+        for r in np.flatnonzero(crowded[codes]).tolist() if codes.size else []:
+            path = subject_path(stripped[r], depth)
+            if len(path) == depth:
+                out[r] = " ".join(path)
+                changed = True
+        if not changed:
+            break
+    return out
+
+
+def lead_keys(stripped: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The gate keys of headlines (outlet suffixes stripped): first tokens, and refined keys.
+
+    Returns:
+        ``(subjects, leads)``: :func:`subject_keys`, and those keys after
+        :func:`split_common_leads` (the bucket keys).
+    """
+    subjects = subject_keys(stripped)
+    return subjects, split_common_leads(stripped, subjects)
+
+
+def subject_keys(stripped: Iterable[str]) -> list[str]:
+    """:func:`subject_key` of many headlines (outlet suffixes already stripped).
+
+    The same keys, computed once per distinct first fragment: a feed repeats
+    its subjects, and the per-character filter is the costly part.
+
+    Examples:
+        >>> subject_keys(["[속보] 어드밴트, AI", "어드밴트 참여", "… 진천군"])
+        ['어드밴트', '어드밴트', '진천군']
+    """
+    cache: dict[str, str] = {}
+    out = []
+    for headline in stripped:
+        # No rubric can open a headline that starts with neither a blank nor a bracket;
+        # the fragment search skips surrounding blanks itself.
+        head = headline[:1]
+        first = _FRAGMENT.search(strip_rubrics(headline) if head in _OPENERS or head.isspace()
+                                 else headline)
+        if first is None:
+            out.append("")
+            continue
+        fragment = first.group()
+        key = cache.get(fragment)
+        if key is None:
+            key = cache[fragment] = "".join(filter(str.isalnum, fragment)).lower()
+        # A punctuation-only first fragment: the key is further on.
+        out.append(key if key else subject_key(headline))
+    return out
 
 
 def gate_allows(lead_a: str, lead_b: str) -> bool:
@@ -276,6 +381,9 @@ class BucketLimits:
         max_size: Largest bucket scored pair by pair.
         max_share: Largest share of the batch one key may hold (``0 < x <= 1``).
         min_common: Buckets up to this size are never oversized by share.
+        split_size: Rows above which a lead token is followed by the next one
+            (:func:`split_common_leads`); keys are refined before buckets are formed.
+        split_depth: Tokens that may be added to a lead token that way.
 
     Examples:
         >>> BucketLimits().oversized(np.array([10, 300, 5000]), 6000).tolist()
@@ -287,6 +395,8 @@ class BucketLimits:
     max_size: int = 4096
     max_share: float = 0.05
     min_common: int = 256
+    split_size: int = 4096
+    split_depth: int = 3
 
     def oversized(self, sizes: np.ndarray, n_items: int) -> np.ndarray:
         """Boolean per bucket size: True where the bucket must not be scored pair by pair."""
@@ -297,6 +407,11 @@ class BucketLimits:
 
 DEFAULT_LIMITS = BucketLimits()
 
+PAIR_PATH_MIN = 1 << 20
+"""Within-bucket pairs from which :func:`bucketed_pairs` lists and scores pairs one by one.
+
+Below it the packed blocks are cheap, and the compiled pair scorer would cost
+numba's import (about half a second)."""
 
 def bucketed_pairs(
     block: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -306,6 +421,8 @@ def bucketed_pairs(
     progress: Callable[[int, int], None] | None = None,
     candidates: Candidates | None = None,
     limits: BucketLimits | None = None,
+    pair_scores: PairScoring | None = None,
+    pair_path_min: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair inside one bucket that scores at or above ``threshold``.
 
@@ -328,6 +445,11 @@ def bucketed_pairs(
         candidates: Candidate generator for oversized buckets; None scores every
             bucket pair by pair (the quadratic path).
         limits: What makes a bucket oversized (None: :data:`DEFAULT_LIMITS`).
+        pair_scores: Scores of all pairs inside runs of items (:data:`PairScoring`),
+            bit-identical to ``block``'s. When given and the buckets hold at least
+            ``pair_path_min`` pairs, their pairs are listed and scored one by
+            one instead of in packed blocks (same result, no cross-bucket work).
+        pair_path_min: See ``pair_scores`` (None: :data:`PAIR_PATH_MIN`).
 
     Returns:
         ``(i, j, score)`` with ``i < j``, sorted by ``(i, j)``.
@@ -340,9 +462,30 @@ def bucketed_pairs(
     """
     buckets = np.asarray(buckets, dtype=np.int64)
     items, starts, ends = _bucket_runs(buckets)
-    huge = ((limits or DEFAULT_LIMITS).oversized(ends - starts, buckets.size)
-            if candidates is not None else np.zeros(starts.size, dtype=bool))
-    big = ((ends - starts) > chunk) & ~huge
+    sizes = ends - starts
+    lim = limits or DEFAULT_LIMITS
+    huge = (lim.oversized(sizes, buckets.size) if candidates is not None
+            else np.zeros(starts.size, dtype=bool))
+    listed_min = PAIR_PATH_MIN if pair_path_min is None else pair_path_min
+    # Listed pairs: every bucket up to max_size is scored pair by pair, those oversized by
+    # their share of the batch too (the compiled pairs cost less than the candidates).
+    listed = ~(huge & (sizes > lim.max_size))
+    if pair_scores is not None and int((sizes * (sizes - 1) // 2)[listed].sum()) >= listed_min:
+        return _listed_path(pair_scores, block, candidates, items, starts, ends, listed,
+                            threshold, progress)
+    return _packed_path(block, buckets, threshold, chunk, progress, candidates,
+                        (items, starts, ends, huge))
+
+
+def _packed_path(block: Callable[[np.ndarray, np.ndarray], np.ndarray], buckets: np.ndarray,
+                 threshold: float, chunk: int, progress: Callable[[int, int], None] | None,
+                 candidates: Candidates | None,
+                 runs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bucketed_pairs` in packed blocks (``runs``: items, starts, ends, oversized)."""
+    items, starts, ends, huge = runs
+    sizes = ends - starts
+    big = (sizes > chunk) & ~huge
     small_starts, small_ends = starts[~big & ~huge], ends[~big & ~huge]
     seg_bounds, seg_ends = _segments(small_starts, chunk)
     out: tuple[list[np.ndarray], ...] = ([], [], [])
@@ -377,7 +520,26 @@ def bucketed_pairs(
             rows = members[lo : lo + chunk]
             keep(rows, members, block(rows, members), np.ones((1, 1), dtype=bool))
             advance(rows.size)
-    return _sorted_pairs(*out)
+    return sorted_pairs(*out)
+
+
+def _listed_path(pair_scores: PairScoring, block: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                 candidates: Candidates | None, items: np.ndarray, starts: np.ndarray,
+                 ends: np.ndarray, listed: np.ndarray, threshold: float,
+                 progress: Callable[[int, int], None] | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bucketed_pairs` with the ``listed`` buckets' pairs listed, the others' candidates."""
+    out = listed_pairs(pair_scores, items, starts[listed], ends[listed], threshold, progress,
+                       int(items.size))
+    done = int((ends - starts)[listed].sum())
+    for lo_b, hi_b in zip(starts[~listed], ends[~listed], strict=True):
+        for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b],  # type: ignore[arg-type]
+                                                   block, threshold), strict=True):
+            acc.extend(part)
+        done += hi_b - lo_b
+        if progress:
+            progress(done, int(items.size))
+    return sorted_pairs(*out)
 
 
 def _segments(small_starts: np.ndarray, chunk: int) -> tuple[np.ndarray, np.ndarray]:
@@ -409,55 +571,6 @@ def _candidate_pairs(candidates: Candidates, members: np.ndarray,
     return out
 
 
-_VERIFY_CELLS = 1 << 22  # scores computed per verification block (32 MB of float64)
-
-
-def verified_pairs(block: Callable[[np.ndarray, np.ndarray], np.ndarray], ci: np.ndarray,
-                   cj: np.ndarray, threshold: float
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The candidate pairs ``(ci, cj)`` that score at least ``threshold``, with their scores.
-
-    Scores come from ``block`` on small row x column blocks (at most about
-    ``2**22`` cells), so each pair gets the score the quadratic path gives it.
-
-    Args:
-        block: As for :func:`bucketed_pairs`.
-        ci: First item of each candidate pair.
-        cj: Second item (each pair once).
-        threshold: Keep pairs with ``score >= threshold``.
-
-    Returns:
-        ``(i, j, score)`` of the kept pairs, sorted by ``(i, j)``.
-
-    Examples:
-        >>> s = np.array([[1, .9, .1], [.9, 1, .2], [.1, .2, 1]])
-        >>> i, j, sc = verified_pairs(lambda r, c: s[np.ix_(r, c)], np.array([0, 1]),
-        ...                           np.array([1, 2]), 0.5)
-        >>> i.tolist(), j.tolist(), sc.tolist()
-        ([0], [1], [0.9])
-    """
-    order = np.lexsort((cj, ci))
-    ci, cj = np.asarray(ci, np.int64)[order], np.asarray(cj, np.int64)[order]
-    rows, first = np.unique(ci, return_index=True)
-    last = np.r_[first[1:], ci.size]
-    out: list[list[np.ndarray]] = [[], [], []]
-    k, step = 0, 256
-    while k < rows.size:
-        m = min(step, rows.size - k)
-        cols = np.unique(cj[first[k]:last[k + m - 1]])
-        while m > 1 and m * cols.size > _VERIFY_CELLS:
-            m //= 2
-            cols = np.unique(cj[first[k]:last[k + m - 1]])
-        lo, hi = first[k], last[k + m - 1]
-        scores = block(rows[k:k + m], cols)
-        sc = scores[np.searchsorted(rows[k:k + m], ci[lo:hi]), np.searchsorted(cols, cj[lo:hi])]
-        ok = sc >= threshold
-        for acc, part in zip(out, (ci[lo:hi][ok], cj[lo:hi][ok], sc[ok]), strict=True):
-            acc.append(part)
-        k += m
-    return _sorted_pairs(*out)
-
-
 def _bucket_runs(buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Items of buckets with two or more members, grouped by bucket, and each run's bounds.
 
@@ -473,14 +586,3 @@ def _bucket_runs(buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
               else items)
     ends = np.r_[starts[1:], items.size].astype(np.int64)
     return items, starts, ends
-
-
-def _sorted_pairs(out_i: list[np.ndarray], out_j: list[np.ndarray],
-                  out_s: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The collected pieces as one ``(i, j, score)``, sorted by ``(i, j)``."""
-    if not out_i:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty.copy(), np.zeros(0, dtype=np.float64)
-    i, j, sc = np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_s)
-    order = np.lexsort((j, i))
-    return i[order].astype(np.int64), j[order].astype(np.int64), sc[order].astype(np.float64)

@@ -9,6 +9,7 @@ that decided for each member.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,6 +31,11 @@ def text_column(items: pd.DataFrame, name: str) -> list[str]:
     if name not in items.columns:
         return [""] * len(items)
     col = items[name]
+    values = col.tolist()
+    # The common case, every value a string, needs no conversion (and pandas' str
+    # conversion builds an Arrow array on the way: 0.1 s per 100k rows).
+    if all(type(v) is str for v in values):
+        return values
     return col.astype(object).where(col.notna(), "").astype(str).tolist()
 
 
@@ -153,10 +159,28 @@ def canonical_order(rank: np.ndarray, heads: Sequence[str], ids: Sequence[str]) 
         >>> canonical_order(np.array([0, 1, 1]), ["b", "z", "a"], ["1", "2", "3"]).tolist()
         [2, 1, 0]
     """
-    head_code, _ = pd.factorize(pd.Series(list(heads), dtype=object), sort=True)
-    id_code, _ = pd.factorize(pd.Series(list(ids), dtype=object), sort=True)
-    return np.lexsort((np.arange(len(rank)), id_code, head_code, -np.asarray(rank))).astype(
-        np.int64)
+    return np.lexsort((np.arange(len(rank)), _sorted_codes(ids), _sorted_codes(heads),
+                       -np.asarray(rank))).astype(np.int64)
+
+
+def _sorted_codes(values: Sequence[str]) -> np.ndarray:
+    """Dense rank of each string in code-point order (equal strings, equal codes).
+
+    One Python sort of the strings (what pandas' sorted factorize does, with
+    less overhead) and a comparison of neighbours.
+
+    Examples:
+        >>> _sorted_codes(["b", "a", "b", "ab"]).tolist()
+        [2, 0, 2, 1]
+    """
+    values = list(values)
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranked = [values[k] for k in order]
+    step = np.fromiter(map(operator.ne, ranked[1:], ranked[:-1]), dtype=bool,
+                       count=max(len(ranked) - 1, 0))
+    codes = np.empty(len(values), dtype=np.int64)
+    codes[order] = np.concatenate(([0], np.cumsum(step))) if values else []
+    return codes
 
 
 def kept_because(criteria: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray,

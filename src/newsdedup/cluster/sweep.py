@@ -13,9 +13,51 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, near_pass, prepare
+from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, prepare
+from newsdedup.cluster.greedy import greedy_pairs
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.scorers import SURFACE_SCORERS
+
+
+def sparse_partition(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, threshold: float,
+                     rank: np.ndarray | None = None) -> np.ndarray:
+    """The partition of :func:`~newsdedup.cluster.greedy.greedy_pairs` at ``threshold``, fast.
+
+    Items with no pair at or above the threshold found their own group and
+    touch no other, so greedy clustering runs only on the items that have
+    one (in the same relative visiting order, index order); the others get
+    groups of their own. The partition is the same; the group numbers differ.
+    What a threshold sweep needs, at a cost that grows with the pairs at
+    or above the threshold rather than with ``N``, threshold after threshold.
+
+    Args:
+        n: Number of items.
+        i: First item of each pair.
+        j: Second item of each pair.
+        score: Score of each pair.
+        threshold: Join when ``score >= threshold``.
+        rank: Representative preference per item, as for ``greedy_pairs``.
+
+    Returns:
+        ``int64`` group per item; the number of groups is ``labels.max() + 1``.
+
+    Examples:
+        >>> sparse_partition(4, np.array([0, 2]), np.array([3, 3]), np.array([.5, .2]), .4)
+        array([0, 1, 2, 0])
+    """
+    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    score = np.asarray(score, dtype=np.float64)
+    hit = (score >= threshold) & (i != j)
+    involved = np.unique(np.concatenate([i[hit], j[hit]]))
+    inner = greedy_pairs(len(involved), np.searchsorted(involved, i[hit]),
+                         np.searchsorted(involved, j[hit]), score[hit], threshold,
+                         rank=None if rank is None else np.asarray(rank)[involved])
+    labels = np.empty(n, dtype=np.int64)
+    alone = np.ones(n, dtype=bool)
+    alone[involved] = False
+    labels[alone] = inner.n_groups + np.arange(int(alone.sum()))
+    labels[involved] = inner.labels
+    return labels
 
 
 def sweep_items_left(
@@ -59,8 +101,9 @@ def sweep_items_left(
     return pd.DataFrame({
         "threshold": t,
         "pairs_at_or_above": at_or_above.astype(np.int64),
-        "items_left": np.array([near_pass(prep, pairs, float(x)).n_groups for x in t],
-                               dtype=np.int64),
+        "items_left": np.array([int(sparse_partition(
+            prep.survivors.size, *pairs, float(x), prep.rank[prep.survivors]).max(initial=-1)) + 1
+            for x in t], dtype=np.int64),
     })
 
 

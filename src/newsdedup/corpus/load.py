@@ -342,7 +342,7 @@ def _validate(
     def reject(raw: RawRecord, rid: str | None, reason: str) -> None:
         if strict:
             raise CorpusError(path, reason, line=raw.line, record=raw.record)
-        rejected.append(Rejected(raw.record, raw.line, rid or None, reason))
+        rejected.append(Rejected(raw.record, raw.line, rid or None, reason, raw.last_line))
 
     bad_dates = _bad_dates(raws, mapping["published_at"])
     for raw, bad_date in zip(raws, bad_dates, strict=True):

@@ -78,12 +78,15 @@ class Rejected:
         line: 1-based line the record starts on (``None`` for Parquet).
         id: The record's id when it has a usable one, else ``None``.
         reason: Why it was rejected.
+        last_line: The last line of the record's text when it runs over lines that
+            look like further records (an unclosed quote swallowing them), else ``None``.
     """
 
     record: int
     line: int | None
     id: str | None
     reason: str
+    last_line: int | None = None
 
 
 class RawRecord(NamedTuple):
@@ -94,12 +97,14 @@ class RawRecord(NamedTuple):
         line: 1-based line the record starts on (``None`` for Parquet).
         fields: Field name -> value as read.
         problem: Set when the record is already known to be unusable (CSV).
+        last_line: See :attr:`Rejected.last_line`.
     """
 
     record: int
     line: int | None
     fields: dict[str, Any]
     problem: str | None
+    last_line: int | None = None
 
 
 def decode_bytes(path: str | Path, data: bytes, encoding: str = "utf-8") -> str:

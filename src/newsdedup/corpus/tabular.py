@@ -57,7 +57,7 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
 
     Examples:
         >>> read_jsonl(Path("a.jsonl"), '{"id": "x"}\n\n{"id": "y"}\n')[1]
-        RawRecord(record=2, line=3, fields={'id': 'y'}, problem=None)
+        RawRecord(record=2, line=3, fields={'id': 'y'}, problem=None, last_line=None)
     """
     raws: list[RawRecord] = []
     # Split on "\n" only: str.splitlines would also split on U+2028, U+0085 and friends,

@@ -352,6 +352,11 @@ class _Parser:
         return values
 
 
+# A line inside a string literal that opens an object literal: the shape of the records
+# that an unclosed quote or backtick swallows (a template literal may span lines, so the
+# syntax alone cannot tell).
+_SWALLOWED_RECORD = re.compile(r"[\n\r\u2028\u2029][ \t]*\{")
+
 _KEYWORD_VALUES: dict[str, Any] = {"true": True, "false": False, "null": None, "undefined": None}
 
 
@@ -416,7 +421,9 @@ def read_ts(path: Path, text: str, array_name: str, dialect: str) -> list[RawRec
     Returns:
         One record per object literal, numbered in file order, with the line of its ``{``;
         a record holding a ``${...}`` template literal has ``problem`` set (naming the
-        template's line) and the records after it are read as usual.
+        template's line) and the records after it are read as usual; so has a record with
+        a string literal whose lines open object literals (records an unclosed quote
+        swallowed), with ``last_line`` set so the reject covers the lines it hides.
 
     Raises:
         CorpusError: No such array, a syntax error, or an element that is not an object
@@ -424,7 +431,8 @@ def read_ts(path: Path, text: str, array_name: str, dialect: str) -> list[RawRec
 
     Examples:
         >>> read_ts(Path("n.ts"), "const entries = [{ id: 'a', n: 2 }];", "entries", "standard")
-        [RawRecord(record=1, line=1, fields={'id': 'a', 'n': 2}, problem=None)]
+        [RawRecord(record=1, line=1, fields={'id': 'a', 'n': 2}, problem=None,
+        last_line=None)]
     """
     lexer = _Lexer(text, path)
     parser = _Parser(lexer)
@@ -445,8 +453,16 @@ def read_ts(path: Path, text: str, array_name: str, dialect: str) -> list[RawRec
             for name, span in spans.items():
                 if span.is_string:
                     fields[name] = seed_text(text[span.start : span.end])
+        swallowed = [(lexer.line_of(span.start), lexer.line_of(span.end - 1))
+                     for span in spans.values()
+                     if span.is_string and _SWALLOWED_RECORD.search(text, span.start, span.end)]
+        last_line = max((b for _, b in swallowed), default=None)
+        for a, b in swallowed:
+            parser.problems.append(f"a string literal over lines {a}-{b} holds lines that "
+                                   "open object literals (an unclosed quote or backtick "
+                                   "swallowing records?)")
         problem = "; ".join(parser.problems) or None
-        raws.append(RawRecord(record, lexer.line_of(tok.start), fields, problem))
+        raws.append(RawRecord(record, lexer.line_of(tok.start), fields, problem, last_line))
         if not parser.at("]"):
             parser.expect(",")
     return raws

@@ -40,7 +40,7 @@ LABELS: tuple[str, ...] = ("same", "followup", "related", "different")
 POSITIVE: tuple[str, ...] = ("same",)
 """Labels that count as a duplicate by default."""
 
-SCORERS: tuple[str, ...] = (*SURFACE, "entity_jaccard")
+SCORERS: tuple[str, ...] = (*SURFACE, "entity_weight", "entity_jaccard")
 """Score columns exported and evaluated by default."""
 
 GOLD_COLUMNS: tuple[str, ...] = ("id_i", "id_j", "label", "reason")

@@ -29,6 +29,10 @@ from newsdedup.signals.pairs import Prepared, pair_signals, upper_blocks
 Rule = Callable[[pd.DataFrame], np.ndarray]
 
 
+COSINE_RULES: tuple[float, ...] = (0.85, 0.9, 0.93, 0.96)
+"""Cosine thresholds of the embedding rules of ``story-signals --cosine`` (e5 scale)."""
+
+
 @dataclass(frozen=True)
 class StoryRules:
     """Parameters of the default rule list.
@@ -38,6 +42,8 @@ class StoryRules:
         scorers: Surface-score columns thresholded.
         max_days: Timestamp window, days.
         min_shared: Shared-entity counts tried (each ``>= 1``).
+        min_weight: Shared-entity weights tried (the learned weights summed,
+            :mod:`newsdedup.signals.lexicon`).
         cosines: Thresholds of the embedding-cosine rules (alone, with the timestamp
             window, and with different hosts and the window), read from the signal
             frame's ``cosine`` column (:mod:`newsdedup.score.embed`, prepared with an
@@ -49,6 +55,7 @@ class StoryRules:
     scorers: tuple[str, ...] = ("title_jaccard", "title_idf")
     max_days: float = 1.0
     min_shared: tuple[int, ...] = (1, 2)
+    min_weight: tuple[float, ...] = (0.5, 1.0, 1.5)
     cosines: tuple[float, ...] = ()
 
     def rules(self) -> dict[str, Rule]:
@@ -76,6 +83,11 @@ class StoryRules:
                                 f"gap <= {self.max_days:g} d": window}
         for k in self.min_shared:
             out[f"shared entities >= {k}"] = ent(k)
+        def weight(w: float) -> Rule:
+            return lambda f: f["entity_weight"].to_numpy() >= w
+
+        for w in self.min_weight:
+            out[f"entity weight >= {w:g}"] = weight(w)
         k1 = self.min_shared[0]
         out[f"different hosts & gap <= {self.max_days:g} d & shared entities >= {k1}"] = (
             lambda f: diff_host(f) & window(f) & ent(k1)(f))

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 from newsdedup.plots.style import (
     BOUND_COLOR,
+    DPI,
     RECOMMENDED_COLOR,
     SENSITIVITY_SIZE,
     TWO_PANELS,
@@ -233,3 +234,110 @@ def dedupe_sweep(sweep: pd.DataFrame, threshold: float | None = None) -> Figure:
         title += f"; threshold in use {threshold:.2f}"
     fig.suptitle(title)
     return fig
+
+
+EVIDENCE_SIZE = (10.5, 7.6)
+"""Size of the four-panel calibration evidence figure, inches."""
+
+
+def _band(ax: Axes, x, value, low, high, color: str, label: str, ls: str = "-") -> None:
+    """A curve with its interval shaded (NaN where nothing was merged: gaps, not zeros)."""
+    ax.fill_between(x, low, high, color=color, alpha=0.18, lw=0)
+    ax.plot(x, value, ls, color=color, lw=1.6, label=label)
+
+
+def calibration_evidence(curve: pd.DataFrame, decoy_pairs: pd.DataFrame | None,
+                         recommended: float | None, target: float | None = None,
+                         scorer: str = "jaccard") -> Figure:
+    """Estimated precision, recall and items left per threshold; decoy and observed scores.
+
+    Answers: what does each threshold of the calibrated dedupe cost and buy,
+    how sure is that, and how far apart are the pairs that cannot be one
+    story (decoys) and the pairs observed? Four panels: (a) the estimated
+    precision of the dedupe's merges with its interval (and, with labels,
+    the measured one, dashed); (b) the simulated recall with the range over
+    retention levels (and the measured recall); (c) items left; (d) per score
+    bin, the pairs observed and the unrelated pairs the decoys predict, over
+    all pairs (``decoy_pairs.csv``; the gap is what the duplicates add).
+
+    Args:
+        curve: ``calibrate/precision_recall.csv``.
+        decoy_pairs: ``calibrate/decoy_pairs.csv``, or None (no decoy rule: panel d says so).
+        recommended: The recommended threshold, or None.
+        target: The target precision (a horizontal line), or None.
+        scorer: The scorer of ``decoy_pairs`` drawn in panel (d).
+
+    Returns:
+        The figure; panel titles start with (a) ... (d).
+
+    Examples:
+        >>> c = pd.DataFrame({"threshold": [.1, .2], "items_left": [5, 8],
+        ...     "merged_pairs": [6, 2], "precision": [.8, .95], "precision_low": [.7, .9],
+        ...     "precision_high": [.9, 1.], "recall_sim": [.9, .7], "recall_sim_low": [.5, .3],
+        ...     "recall_sim_high": [1., .9]})
+        >>> [ax.get_title()[:3] for ax in calibration_evidence(c, None, .2, .95).axes]
+        ['(a)', '(b)', '(c)', '(d)']
+    """
+    fig = Figure(figsize=EVIDENCE_SIZE, dpi=DPI, layout="constrained")
+    a, b, c, d = fig.subplots(2, 2).ravel()
+    t = curve["threshold"].to_numpy(dtype=np.float64)
+    _band(a, t, curve["precision"], curve["precision_low"], curve["precision_high"],
+          "#1f77b4", "estimated (decoys)")
+    if "precision_measured" in curve:
+        _band(a, t, curve["precision_measured"], curve["precision_measured_low"],
+              curve["precision_measured_high"], "#2ca02c", "measured (labels)", "--")
+    if target is not None:
+        a.axhline(target, color=BOUND_COLOR, lw=1.0, ls=":", label=f"target {target:.2f}")
+    lows = curve["precision_low"].to_numpy(dtype=np.float64)
+    floor = np.nanmin(lows) if np.isfinite(lows).any() else 0.0
+    a.set_ylim(max(0.0, min(0.5, floor - 0.05)), 1.02)
+    a.set_ylabel("pairwise precision of the merges")
+    a.set_title("(a) precision")
+    if "recall_sim" in curve:
+        _band(b, t, curve["recall_sim"], curve["recall_sim_low"], curve["recall_sim_high"],
+              "#ff7f0e", "simulated rewrites (range over retention)")
+    if "recall_measured" in curve:
+        _band(b, t, curve["recall_measured"], curve["recall_measured_low"],
+              curve["recall_measured_high"], "#2ca02c", "measured (labels)", "--")
+    b.set_ylim(0.0, 1.02)
+    b.set_ylabel("recall")
+    b.set_title("(b) recall")
+    c.plot(t, curve["items_left"], color="#7f7f7f", lw=1.6, label="items left")
+    c.set_ylabel("items left after the dedupe")
+    c.set_title("(c) items left")
+    for ax in (a, b, c):
+        ax.set_xlabel("threshold")
+        ax.grid(alpha=0.3)
+        if recommended is not None:
+            ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.",
+                       label=f"recommended {recommended:.2f}")
+        ax.legend(fontsize=7, loc="best")
+    _decoy_panel(d, decoy_pairs, scorer, recommended)
+    fig.suptitle("Calibration evidence: what each threshold of the dedupe merges")
+    return fig
+
+
+def _decoy_panel(ax: Axes, decoy_pairs: pd.DataFrame | None, scorer: str,
+                 recommended: float | None) -> None:
+    """Pairs per score bin: observed, and the unrelated ones the decoys predict (differences)."""
+    ax.set_title("(d) decoy and observed scores")
+    ax.set_xlabel("score bin (all pairs)")
+    ax.grid(alpha=0.3)
+    rows = None if decoy_pairs is None else decoy_pairs[decoy_pairs["scorer"] == scorer]
+    if rows is None or not len(rows):
+        ax.text(0.05, 0.5, "no decoy rule applies", transform=ax.transAxes, color=BOUND_COLOR)
+        return
+    rows = rows.sort_values("threshold")
+    t = rows["threshold"].to_numpy(dtype=np.float64)
+    for col, label, color in (("observed", "observed pairs", "#1f77b4"),
+                              ("false", "unrelated, from the decoys", BOUND_COLOR),
+                              ("decoys", "decoy pairs themselves", "#9467bd")):
+        at_or_above = rows[col].to_numpy(dtype=np.float64)
+        per_bin = at_or_above - np.append(at_or_above[1:], 0.0)  # last bin: t and above
+        ax.step(t, np.maximum(per_bin, 0.0), where="post", color=color, lw=1.4, label=label)
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel(f"pairs per bin ({scorer}, symlog)")
+    if recommended is not None:
+        ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.")
+    ax.legend(fontsize=7, loc="upper right")

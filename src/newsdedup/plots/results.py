@@ -85,6 +85,8 @@ _FILES: dict[str, tuple[str, str]] = {
     "ngram_sweep": ("measure/ngram_sweep.csv", "measure"),
     "ngram_tracks": ("measure/ngram_tracks.csv", "measure"),
     "dedupe_sweep": ("dedupe/sweep.csv", "dedupe"),
+    "precision_recall": ("calibrate/precision_recall.csv", "calibrate"),
+    "decoy_pairs": ("calibrate/decoy_pairs.csv", "calibrate"),
     "gold_pairs": ("signals/gold_pairs.csv", "signals"),
 }
 CALIBRATION_FILE = "calibration.json"
@@ -94,7 +96,7 @@ CALIBRATION_FILE = "calibration.json"
 # The n-gram sweep and the dedupe sweep are newer steps: an older results tree
 # without them still draws the other figures.
 _OPTIONAL = frozenset({"lsh", "quantiles", "ngram_sweep", "ngram_tracks", "dedupe_sweep",
-                       "gold_pairs"})
+                       "gold_pairs", "precision_recall", "decoy_pairs"})
 
 
 def _missing(path: Path, target: str, name: str) -> FileNotFoundError:
@@ -162,6 +164,10 @@ class Results:
                         "(``newsdedup evaluate-gold``); or None.")
     dedupe_sweep = _Table("``dedupe/sweep.csv``: scorer, gate, threshold, pairs_at_or_above, "
                           "items_left, merged; or None.")
+    precision_recall = _Table("``calibrate/precision_recall.csv``: per threshold, the calibrated "
+                              "dedupe's merges, estimated precision and recall; or None.")
+    decoy_pairs = _Table("``calibrate/decoy_pairs.csv``: per scorer and threshold, observed and "
+                         "decoy pairs over all pairs; or None (no decoy rule).")
 
     def table(self, key: str) -> pd.DataFrame | None:
         """One table by attribute name; None for an absent optional table.
@@ -219,6 +225,12 @@ class Results:
         if not path.is_file():
             return None
         return float(json.loads(path.read_text(encoding="utf-8"))["config"]["threshold"])
+
+    @property
+    def target_precision(self) -> float | None:
+        """The calibration's target precision (``calibration.json`` evidence), or None."""
+        value = (self.calibration.get("evidence") or {}).get("target_precision")
+        return None if value is None else float(value)
 
     @property
     def calibration_n(self) -> int | None:

@@ -18,7 +18,12 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from newsdedup.plots import signals
-from newsdedup.plots.calibrate import dedupe_sweep, sensitivity_curves, threshold_sweep
+from newsdedup.plots.calibrate import (
+    calibration_evidence,
+    dedupe_sweep,
+    sensitivity_curves,
+    threshold_sweep,
+)
 from newsdedup.plots.crosshost import cross_host_scores
 from newsdedup.plots.evaluate import write_eval_figures
 from newsdedup.plots.measure import minhash_error, ngram_sweep, score_distribution
@@ -33,6 +38,7 @@ FIGURE_FILES: dict[str, str] = {
     "cross_host": "cross_host.png",
     "ngram_sweep": "ngram_sweep.png",
     "dedupe_sweep": "dedupe_sweep.png",
+    "calibration_evidence": "calibration_evidence.png",
 }
 """Corpus figure key -> file name under ``results/<name>/figures/``."""
 
@@ -75,6 +81,11 @@ def all_figures(results: Results) -> dict[str, Figure]:
                                          results.upper_bound, results.calibration_n)
     if results.dedupe_sweep is not None:
         out["dedupe_sweep"] = dedupe_sweep(results.dedupe_sweep, results.dedupe_threshold)
+    if results.precision_recall is not None:
+        out["calibration_evidence"] = calibration_evidence(
+            results.precision_recall, results.decoy_pairs, results.recommended,
+            results.target_precision, results.calibration.get("parameters", {}).get("scorer",
+                                                                                    "jaccard"))
     return out
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,6 @@ import pandas as pd
 
 from newsdedup import paths
 from newsdedup.cluster.dedupe import DedupeConfig
-from newsdedup.cluster.greedy import greedy_clusters
 from newsdedup.cluster.sweep import sweep_items_left
 from newsdedup.corpus.load import load_corpus
 from newsdedup.paths import sha256_file
@@ -39,18 +37,25 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
-from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs, weighted_jaccard_matrix
-from newsdedup.score.minhash import MinHashParams, estimate_matrix, signatures
+from newsdedup.score.jaccard import PairScores
+from newsdedup.score.minhash import MinHashParams
 from newsdedup.studies.calibration import (
     Calibration,
     calibrate,
     default_grid,
     sensitivity_quantiles,
-    sweep,
 )
 from newsdedup.studies.decoys import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
 from newsdedup.studies.measure import normalized_texts
+from newsdedup.studies.measure_streamed import rate_reporter
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
+from newsdedup.studies.sweep_pairs import (
+    MINHASH_MAX_ITEMS,
+    SWEEP_SCORERS,
+    exact_max_pair,
+    scorer_pairs,
+    sweep_from_pairs,
+)
 from newsdedup.text.normalize import DEFAULT_SCHEME
 from newsdedup.text.shingle import shingle_matrix
 
@@ -85,6 +90,11 @@ class EvidenceOptions:
                 "story_column": self.story_column, "seed": self.seed}
 
 
+SIMULATION_ITEMS = 5000
+"""Items simulated at most: 5,000 x 7 levels x 20 trials is 700k simulated pairs, plenty for
+the shares and percentiles the tables report, and a few seconds of work."""
+
+
 @dataclass(frozen=True)
 class CalibrateOptions:
     """Options of the calibrate run (see :class:`newsdedup.studies.sensitivity.SensitivityParams`).
@@ -100,6 +110,9 @@ class CalibrateOptions:
         sweep_hi: Last threshold of the sweep.
         scheme: Normalization scheme.
         evidence: Decoy rule, labels and target of the recommendation.
+        simulation_items: Largest number of items the word-retention
+            simulation runs on; a larger corpus is simulated on a seeded
+            sample of this many items (its cost is per item).
     """
 
     n: int = 4
@@ -112,6 +125,7 @@ class CalibrateOptions:
     sweep_hi: float = 0.60
     scheme: str = DEFAULT_SCHEME
     evidence: EvidenceOptions = field(default_factory=lambda: EvidenceOptions())
+    simulation_items: int = SIMULATION_ITEMS
 
     def sensitivity(self) -> SensitivityParams:
         """The simulation's parameters (:func:`newsdedup.studies.sensitivity.simulate`)."""
@@ -120,44 +134,49 @@ class CalibrateOptions:
                                  method=self.method)
 
 
-def scorer_matrices(items: pd.DataFrame, n: int, scheme: str = DEFAULT_SCHEME,
-                    minhash: MinHashParams | None = None) -> dict[str, np.ndarray]:
-    """All-pairs score matrices of the three scorers: plain Jaccard, IDF-weighted, MinHash."""
-    shingled = shingle_matrix(normalized_texts(items, scheme), n)
-    params = minhash or MinHashParams.published()
-    return {
-        "jaccard": jaccard_matrix(shingled),
-        "idf-jaccard": weighted_jaccard_matrix(shingled),
-        "minhash": estimate_matrix(signatures(shingled, params), shingled.sizes == 0),
-    }
+def simulation_texts(texts: list[str], options: CalibrateOptions
+                     ) -> tuple[list[str], dict | None]:
+    """The texts the simulation runs on: all, or a seeded sample when there are too many.
 
+    Returns:
+        ``(texts, sample)``: ``sample`` is None when every item is simulated,
+        else ``{"items", "sampled", "seed"}`` (recorded in ``params.json``).
 
-def sweep_scorers(matrices: dict[str, np.ndarray], thresholds: Sequence[float],
-                  pairs: dict[str, PairScores] | None = None) -> pd.DataFrame:
-    """Threshold sweep of every scorer: pairs at or above, and items left after greedy clustering.
-
-    Clustering is :func:`newsdedup.cluster.greedy.greedy_clusters` against group
-    representatives (no chain merges) with no gate, so the count is what the
-    score alone would leave. ``pairs`` may hold the condensed scores already
-    computed for some scorers.
+    Examples:
+        >>> opts = CalibrateOptions(simulation_items=2)
+        >>> texts, sample = simulation_texts(["a", "b", "c"], opts)
+        >>> len(texts), sample["sampled"]
+        (2, 2)
     """
-    pairs = dict(pairs or {})
-    frames = []
-    first = None
-    for scorer, m in matrices.items():
-        if scorer not in pairs:
-            pairs[scorer] = upper_pairs(m, like=first)
-        if first is None:
-            first = pairs[scorer]
-        table = sweep(pairs[scorer], thresholds, items_left=partial(_items_left, m))
-        frames.append(table.assign(scorer=scorer))
-    out = pd.concat(frames, ignore_index=True)
-    return out[["scorer", "threshold", "pairs", "items_left"]]
+    if len(texts) <= options.simulation_items:
+        return texts, None
+    rng = np.random.default_rng(options.seed)
+    rows = np.sort(rng.choice(len(texts), size=options.simulation_items, replace=False))
+    return ([texts[r] for r in rows.tolist()],
+            {"items": len(texts), "sampled": int(options.simulation_items),
+             "seed": options.seed})
 
 
-def _items_left(matrix: np.ndarray, threshold: float) -> int:
-    """Groups left by greedy clustering of a score matrix at ``threshold``."""
-    return greedy_clusters(matrix, threshold).n_groups
+def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet
+                       ) -> tuple[dict[str, PairScores], list[str]]:
+    """Every swept scorer's pairs scoring at least ``lowest``, without ``N x N``.
+
+    Plain and IDF-weighted Jaccard come from exact filters; MinHash is
+    streamed over all pairs while the corpus has at most
+    :data:`~newsdedup.studies.sweep_pairs.MINHASH_MAX_ITEMS` items and left
+    out above that (the second value names what was left out).
+    """
+    n = shingled.matrix.shape[0]
+    pairs: dict[str, PairScores] = {}
+    skipped = []
+    for scorer in SWEEP_SCORERS:
+        if scorer == "minhash" and n > MINHASH_MAX_ITEMS:
+            skipped.append(scorer)
+            continue
+        progress(f"calibrate: {scorer} pairs >= {lowest:.2f} ({n:,} items)")
+        tell = rate_reporter(progress, f"calibrate: {scorer} pairs")
+        pairs[scorer] = scorer_pairs(shingled, scorer, lowest, progress=tell)
+    return pairs, skipped
 
 
 SEED000 = "seed000-dedupe"
@@ -196,23 +215,29 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     """
     options = options or CalibrateOptions()
     items = corpus.items
-    texts = texts_from_items(items)
+    texts, sampled = simulation_texts(texts_from_items(items), options)
     progress(f"calibrate: word-retention simulation ({options.method}), "
-             f"{len(options.fractions)} levels x {options.trials} trials")
+             f"{len(options.fractions)} levels x {options.trials} trials on {len(texts):,} "
+             f"items" + (f" (a seeded sample of {len(items):,})" if sampled else ""))
     sens = simulate(texts, options.sensitivity())
-    progress(f"calibrate: score matrices (n={options.n}) and threshold sweep")
-    matrices = scorer_matrices(items, options.n, options.scheme)
-    exact = upper_pairs(matrices["jaccard"])
     grid = default_grid(options.sweep_lo, options.sweep_hi)
-    sweeps = pd.concat([sweep_scorers(matrices, grid.tolist(), {"jaccard": exact}),
-                        sweep_seed000(items, grid.tolist())], ignore_index=True)
+    shingled = shingle_matrix(normalized_texts(items, options.scheme), options.n)
+    pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress)
+    progress(f"calibrate: threshold sweep ({len(grid)} thresholds, greedy clustering per "
+             "threshold on the pair lists)")
+    table = sweep_from_pairs(len(items), pairs, grid.tolist(),
+                             rate_reporter(progress, "calibrate: sweep clusterings"))
+    progress(f"calibrate: {SEED000} sweep (gated, {len(grid)} thresholds)")
+    sweeps = pd.concat([table, sweep_seed000(items, grid.tolist())], ignore_index=True)
+    exact = pairs["jaccard"]
+    top = exact_max_pair(shingled) if not len(exact) else None
+    if top is not None:  # no pair reaches the lowest threshold: the bound is below the grid
+        exact = PairScores(np.array([top[0]]), np.array([top[1]]), np.array([top[2]]))
+    n_items = len(items)
     cal = calibrate(exact, items, sens,
                     sweeps[sweeps["scorer"] == "jaccard"].drop(columns="scorer")
-                    .reset_index(drop=True))
+                    .reset_index(drop=True), n_pairs=n_items * (n_items - 1) // 2)
     parameters = calibration_parameters(options)
-    pairs = {s: exact if s == "jaccard" else upper_pairs(m, like=exact)
-             for s, m in matrices.items()}
-    del matrices  # N x N each; the evidence step needs only the pairs
     evidence = calibration_evidence(items, options.evidence, sens, pairs, grid.tolist(),
                                     parameters, cal.recommended, progress)
     if echo:
@@ -226,7 +251,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     if echo:
         print(evidence_console(evidence), flush=True)
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, [*pairs, SEED000], grid,
-                       evidence, parameters)
+                       evidence, parameters, {"minhash_max_items": MINHASH_MAX_ITEMS,
+                                          "left_out": skipped, "simulation_sample": sampled})
     progress(f"calibrate: wrote {out / name / 'calibrate'} and {out / name / 'calibration.json'}")
     return cal
 
@@ -266,18 +292,23 @@ def evidence_console(evidence: Evidence) -> str:
 
 def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, sens,
                        cal: Calibration, sweeps: pd.DataFrame, scorers: Sequence[str],
-                       grid: np.ndarray, evidence: Evidence, parameters: dict) -> None:
+                       grid: np.ndarray, evidence: Evidence, parameters: dict,
+                       scale: dict) -> None:
     """Write ``<out>/<name>/calibrate/`` and ``<out>/<name>/calibration.json``."""
     out_dir = out / name / "calibrate"
     both, one = sens.both_table(), sens.one_table()
     params = {
         "corpus": corpus_meta(corpus, name),
         "sensitivity": asdict(options.sensitivity()) | {
-            "items_used": sens.n_items_used, "items_skipped": sens.n_items_skipped},
+            "items_used": sens.n_items_used, "items_skipped": sens.n_items_skipped} | (
+            {"sample": scale["simulation_sample"]} if scale["simulation_sample"] else {}),
         "sweep": {"scorers": list(scorers), "thresholds": [float(x) for x in grid],
                   "clustering": "greedy against representatives; no gate except "
                                 f"{SEED000} (DedupeConfig defaults)",
-                  "minhash": MinHashParams.published().as_dict() | {"lsh": None}},
+                  "minhash": MinHashParams.published().as_dict() | {"lsh": None}} | (
+                      {"left_out": scale["left_out"],
+                       "minhash_max_items": scale["minhash_max_items"]}
+                      if scale["left_out"] else {}),
         "evidence": options.evidence.record(),
     }
     write_csv(both, out_dir / "both_sided.csv")
@@ -286,6 +317,8 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
     write_csv(sweeps, out_dir / "sweep.csv")
     write_csv(sensitivity_quantiles(sens), out_dir / "quantiles.csv")
     write_csv(evidence.curve, out_dir / "precision_recall.csv")
+    if len(evidence.scorers):
+        write_csv(evidence.scorers, out_dir / "precision_recall_scorers.csv")
     if len(evidence.decoy_pairs):
         write_csv(evidence.decoy_pairs, out_dir / "decoy_pairs.csv")
     write_params(params, out_dir / "params.json")
@@ -323,6 +356,8 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
             "evidence": {"note": choice["note"], "target_precision": options.evidence.precision,
                          "decoys": evidence.decoys, "labels": evidence.labels,
                          "curves": "calibrate/precision_recall.csv",
+                         "scorer_curves": ("calibrate/precision_recall_scorers.csv"
+                                           if len(evidence.scorers) else None),
                          "all_pairs_decoy_curves": ("calibrate/decoy_pairs.csv"
                                                     if len(evidence.decoy_pairs) else None)},
         },
@@ -379,7 +414,10 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
                                trials=sens["trials"], seed=sens["seed"],
                                min_words=sens["min_words"], method=sens["method"],
                                sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"],
-                               evidence=recorded_evidence(params.get("evidence") or {}))
+                               evidence=recorded_evidence(params.get("evidence") or {}),
+                               # No sample recorded: every item was simulated.
+                               simulation_items=int((sens.get("sample") or {}).get(
+                                   "sampled", max(len(corpus.items), SIMULATION_ITEMS))))
     return run_calibrate(corpus, name, root, options, progress, echo=False)
 
 

@@ -10,7 +10,7 @@ recommendation (:func:`newsdedup.studies.evidence.choose`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,8 @@ class Evidence:
         choice: :func:`newsdedup.studies.evidence.choose`'s result.
         decoys: The decoy rule's description, or why none applies.
         labels: What the labels are, or None.
+        scorers: The per-threshold table of every dedupe scorer (a scorer
+            column; the calibrated one is ``curve``), empty when not computed.
     """
 
     curve: pd.DataFrame
@@ -48,6 +50,7 @@ class Evidence:
     choice: dict
     decoys: str
     labels: str | None
+    scorers: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def dedupe_config(parameters: Mapping) -> DedupeConfig:
@@ -124,6 +127,43 @@ def decoy_pair_curves(pairs: Mapping[str, PairScores], space: DecoySpace,
     return out[["scorer", *[c for c in out.columns if c != "scorer"]]]
 
 
+EVIDENCE_SCORERS = ("jaccard", "idf")
+"""Dedupe scorers whose merges are estimated per threshold (``precision_recall_scorers.csv``)."""
+
+
+def scorer_curves(items: pd.DataFrame, options, config: DedupeConfig, space: DecoySpace | None,
+                  grid: Sequence[float], sensitivity, progress: Progress = quiet,
+                  known: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """The per-threshold evidence of the dedupe with each of :data:`EVIDENCE_SCORERS`.
+
+    Same n-gram size, text and normalization as the calibrated dedupe; only
+    the scorer changes. The simulated recall is of plain Jaccard (the
+    simulation scores its rewrites so), so it is given for that scorer only;
+    measured precision and recall (with labels) for every scorer. ``known``
+    holds curves already computed (the calibrated scorer's).
+
+    Returns:
+        The rows of :func:`newsdedup.studies.merges.merge_curve` (plus the
+        recall and measured columns), with a leading scorer column.
+    """
+    frames = []
+    for scorer in EVIDENCE_SCORERS:
+        if known and scorer in known:
+            frames.append(known[scorer].assign(scorer=scorer))
+            continue
+        progress(f"calibrate: dedupe merges per threshold, scorer {scorer}")
+        curve, partitions = merge_curve(items, replace(config, scorer=scorer), space, grid,
+                                        seed=options.seed)
+        if scorer == "jaccard":
+            curve = curve.merge(simulated_recall(sensitivity, grid), on="threshold", how="left")
+        measured, _ = _measured(items, options, partitions)
+        if measured is not None:
+            curve = curve.merge(measured, on="threshold", how="left")
+        frames.append(curve.assign(scorer=scorer))
+    out = pd.concat(frames, ignore_index=True)
+    return out[["scorer", *[c for c in out.columns if c != "scorer"]]]
+
+
 def calibration_evidence(items: pd.DataFrame, options, sensitivity, pairs: Mapping[str, PairScores],
                          grid: Sequence[float], parameters: Mapping,
                          bound_threshold: float | None, progress: Progress = quiet) -> Evidence:
@@ -154,4 +194,8 @@ def calibration_evidence(items: pd.DataFrame, options, sensitivity, pairs: Mappi
              else pd.DataFrame(columns=["scorer", "threshold"]))
     choice = choose(curve, options.precision, bound_threshold, labels,
                     decoys if space is not None else None)
-    return Evidence(curve=curve, decoy_pairs=table, choice=choice, decoys=decoys, labels=labels)
+    config = dedupe_config(parameters)
+    scorers = scorer_curves(items, options, config, space, grid, sensitivity, progress,
+                            known={config.scorer: curve})
+    return Evidence(curve=curve, decoy_pairs=table, choice=choice, decoys=decoys, labels=labels,
+                    scorers=scorers)

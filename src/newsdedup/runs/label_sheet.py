@@ -20,6 +20,7 @@ precision *at* a threshold: the top pairs are the easy ones.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -81,11 +82,35 @@ def label_sheet(items: pd.DataFrame, config: DedupeConfig, edges: list[float],
         "published_at_i": col("published_at", i), "published_at_j": col("published_at", j)})
 
 
+def sheet_edges(thresholds: Sequence[float], width: float = BIN_WIDTH) -> list[float]:
+    """Score bin edges around candidate thresholds: ``[t - width, t)`` below each, up to 1.
+
+    Examples:
+        >>> sheet_edges([0.2])
+        [0.15, 0.2, 1.0]
+        >>> sheet_edges([0.2, 0.3], 0.1)
+        [0.1, 0.2, 0.3, 1.0]
+    """
+    if not thresholds:
+        raise ValueError("need at least one candidate threshold")
+    edges = {1.0}
+    for t in thresholds:
+        if not 0.0 < float(t) <= 1.0:
+            raise ValueError(f"candidate thresholds must lie in (0, 1], got {t!r}")
+        edges |= {round(max(float(t) - width, 0.0), 10), round(float(t), 10)}
+    return sorted(edges)
+
+
 @commits("label-sheet")
 def run_label_sheet(corpus, name: str, out: Path, config: DedupeConfig,
                     halfwidth: float = 0.1, width: float = BIN_WIDTH, seed: int = 0,
-                    output: Path | None = None, progress: Progress = quiet) -> Path:
-    """Write the stratified sheet around ``config.threshold``; return its path.
+                    output: Path | None = None, progress: Progress = quiet,
+                    thresholds: Sequence[float] | None = None, folder: str = "calibrate"
+                    ) -> Path:
+    """Write the stratified sheet around the candidate thresholds; return its path.
+
+    ``newsdedup label-sheet`` and ``newsdedup candidates --stratified`` both
+    write it (one sampler: :func:`newsdedup.studies.labels.stratified_sample`).
 
     Args:
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
@@ -95,17 +120,22 @@ def run_label_sheet(corpus, name: str, out: Path, config: DedupeConfig,
         halfwidth: Wanted half-width of each bin's 95 % precision interval.
         width: Width of the bin below the threshold.
         seed: Of the draw.
-        output: Sheet path; default ``<out>/<name>/calibrate/to_label.csv``.
+        output: Sheet path; default ``<out>/<name>/<folder>/to_label.csv``.
         progress: Progress callback.
+        thresholds: Candidate thresholds (bins ``[t - width, t)`` and above);
+            default ``[config.threshold]``.
+        folder: Folder of the default sheet path under ``<out>/<name>/``
+            (``candidates --stratified`` writes ``signals/``, as ``candidates`` does).
 
     Returns:
         The written sheet.
     """
     t = float(config.threshold)
-    edges = [max(t - width, 0.0), t, 1.0] if t > 0 else [0.0, 1.0]
+    edges = (sheet_edges(thresholds, width) if thresholds else
+             [max(t - width, 0.0), t, 1.0] if t > 0 else [0.0, 1.0])
     per_bin = bin_sample_size(halfwidth)
     sheet = label_sheet(corpus.items, config, edges, per_bin, seed)
-    path = output or out / name / "calibrate" / "to_label.csv"
+    path = output or out / name / folder / "to_label.csv"
     write_csv(sheet, path)
     progress(f"label-sheet: {len(sheet)} pairs ({per_bin} per bin, bins "
              f"{sorted(set(sheet['bin']))}) -> {path}; fill in 'label' and run "

@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from newsdedup.evaluate.gold import evaluate_gold, export_candidates, rank_pairs, read_gold
+from newsdedup.evaluate.gold import (
+    SCORERS,
+    evaluate_gold,
+    export_candidates,
+    rank_pairs,
+    read_gold,
+)
 from newsdedup.evaluate.story_signals import StoryRules, story_rule_metrics
 from newsdedup.runs.commit import commits
 from newsdedup.runs.files import (
@@ -32,15 +38,24 @@ from newsdedup.runs.files import (
     write_params,
 )
 from newsdedup.signals.detector import DetectorConfig, ablation, detect, funnel
-from newsdedup.signals.pairs import SURFACE, SignalConfig, describe, pair_signals, prepare
+from newsdedup.signals.pairs import (
+    SURFACE,
+    Embed,
+    Prepared,
+    SignalConfig,
+    describe,
+    pair_signals,
+    prepare,
+)
 
 CANDIDATE_COLUMNS = ["id_i", "id_j", "host_i", "host_j", "published_at_i", "published_at_j",
-                     "days_apart", *SURFACE, "shared_entities", "entity_jaccard", "shared_names",
-                     "title_i", "title_j"]
+                     "days_apart", *SURFACE, "shared_entities", "entity_weight", "entity_jaccard",
+                     "shared_names", "title_i", "title_j"]
 """Columns of ``candidates.csv`` (no summaries: titles identify the items)."""
 
 HOST_PAIR_COLUMNS = ["i", "j", "id_i", "id_j", "host_relation", "days_apart", *SURFACE,
-                     "shared_entities", "version_conflict", "candidate", "rejected_by", "failed"]
+                     "shared_entities", "entity_weight", "version_conflict", "candidate",
+                     "rejected_by", "failed"]
 """Columns of ``host_pairs.csv``: every pair the host rule keeps, for the plot."""
 
 
@@ -56,16 +71,32 @@ class SignalOptions:
         signals: Pair-signal settings.
         detector: Detector settings.
         top: Pairs listed in the tables of best-scoring host pairs.
+        embed: Sentence-embedding function for the ``cosine`` signal
+            (:data:`newsdedup.signals.pairs.Embed`), or ``None``.
+        embed_info: What ``embed`` is (backend, model, version), for ``params.json``.
     """
 
     signals: SignalConfig = field(default_factory=SignalConfig)
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     top: int = 20
+    embed: Embed | None = None
+    embed_info: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The options as written to the ``params`` JSON files."""
-        return {"signals": self.signals.as_dict(), "detector": self.detector.as_dict(),
-                "top": self.top}
+        out = {"signals": self.signals.as_dict(), "detector": self.detector.as_dict(),
+               "top": self.top}
+        return out | ({"embedding": self.embed_info} if self.embed is not None else {})
+
+
+def _prepare(corpus, options: SignalOptions) -> Prepared:
+    return prepare(corpus.items, options.signals, options.embed)
+
+
+def _lexicon(prep: Prepared) -> dict:
+    """What was learned from the corpus, for ``params.json``: spellings and zero-weight names."""
+    return {"aliases": dict(sorted(prep.aliases.items())),
+            "zero_weight_names": prep.weights.common(prep.matrix.name_vocab)}
 
 
 @commits("signals")
@@ -81,7 +112,7 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
     """
     options = options or SignalOptions()
     progress("signals: shingles, dates and entities (kiwipiepy) per item")
-    prep = prepare(corpus.items, options.signals)
+    prep = _prepare(corpus, options)
     progress(f"signals: {prep.n_items * (prep.n_items - 1) // 2:,} pairs")
     frame = detect(pair_signals(prep), options.detector)
     fun = funnel(frame, options.detector)
@@ -99,10 +130,12 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
     out_dir = out / name / "signals"
     write_csv(fun, out_dir / "funnel.csv")
     write_csv(abl, out_dir / "ablation.csv")
-    write_csv(cands[CANDIDATE_COLUMNS + ["conflict", "pairs_at_or_above",
-                                         "host_pairs_at_or_above"]], out_dir / "candidates.csv")
+    cos = ["cosine"] if options.embed is not None else []
+    write_csv(cands[CANDIDATE_COLUMNS + cos + ["conflict", "pairs_at_or_above",
+                                               "host_pairs_at_or_above"]],
+              out_dir / "candidates.csv")
     write_csv(top[top_cols], out_dir / "top_host_pairs.csv")
-    write_csv(host[HOST_PAIR_COLUMNS], out_dir / "host_pairs.csv")
+    write_csv(host[HOST_PAIR_COLUMNS + cos], out_dir / "host_pairs.csv")
     fmt = {"days_apart": ".0f", "share": ".4f"}
     sections = [
         ("Corpus", corpus.summary_line()),
@@ -111,14 +144,14 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
         ("Candidates (pairs_at_or_above: pairs of the corpus whose text_jaccard is at least "
          "the candidate's)",
          markdown_table(cands[["id_i", "id_j", "days_apart", "text_jaccard", "pairs_at_or_above",
-                               "host_pairs_at_or_above", "entity_jaccard", "shared_names",
-                               "title_i", "title_j"]], ".3f", fmt)),
+                               "host_pairs_at_or_above", "entity_weight", "entity_jaccard",
+                               "shared_names", "title_i", "title_j"]], ".3f", fmt)),
         (f"Best surface scores among the host rule's pairs (top {options.top})",
          markdown_table(top[top_cols], ".3f", fmt)),
     ]
     write_markdown(sections, out_dir / "signals.md", f"Pair signals and detector: {name}")
     write_params({"corpus": corpus_meta(corpus, name), "options": options.as_dict(),
-                  "pairs": len(frame), "candidates": len(cands),
+                  "learned": _lexicon(prep), "pairs": len(frame), "candidates": len(cands),
                   # The unrelated-pair bound of the published analysis is the max over all pairs.
                   "upper_bound_text_jaccard": float(frame["text_jaccard"].max())},
                  out_dir / "params.json", ENTITY_LIBRARY)
@@ -136,7 +169,7 @@ def run_candidates(corpus, name: str, out: Path, quota: int = 10,
     """Write a labeling sheet (default ``signals/to_label.csv``) and return it."""
     options = options or SignalOptions()
     progress("candidates: computing the pair signals")
-    prep = prepare(corpus.items, options.signals)
+    prep = _prepare(corpus, options)
     sheet = export_candidates(prep, quota=quota, detectors={"detector": options.detector})
     path = path or out / name / "signals" / "to_label.csv"
     write_csv(sheet, path)
@@ -155,13 +188,14 @@ def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
     gold = read_gold(gold_path, corpus.items["id"].astype(str).tolist())
     progress(f"evaluate-gold: {len(gold.labeled)} labelled pairs ({len(gold.unlabeled)} "
              f"without a label) from {gold_path}")
-    prep = prepare(corpus.items, options.signals)
+    prep = _prepare(corpus, options)
     # The detector and, for each enabled rule, the detector without it: what each rule adds.
     det = options.detector
     off: dict[str, Any] = {}
     detectors = {"detector": det} | {f"detector without {r}": replace(det, **(off | {r: False}))
                                      for r in det.enabled()}
-    res = evaluate_gold(prep, gold, detectors=detectors)
+    scorers = SCORERS + (("cosine",) if options.embed is not None else ())
+    res = evaluate_gold(prep, gold, scorers=scorers, detectors=detectors)
     out_dir = out / name / "signals"
     pairs = describe(prep, res["pairs"]).drop(columns=["i", "j", "summary_i", "summary_j"])
     write_csv(res["metrics"], out_dir / "gold_metrics.csv")
@@ -179,7 +213,7 @@ def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
     ]
     write_markdown(sections, out_dir / "gold.md", f"Gold labels: {name}")
     write_params({"corpus": corpus_meta(corpus, name), "gold": gold_path.name,
-                  "options": options.as_dict()},
+                  "options": options.as_dict(), "learned": _lexicon(prep)},
                  out_dir / "gold_params.json", ENTITY_LIBRARY)
     if echo:
         print(f"{sections[2][0]}\n{sections[2][1]}\n")
@@ -196,7 +230,7 @@ def run_story_signals(corpus, name: str, out: Path, story_col: str = "STORY",
     if story_col not in corpus.items.columns:
         raise ValueError(f"{corpus.path}: no story column {story_col!r}; columns are "
                          f"{list(corpus.items.columns)}")
-    prep = prepare(corpus.items, options.signals)
+    prep = _prepare(corpus, options)
     table = story_rule_metrics(prep, corpus.items[story_col].tolist(), rules.rules(),
                                progress=progress)
     out_dir = out / name / "signals"
@@ -206,8 +240,10 @@ def run_story_signals(corpus, name: str, out: Path, story_col: str = "STORY",
                    out_dir / "story_signals.md", f"Pair signals against story ids: {name}")
     write_params({"corpus": corpus_meta(corpus, name), "story_col": story_col,
                   "rules": {"thresholds": list(rules.thresholds), "scorers": list(rules.scorers),
-                            "max_days": rules.max_days, "min_shared": list(rules.min_shared)},
-                  "options": options.as_dict()},
+                            "max_days": rules.max_days, "min_shared": list(rules.min_shared),
+                            "min_weight": list(rules.min_weight),
+                            "cosines": list(rules.cosines)},
+                  "options": options.as_dict(), "learned": _lexicon(prep)},
                  out_dir / "story_params.json", ENTITY_LIBRARY)
     if echo:
         print(markdown_table(table, ".4f"))

@@ -44,7 +44,9 @@ Pairs are returned sorted by ``(i, j)``; scores follow the conventions of
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +62,8 @@ __all__ = [
     "TopK",
     "build_index",
     "join_block",
+    "join_block_compiled",
+    "MidPostings",
     "merge_blocks",
     "pair_histogram",
     "score_histogram",
@@ -288,6 +292,76 @@ def join_block(index: JoinIndex, lo: int, hi: int) -> JoinResult:
     return JoinResult(pairs=pairs, threshold=t, candidates=n_cand, verified=len(r))
 
 
+JOIN_KERNELS = ("auto", "numpy", "numba")
+"""How :func:`threshold_join` runs its blocks (same pairs and scores whichever)."""
+
+NUMBA_MIN_SHINGLES = 1 << 20
+"""Shingle occurrences from which ``kernel="auto"`` compiles (about 20k headlines)."""
+
+
+def join_block_compiled(index: JoinIndex, postings: MidPostings, lo: int, hi: int
+                        ) -> JoinResult:
+    """The join for the size-sorted rows ``[lo, hi)`` as the *larger* item of their pairs, compiled.
+
+    :func:`newsdedup.score.kernels.join_probe_rows`: each row walks its probe
+    prefix and counts the earlier rows through the posting lists of their mid
+    prefixes (``postings``), keeping only shingles inside both items'
+    pair-specific prefixes; common shingles (English letter trigrams) late in
+    a probe prefix are read only for the small earlier rows that can still
+    need them. Same pairs and scores as :func:`join_block`; ``candidates`` and
+    ``verified`` count this path's own filter stages (fewer candidates).
+    """
+    from newsdedup.score.kernels import join_probe_rows
+
+    t = index.threshold
+    r, c, score, n_cand, n_verified = join_probe_rows(
+        lo, hi, t, t - _SLACK, _PREFIX_K, index.sizes, postings.probe_len, postings.ptr,
+        postings.row, postings.pos, postings.size, index.bitmap, _i64(index.items.indptr),
+        _i64(index.items.indices))
+    a, b = index.order[r], index.order[c]
+    pairs = PairScores(i=np.minimum(a, b), j=np.maximum(a, b), score=score)
+    return JoinResult(pairs=pairs, threshold=t, candidates=int(n_cand), verified=int(n_verified))
+
+
+@dataclass(frozen=True)
+class MidPostings:
+    """Posting lists of the mid prefixes, for :func:`join_block_compiled`.
+
+    Attributes:
+        ptr: Start of each rank's list (``int64``, ranks + 1).
+        row: Size-sorted rows holding the rank in their mid prefix, ascending.
+        pos: The rank's position in that row's prefix.
+        size: That row's size.
+        probe_len: Probe-prefix length of every row.
+    """
+
+    ptr: np.ndarray
+    row: np.ndarray
+    pos: np.ndarray
+    size: np.ndarray
+    probe_len: np.ndarray
+
+    @classmethod
+    def of(cls, index: JoinIndex) -> MidPostings:
+        """The posting lists of ``index``'s mid prefixes."""
+        mid = index.mid
+        lens = np.diff(mid.indptr)
+        pos = np.arange(mid.nnz) - np.repeat(mid.indptr[:-1], lens)
+        # Positions + 1 as data: a stored 0 would be dropped by the conversion.
+        by_rank = sp.csr_matrix(((pos + 1).astype(np.int64), mid.indices, mid.indptr),
+                                shape=mid.shape).tocsc()
+        by_rank.sort_indices()
+        # int32 lists: they are streamed once per probing row, the join's memory traffic.
+        return cls(ptr=_i64(by_rank.indptr), row=by_rank.indices.astype(np.int32),
+                   pos=(by_rank.data - 1).astype(np.int32),
+                   size=index.sizes[by_rank.indices].astype(np.int32),
+                   probe_len=np.diff(index.prefix.indptr).astype(np.int64))
+
+
+def _i64(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64)
+
+
 def _empty_result(t: float) -> JoinResult:
     z = np.zeros(0, dtype=np.int64)
     return JoinResult(PairScores(z, z.copy(), np.zeros(0)), t, 0, 0)
@@ -318,6 +392,7 @@ def threshold_join(
     threshold: float,
     block: int = DEFAULT_JOIN_BLOCK,
     progress: Callable[[Iterator], Iterator] | None = None,
+    kernel: str = "auto",
 ) -> JoinResult:
     """Every pair ``i < j`` with exact Jaccard ``>= threshold``, without the ``N x N`` matrix.
 
@@ -327,6 +402,10 @@ def threshold_join(
         block: Size-sorted rows per block (memory knob only; the result does not
             depend on it).
         progress: Optional wrapper of the block iterator (e.g. a progress bar).
+        kernel: ``"numpy"`` (a sparse product per block, :func:`join_block`),
+            ``"numba"`` (compiled, :func:`join_block_compiled`) or ``"auto"``
+            (numba from :data:`NUMBA_MIN_SHINGLES` on). Same pairs and scores
+            whichever (``candidates`` and ``verified`` count each path's stages).
 
     Returns:
         A :class:`JoinResult`; ``result.pairs`` sorted by ``(i, j)`` with float64
@@ -338,9 +417,24 @@ def threshold_join(
         >>> r.pairs.i.tolist(), r.pairs.j.tolist(), r.pairs.score.tolist()
         ([0, 0, 1], [1, 3, 3], [0.5, 1.0, 0.5])
     """
+    if kernel not in JOIN_KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r}; choose one of {JOIN_KERNELS}")
     index = build_index(shingled, threshold)
     ranges = index.blocks(block)
     it = iter(ranges) if progress is None else progress(iter(ranges))
+    if kernel == "numba" or (kernel == "auto" and index.items.nnz >= NUMBA_MIN_SHINGLES):
+        postings = MidPostings.of(index)
+        # The kernel releases the GIL: blocks run two at a time (at most two waiting, so a
+        # progress bar on ``it`` follows the work); merge_blocks sorts the pairs.
+        parts: list[JoinResult] = []
+        running: deque = deque()
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for lo, hi in it:
+                running.append(pool.submit(join_block_compiled, index, postings, lo, hi))
+                if len(running) > 2:
+                    parts.append(running.popleft().result())
+            parts.extend(f.result() for f in running)
+        return merge_blocks(parts, index.threshold)
     return merge_blocks([join_block(index, lo, hi) for lo, hi in it], index.threshold)
 
 

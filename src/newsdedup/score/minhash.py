@@ -191,20 +191,60 @@ def _min_per_row(shingled: ShingleMatrix, values: np.ndarray, fill: int) -> np.n
     return out
 
 
-def signatures(shingled: ShingleMatrix, params: MinHashParams, chunk: int = 256) -> np.ndarray:
+KERNELS = ("auto", "numpy", "numba")
+"""How :func:`signatures` computes the published family (same values whichever)."""
+
+NUMBA_MIN_CELLS = 1 << 26
+"""Shingle occurrences x permutations from which ``kernel="auto"`` compiles (numba).
+
+Below it (the pinned archive has ~40k occurrences x 128) the numpy path takes
+less time than importing numba and loading its cached code (~0.5 s)."""
+
+
+def _numba_signatures(shingled: ShingleMatrix, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The published family through the compiled kernels (:mod:`newsdedup.score.kernels`)."""
+    from newsdedup.score.kernels import CRC_TABLE, crc32_of_codepoints, mersenne_min_hashes
+
+    vocab = shingled.vocab
+    points = np.frombuffer("".join(vocab).encode("utf-32-le"), dtype=np.uint32)
+    starts = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, vocab), np.int64, len(vocab)), out=starts[1:])
+    h = crc32_of_codepoints(points, starts, CRC_TABLE)
+    x = shingled.matrix
+    out = np.full((x.shape[0], a.shape[0]), MERSENNE61, dtype=np.uint64)
+    indptr, indices = x.indptr.astype(np.int64), x.indices.astype(np.int64)
+    half = x.shape[0] // 2
+    # Two threads on disjoint rows (the kernel releases the GIL): the same bytes as one.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda rows: mersenne_min_hashes(indptr[rows], indices, h, a, b, out[rows]),
+                      (slice(0, half + 1), slice(half, None))))
+    return out
+
+
+def signatures(shingled: ShingleMatrix, params: MinHashParams, chunk: int = 256,
+               kernel: str = "auto") -> np.ndarray:
     """MinHash signature of every item.
 
     Args:
         shingled: Items as a shingle matrix (the vocabulary is hashed once, not per item).
         params: Family, size and seed.
         chunk: Permutations computed at once (memory knob only).
+        kernel: For the published family: ``"numpy"`` (vocabulary x k table,
+            then a gather per item), ``"numba"`` (compiled, per occurrence,
+            7-10x faster on 100k headlines) or ``"auto"`` (numba from
+            :data:`NUMBA_MIN_CELLS` on). The values are identical (tested).
 
     Returns:
         ``uint64`` array ``(n_items, num_perm)``; empty items hold a sentinel.
     """
+    if kernel not in KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r}; choose one of {KERNELS}")
     if params.family == "crc32-mersenne61":
-        h = crc32_hashes(shingled.vocab)
         a, b = mersenne_permutations(params.num_perm, params.seed)
+        cells = shingled.matrix.nnz * params.num_perm
+        if kernel == "numba" or (kernel == "auto" and cells >= NUMBA_MIN_CELLS):
+            return _numba_signatures(shingled, a, b)
+        h = crc32_hashes(shingled.vocab)
         parts = [
             _min_per_row(shingled, affine_mod_mersenne61(h, a[lo : lo + chunk], b[lo : lo + chunk]),
                          MERSENNE61)

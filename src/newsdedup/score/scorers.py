@@ -229,6 +229,38 @@ class BlockScorer:
         inter = (self._x[rows] @ self._xt[:, cols]).toarray()
         return jaccard_block(inter.astype(np.float64), self._mass[rows], self._mass[cols])
 
+    def run_pairs(self, items: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                  i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Scores of every pair inside each run of items, bit-identical to ``block``'s entries.
+
+        Args:
+            items: Item indices, grouped in runs (a run is one bucket).
+            starts: First position of each run.
+            ends: Past-the-end position of each run.
+            i: The pairs' first items, in the visiting order (run by run, each
+                member with every later member of its run).
+            j: Their second items.
+
+        Returns:
+            ``float64`` score per pair, in that order. Exact scorers go through
+            the compiled :func:`newsdedup.score.kernels.run_pair_scores` (meant for
+            millions of pairs, where the blocks' sparse products cost more than
+            the pairs themselves); MinHash compares the listed pairs' signatures.
+        """
+        if self._sigs is not None and self._empty is not None:
+            return estimate_pairs(self._sigs, self._empty, i, j)  # agree / k, as block
+        from newsdedup.score.kernels import run_pair_scores
+
+        x = self._x
+        if not x.has_sorted_indices:
+            x = x.sorted_indices()
+        out = np.empty(i.size, dtype=np.float64)
+        run_pair_scores(x.indptr.astype(np.int64), x.indices.astype(np.int64),
+                        np.asarray(x.data, dtype=np.float64), self._mass,
+                        np.asarray(items, dtype=np.int64), np.asarray(starts, dtype=np.int64),
+                        np.asarray(ends, dtype=np.int64), out)
+        return out
+
 
 def _idf_of(shingled: ShingleMatrix, reference: DocumentFrequency | None) -> np.ndarray:
     """IDF weights of ``shingled``'s vocabulary: from the batch, or from ``reference``."""

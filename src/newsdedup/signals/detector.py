@@ -9,9 +9,14 @@ each switchable:
    ``relations=("same-org", "cross-org")`` (any two different hosts).
 2. ``date`` -- published at most ``max_days`` apart (a cross-post appears
    within a day or two; a missing date never passes).
-3. ``entity`` -- at least ``min_shared`` non-brand entities in common (a
-   shared "AlphaEvolve", not a shared "Google").
-4. ``version`` -- no version conflict (Gemini Robotics-ER 1.6 against ER 2
+3. ``entity`` -- at least ``min_shared`` shared product lines or names
+   that weigh more than 0 (a shared "AlphaEvolve", not a shared "Google":
+   weights learned from the corpus, :mod:`newsdedup.signals.lexicon`).
+4. ``cosine`` -- the cosine of the two items' sentence embeddings is at
+   least ``min_cosine`` (off by default: it needs an embedding function,
+   :func:`newsdedup.signals.pairs.prepare`). With ``entity`` off it gives
+   the chain related hosts -> date window -> cosine -> no version conflict.
+5. ``version`` -- no version conflict (Gemini Robotics-ER 1.6 against ER 2
    is a different announcement even though it shares the product line).
 
 A pair failing a rule is rejected *by the first enabled rule it fails*
@@ -30,7 +35,7 @@ import pandas as pd
 
 from newsdedup.signals.pairs import RELATIONS
 
-RULES: tuple[str, ...] = ("host", "date", "entity", "version")
+RULES: tuple[str, ...] = ("host", "date", "entity", "cosine", "version")
 """Rule names in the order the detector applies them."""
 
 
@@ -44,7 +49,9 @@ class DetectorConfig:
         date: Apply the date-window rule.
         max_days: Largest publication gap that passes, days (``>= 0``).
         entity: Apply the shared-entity rule.
-        min_shared: Fewest shared non-brand entities that pass (``>= 1``).
+        min_shared: Fewest shared weighted lines that pass (``>= 1``).
+        cosine: Apply the embedding-cosine rule (needs a ``cosine`` column).
+        min_cosine: Smallest cosine that passes, in ``[-1, 1]``.
         version: Apply the version-conflict rule.
 
     Examples:
@@ -58,6 +65,8 @@ class DetectorConfig:
     max_days: float = 1.0
     entity: bool = True
     min_shared: int = 1
+    cosine: bool = False
+    min_cosine: float = 0.9
     version: bool = True
 
     def __post_init__(self) -> None:
@@ -69,6 +78,8 @@ class DetectorConfig:
             raise ValueError(f"max_days must be >= 0, got {self.max_days!r}")
         if self.min_shared < 1:
             raise ValueError(f"min_shared must be >= 1, got {self.min_shared!r}")
+        if not -1 <= self.min_cosine <= 1:
+            raise ValueError(f"min_cosine must be in [-1, 1], got {self.min_cosine!r}")
 
     def enabled(self) -> list[str]:
         """The enabled rules, in order."""
@@ -79,8 +90,9 @@ class DetectorConfig:
         return {
             "host": f"host relation in {{{', '.join(self.relations)}}}",
             "date": f"published at most {self.max_days:g} day(s) apart",
-            "entity": f"at least {self.min_shared} shared non-brand entit"
-                      f"{'y' if self.min_shared == 1 else 'ies'}",
+            "entity": f"at least {self.min_shared} shared weighted line"
+                      f"{'' if self.min_shared == 1 else 's'}",
+            "cosine": f"embedding cosine at least {self.min_cosine:g}",
             "version": "no version conflict on a shared product line",
         }
 
@@ -101,11 +113,20 @@ def rule_masks(frame: pd.DataFrame, config: DetectorConfig) -> dict[str, np.ndar
     """
     rel = frame["host_relation"].astype(str).to_numpy()
     days = frame["days_apart"].to_numpy(np.float64)
+    if "cosine" in frame:
+        cos = frame["cosine"].to_numpy(np.float64)
+    elif config.cosine:
+        raise ValueError("the cosine rule needs a 'cosine' column: prepare the signals with an "
+                         "embedding function (prepare(..., embed=...), `--cosine` on the CLI)")
+    else:
+        cos = np.full(len(frame), np.nan)
     return {
         "host": np.isin(rel, list(config.relations)),
         # NaN (a missing date) compares False: it never falls in the window.
         "date": days <= config.max_days,
         "entity": frame["shared_entities"].to_numpy() >= config.min_shared,
+        # NaN (no embeddings) never passes.
+        "cosine": cos >= config.min_cosine,
         "version": ~frame["version_conflict"].to_numpy(bool),
     }
 

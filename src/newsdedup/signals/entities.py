@@ -1,10 +1,13 @@
-"""Named entities of a news item: products, models, organisations and their versions.
+"""Named entities of a news item: products, models, organisations, their versions and lines.
 
 The published cross-host analysis (seed 004, block 3) ends with a pair that
 the surface string cannot catch: two Google sites announcing AlphaEvolve's
 first year in their own words score 0.129, below the unrelated-pair bound
 0.234. Both items name *AlphaEvolve*; that shared name, not the shared
-characters, is the evidence. This module extracts such names.
+characters, is the evidence. This module extracts such names; which of them
+say something about the announcement (not a publisher's brand, not a word
+every item uses) and how Korean spellings join Latin ones is learned from
+the corpus in :mod:`newsdedup.signals.lexicon`.
 
 **Latin names.** A run of Latin tokens that carry an upper-case letter
 ("AlphaEvolve", "Gemini Robotics-ER", "macOS"), with version numbers inside
@@ -17,24 +20,26 @@ headlines (the UCI aggregator), where a run would swallow the whole title.
 
 **Korean proper nouns.** Hangul text is tokenized with the kiwipiepy
 morphological analyser (its model ships as a PyPI package); tokens tagged
-``NNP`` are entities. Loanwords the analyser tags as proper nouns but that
-name nothing in particular ("벤치마크", "플러그인") are in :data:`GENERIC`.
+``NNP`` are entities.
 
-**Scripts.** The archive writes the same name in both scripts ("제미나이" and
-"Gemini", "앤트로픽" and "앤스로픽" and "Anthropic"). :data:`SCRIPT_MAP`
-rewrites the Korean spellings to the Latin one *before* extraction, so both
-end up as one name (and a rewritten "구글 클라우드" joins the Latin run
-"Google Cloud").
+**Aliases.** Before extraction, :func:`apply_aliases` rewrites other
+spellings of a name ("제미나이", learned from the corpus, or listed in the
+signal config file) to the Latin spelling, so both end up as one name.
 
-**Brands.** A publisher's own brand ("Google", "DeepMind" and "Gemini" on
-Google's sites) appears in most of its items and says nothing about which
-announcement two items report; :data:`BRANDS` lists them per organisation,
-and :mod:`newsdedup.signals.pairs` drops them from the shared entities of a pair.
+**Product lines.** A name and the same name plus a variant suffix share the
+*line*: "Lyria 3" and "Lyria 3 Pro" both name the line ``lyria``; "Veo 3.1"
+and "Veo 3.1 Ingredients to Video" the line ``veo``. A variant suffix is
+the name that follows the version ("Lyria 3 *Pro*"); a name before the
+version belongs to the line ("Gemini Robotics *ER* 2" is its own line, not
+a variant of "Gemini Robotics 2"). Two different variants ("Flash Live",
+"Flash-Lite") do not share a line through their common part unless one of
+the items names that part alone. :class:`EntityMatrix` keeps each item's
+names and their *lines*; :func:`shared_lines` gives the lines a pair shares.
 
 **Versions.** The same product line with different versions (Gemini
-Robotics-ER 1.6 against Gemini Robotics ER 2) is a different announcement:
-:func:`version_conflicts` flags a name both items version with disjoint sets
-of versions.
+Robotics-ER 1.6 against Gemini Robotics ER 2, Lyria 3 Pro against Lyria 3.5)
+is a different announcement: :func:`version_conflicts` flags a shared line
+both items version with disjoint sets of versions.
 """
 
 from __future__ import annotations
@@ -46,76 +51,6 @@ from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
-
-SCRIPT_MAP: dict[str, str] = {
-    "구글 딥마인드": "Google DeepMind",
-    "구글 클라우드": "Google Cloud",
-    "구글 랩스": "Google Labs",
-    "구글": "Google",
-    "딥마인드": "DeepMind",
-    "제미나이": "Gemini",
-    "앤트로픽": "Anthropic",
-    "앤스로픽": "Anthropic",
-    "클로드": "Claude",
-    "오픈AI": "OpenAI",
-    "오픈에이아이": "OpenAI",
-    "챗GPT": "ChatGPT",
-    "챗지피티": "ChatGPT",
-    "아마존": "Amazon",
-    "마이크로소프트": "Microsoft",
-    "엔비디아": "NVIDIA",
-    "유튜브": "YouTube",
-    "안드로이드": "Android",
-    "애플": "Apple",
-    "메타": "Meta",
-    "오푸스": "Opus",
-    "알파폴드": "AlphaFold",
-    "알파이볼브": "AlphaEvolve",
-    "플로우": "Flow",
-    "플래시": "Flash",
-    "나노 바나나": "Nano Banana",
-    "위스크": "Whisk",
-    "버텍스": "Vertex",
-}
-"""Korean spelling -> Latin spelling of names the archive writes both ways.
-
-Longer keys are applied first, so "구글 딥마인드" becomes one run, not two.
-"""
-
-BRANDS: dict[str, frozenset[str]] = {
-    "google": frozenset({"google", "deepmind", "google deepmind", "gemini", "gemini api",
-                         "ai studio", "google ai studio", "google cloud"}),
-    "openai": frozenset({"openai", "chatgpt"}),
-    "anthropic": frozenset({"anthropic", "claude"}),
-}
-"""Organisation -> its own brand names (entity names, lower case).
-
-"Gemini", "ChatGPT" and "Claude" are umbrella brands here: on their
-publishers' sites they appear in most items whatever the announcement; so do
-the platforms Google launches on ("Gemini API", "AI Studio", "Google Cloud").
-A named product of the line ("Claude Opus", "Gemini Robotics ER") is a
-different entity name and still counts.
-"""
-
-GENERIC: frozenset[str] = frozenset({
-    # Latin acronyms and words that name a category, not a thing.
-    "ai", "api", "apis", "llm", "llms", "ceo", "cfo", "cto", "sdk", "gpu", "gpus", "tpu",
-    "tpus", "cpu", "vla", "the", "a", "an", "in", "on", "of", "for", "and", "to", "with",
-    "at", "by", "from", "as", "is", "are", "how", "why", "what", "who", "when", "new", "after",
-    "over", "up", "its", "it", "this", "that", "us", "will", "be", "not", "no", "says", "i",
-    # Loanwords kiwipiepy tags NNP that are common nouns in this archive.
-    "벤치마크", "플러그인", "엔터프라이즈", "데스크톱", "인텔리전스", "템플릿", "클라우드",
-    "바운티", "매핑", "호스팅", "태그", "스트리밍", "온프레미스", "프롬프트", "루프",
-    "프로토타입", "컨텍스트", "대시보드", "스케일링", "임베디드", "휴머노이드", "가드레일",
-    "웨비나", "스키마", "엣지", "푸시", "스택", "양자화", "런레이트", "익스플로잇", "피싱",
-    "매니지드", "미",
-    # Countries and regions: proper nouns, but in this archive a shared "미국" says
-    # no more about the announcement than a shared "Google" does.
-    "미국", "영국", "인도", "한국", "유럽", "중국", "일본", "호주", "캐나다", "브라질",
-})
-"""Names never counted as entities (lower case): generic acronyms, English
-function words that start a title-case headline, and loanwords the analyser
-tags as proper nouns."""
 
 UNITS: tuple[str, ...] = ("run", "token")
 
@@ -132,12 +67,29 @@ class Entity:
         name: Canonical name: lower case, hyphens as spaces, version removed,
             e.g. ``"gemini robotics er"``.
         version: First version number of the mention (``"1.6"``), ``""`` if none.
-        surface: The mention as written (after the script map), e.g. ``"Robotics-ER 1.6"``.
+        surface: The mention as written (after the aliases), e.g. ``"Robotics-ER 1.6"``.
+        line: The product line when the mention is a variant: the name before the
+            version when more name follows it (``"Lyria 3 Pro"`` -> ``"lyria"``),
+            ``""`` otherwise.
+        rest: The name (and line) without a leading brand, when it has one
+            (``"Google DeepMind"`` -> ``"deepmind"`` where Google is the brand);
+            set by :func:`newsdedup.signals.lexicon.strip_brands`.
     """
 
     name: str
     version: str = ""
     surface: str = field(default="", compare=False)
+    line: str = field(default="", compare=False)
+    rest: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def lines(self) -> list[str]:
+        """The lines of the mention: its name, its line if a variant, both without a brand."""
+        out = [self.name]
+        for x in (self.line, *self.rest):
+            if x and x not in out:
+                out.append(x)
+        return out
 
     def __str__(self) -> str:
         """Name and version, e.g. ``"gemini robotics er 1.6"``."""
@@ -152,14 +104,14 @@ class EntityConfig:
         unit: ``"run"`` (a run of capitalized Latin tokens is one name) or
             ``"token"`` (each capitalized token is one name; English headlines).
         korean: Extract Korean proper nouns with kiwipiepy.
-        script_map: Korean -> Latin spellings applied before extraction.
-        generic: Names never counted.
+        aliases: Other spelling -> Latin spelling, applied before extraction
+            (learned per corpus by :func:`newsdedup.signals.lexicon.learn_aliases`
+            plus the config file's ``[aliases]``).
     """
 
     unit: str = "run"
     korean: bool = True
-    script_map: Mapping[str, str] = field(default_factory=lambda: dict(SCRIPT_MAP))
-    generic: frozenset[str] = GENERIC
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """Validate the unit."""
@@ -167,18 +119,30 @@ class EntityConfig:
             raise ValueError(f"unknown entity unit {self.unit!r}; choose one of {UNITS}")
 
 
-def apply_script_map(text: str, script_map: Mapping[str, str] = SCRIPT_MAP) -> str:
-    """Rewrite Korean spellings of names to their Latin spelling, longest key first.
+@lru_cache(maxsize=8)
+def _alias_pattern(keys: tuple[str, ...]) -> re.Pattern:
+    # A spelling must start a word ("제미나이" is left alone inside "데이터제미나이");
+    # what follows may be a particle ("제미나이를"), so the end is not checked.
+    return re.compile("(?<![가-힣A-Za-z0-9])(?:" + "|".join(map(re.escape, keys)) + ")")
+
+
+def apply_aliases(text: str, aliases: Mapping[str, str]) -> str:
+    """Rewrite other spellings of names to their Latin spelling, longest spelling first.
+
+    A spelling is replaced where it starts a word (not inside another word);
+    a particle may follow it.
 
     Examples:
-        >>> apply_script_map("구글 딥마인드가 제미나이를 공개")
+        >>> apply_aliases("구글 딥마인드가 제미나이를 공개",
+        ...               {"구글 딥마인드": "Google DeepMind", "제미나이": "Gemini"})
         'Google DeepMind가 Gemini를 공개'
+        >>> apply_aliases("데이터제미나이", {"제미나이": "Gemini"})
+        '데이터제미나이'
     """
-    if not script_map:
+    if not aliases:
         return text
-    keys = sorted(script_map, key=lambda k: (-len(k), k))
-    pattern = re.compile("|".join(map(re.escape, keys)))
-    return pattern.sub(lambda m: script_map[m.group(0)], text)
+    keys = tuple(sorted(aliases, key=lambda k: (-len(k), k)))
+    return _alias_pattern(keys).sub(lambda m: aliases[m.group(0)], text)
 
 
 def _split_token(token: str) -> list[str]:
@@ -193,8 +157,7 @@ def _is_name(piece: str) -> bool:
     return len(piece) > 1 and any(c.isupper() for c in piece) and not _VERSION.fullmatch(piece)
 
 
-def latin_entities(text: str, unit: str = "run",
-                   generic: frozenset[str] = GENERIC) -> list[Entity]:
+def latin_entities(text: str, unit: str = "run") -> list[Entity]:
     r"""Entities written in Latin script, in text order.
 
     A run is a sequence of tokens separated by single spaces; a name piece
@@ -203,10 +166,8 @@ def latin_entities(text: str, unit: str = "run",
     punctuation other than ``-``/``.`` inside a token) ends the run.
 
     Args:
-        text: Raw text (after :func:`apply_script_map`).
+        text: Raw text (after :func:`apply_aliases`).
         unit: ``"run"`` or ``"token"`` (see :class:`EntityConfig`).
-        generic: Names dropped from the result (whole names and, in
-            ``token`` mode, single tokens).
 
     Returns:
         The entities; a name may appear more than once.
@@ -228,12 +189,17 @@ def latin_entities(text: str, unit: str = "run",
         versions = [p for k, p in run if k == "v"]
         if unit == "run":
             name = " ".join(names).lower()
-            if names and name not in generic:
-                out.append(Entity(name, versions[0] if versions else "", " ".join(surface)))
+            # The line: the name pieces before the first version, when a variant follows it
+            # ("Lyria 3 Pro" -> "lyria"); "Robotics ER 2" has no variant, its line is its name.
+            first_v = next((pos for pos, (k, _) in enumerate(run) if k == "v"), len(run))
+            base = [p for k, p in run[:first_v] if k == "n"]
+            line = " ".join(base).lower() if base and len(base) < len(names) else ""
+            if names:
+                out.append(Entity(name, versions[0] if versions else "", " ".join(surface), line))
         else:
             for pos, (k, p) in enumerate(run):
                 nxt = run[pos + 1] if pos + 1 < len(run) else ("", "")
-                if k == "n" and p.lower() not in generic:
+                if k == "n":
                     out.append(Entity(p.lower(), nxt[1] if nxt[0] == "v" else "", p))
         run.clear()
         surface.clear()
@@ -267,40 +233,41 @@ def latin_entities(text: str, unit: str = "run",
 
 
 @lru_cache(maxsize=1)
-def _kiwi():
-    # Loading the analyser's model takes about two seconds: once per process.
+def kiwi():
+    """The kiwipiepy analyser, loaded once per process (about two seconds)."""
     from kiwipiepy import Kiwi
 
     return Kiwi()
 
 
-def korean_entities(text: str, generic: frozenset[str] = GENERIC) -> list[Entity]:
+def korean_entities(text: str) -> list[Entity]:
     """Korean proper nouns (kiwipiepy tag ``NNP``) of a text, in text order.
 
     Texts without Hangul are not sent to the analyser.
 
     Examples:
-        >>> [str(e) for e in korean_entities("캄보디아 사기 조직과 벤치마크")]
+        >>> [str(e) for e in korean_entities("캄보디아 사기 조직")]
         ['캄보디아']
     """
     if not _HANGUL.search(text):
         return []
-    return [Entity(t.form, "", t.form) for t in _kiwi().tokenize(text)
-            if t.tag == "NNP" and _HANGUL.search(t.form) and t.form not in generic]
+    return [Entity(t.form, "", t.form) for t in kiwi().tokenize(text)
+            if t.tag == "NNP" and _HANGUL.search(t.form)]
 
 
 def extract(text: str, config: EntityConfig | None = None) -> list[Entity]:
-    """All entities of one text: script map, then Latin names, then Korean proper nouns.
+    """All entities of one text: aliases, then Latin names, then Korean proper nouns.
 
     Examples:
-        >>> [str(e) for e in extract("딥마인드가 Gemini 기반 에이전트 AlphaEvolve를 공개")]
+        >>> [str(e) for e in extract("딥마인드가 Gemini 기반 에이전트 AlphaEvolve를 공개",
+        ...                          EntityConfig(aliases={"딥마인드": "DeepMind"}))]
         ['deepmind', 'gemini', 'alphaevolve']
     """
     config = config or EntityConfig()
-    mapped = apply_script_map(text, config.script_map)
-    out = latin_entities(mapped, config.unit, config.generic)
+    mapped = apply_aliases(text, config.aliases)
+    out = latin_entities(mapped, config.unit)
     if config.korean:
-        out += korean_entities(mapped, config.generic)
+        out += korean_entities(mapped)
     return out
 
 
@@ -315,17 +282,22 @@ class EntityMatrix:
     """Entities of a collection as sparse incidence matrices (one row per item).
 
     Attributes:
-        names: ``items x name`` 0/1 CSR matrix: the item mentions the name.
-        versioned: ``items x name`` 0/1: the item mentions the name with a version.
-        name_versions: ``items x (name, version)`` 0/1.
+        names: ``items x name`` 0/1 CSR matrix: the item mentions the name
+            (columns include product lines no item names alone).
+        lines: ``items x name`` 0/1: the item mentions the name or a variant of
+            it (:attr:`Entity.lines`).
+        versioned: ``items x name`` 0/1: the item versions the line (a version on
+            the name or on the name plus a suffix).
+        line_versions: ``items x (name, version)`` 0/1, over lines as ``versioned``.
         name_vocab: Names, one per column of ``names`` (sorted).
-        nv_vocab: ``(name, version)`` per column of ``name_versions`` (sorted).
+        nv_vocab: ``(name, version)`` per column of ``line_versions`` (sorted).
         nv_name: Column of ``names`` for each ``(name, version)`` column.
     """
 
     names: sp.csr_matrix
+    lines: sp.csr_matrix
     versioned: sp.csr_matrix
-    name_versions: sp.csr_matrix
+    line_versions: sp.csr_matrix
     name_vocab: list[str]
     nv_vocab: list[tuple[str, str]]
     nv_name: np.ndarray
@@ -344,24 +316,66 @@ def entity_matrix(entities: Sequence[Sequence[Entity]]) -> EntityMatrix:
     """Build the incidence matrices of :class:`EntityMatrix` from per-item entity lists.
 
     Examples:
-        >>> em = entity_matrix([[Entity("gpt", "5.5")], [Entity("gpt", "5.3"), Entity("x")]])
-        >>> em.name_vocab, em.names.toarray().tolist(), em.versioned.toarray().tolist()
-        (['gpt', 'x'], [[1, 0], [1, 1]], [[1, 0], [1, 0]])
+        >>> em = entity_matrix([[Entity("lyria", "3")],
+        ...                     [Entity("lyria pro", "3", "Lyria 3 Pro", "lyria"), Entity("x")]])
+        >>> em.name_vocab, em.names.toarray().tolist(), em.lines.toarray().tolist()
+        (['lyria', 'lyria pro', 'x'], [[1, 0, 0], [0, 1, 1]], [[1, 0, 0], [1, 1, 1]])
+        >>> em.nv_vocab, em.line_versions.toarray().tolist()
+        ([('lyria', '3'), ('lyria pro', '3')], [[1, 0], [1, 1]])
     """
-    name_vocab = sorted({e.name for row in entities for e in row})
-    nv_vocab = sorted({(e.name, e.version) for row in entities for e in row if e.version})
+    name_vocab = sorted({n for row in entities for e in row for n in e.lines})
+    line_rows = [[p for e in row for p in e.lines] for row in entities]
+    lv_rows = [[(p, e.version) for e in row if e.version for p in e.lines] for row in entities]
+    nv_vocab = sorted({nv for row in lv_rows for nv in row})
     ni = {n: k for k, n in enumerate(name_vocab)}
     vi = {nv: k for k, nv in enumerate(nv_vocab)}
     n = len(entities)
     names = _incidence([[e.name for e in row] for row in entities], ni, n)
-    versioned = _incidence([[e.name for e in row if e.version] for row in entities], ni, n)
-    nv = _incidence([[(e.name, e.version) for e in row if e.version] for row in entities], vi, n)
+    versioned = _incidence([[p for p, _ in row] for row in lv_rows], ni, n)
+    nv = _incidence(lv_rows, vi, n)
     nv_name = np.asarray([ni[name] for name, _ in nv_vocab], dtype=np.int64)
-    return EntityMatrix(names, versioned, nv, name_vocab, nv_vocab, nv_name)
+    return EntityMatrix(names, _incidence(line_rows, ni, n), versioned, nv, name_vocab,
+                        nv_vocab, nv_name)
+
+
+def shared_lines(names: sp.csr_matrix, lines: sp.csr_matrix, i: np.ndarray,
+                 j: np.ndarray) -> sp.csr_matrix:
+    """Lines pairs ``(i, j)`` share: a name of one item that is a line of the other.
+
+    "Lyria 3" against "Lyria 3 Pro" shares ``lyria``; "Flash Live" against
+    "Flash-Lite" shares nothing through ``gemini flash`` unless one item
+    says "Gemini Flash" alone.
+
+    Args:
+        names: ``items x name`` 0/1 (:attr:`EntityMatrix.names`, or a subset of it).
+        lines: ``items x name`` 0/1 (:attr:`EntityMatrix.lines`, same subset).
+        i: First item per pair.
+        j: Second item per pair.
+
+    Returns:
+        ``pairs x name`` 0/1 CSR matrix.
+
+    Examples:
+        >>> em = entity_matrix([[Entity("lyria", "3")], [Entity("lyria pro", "3", "", "lyria")],
+        ...                     [Entity("lyria clip", "3", "", "lyria")]])
+        >>> shared_lines(em.names, em.lines, np.array([0, 1]), np.array([1, 2])).toarray().tolist()
+        [[1, 0, 0], [0, 0, 0]]
+    """
+    # Lines both items have, minus those neither names (a variant's line on both sides):
+    # two row gathers of ``lines`` and two of the much sparser "lines not named".
+    both = (lines[i] > 0).multiply(lines[j] > 0).tocsr()
+    pure = ((lines > 0).astype(np.int8) - (names > 0).astype(np.int8)).tocsr()
+    pure.eliminate_zeros()
+    if pure.nnz:
+        both = (both - both.multiply(pure[i].multiply(pure[j]))).tocsr()
+    out = both.astype(np.int32)
+    out.eliminate_zeros()
+    out.data[:] = 1
+    return out
 
 
 def version_conflicts(em: EntityMatrix, i: np.ndarray, j: np.ndarray) -> sp.csr_matrix:
-    """Names on which pairs ``(i, j)`` conflict: both version it, with no version in common.
+    """Lines on which pairs ``(i, j)`` conflict: shared, both versioned, no version in common.
 
     Args:
         em: The collection's entity matrices.
@@ -376,30 +390,18 @@ def version_conflicts(em: EntityMatrix, i: np.ndarray, j: np.ndarray) -> sp.csr_
         ...                     [Entity("er", "2"), Entity("er", "1.6")]])
         >>> version_conflicts(em, np.array([0, 0, 1]), np.array([1, 2, 2])).toarray().tolist()
         [[1], [0], [0]]
+        >>> em = entity_matrix([[Entity("lyria", "3")], [Entity("lyria pro", "3", "", "lyria")],
+        ...                     [Entity("lyria", "3.5")]])
+        >>> version_conflicts(em, np.array([0, 1]), np.array([1, 2])).toarray().tolist()
+        [[0, 0], [1, 0]]
     """
     both = em.versioned[i].multiply(em.versioned[j]).tocsr()
-    shared_nv = em.name_versions[i].multiply(em.name_versions[j]).tocsr()
+    shared_nv = em.line_versions[i].multiply(em.line_versions[j]).tocsr()
     to_name = sp.csr_matrix((np.ones(len(em.nv_name), np.int32),
                              (np.arange(len(em.nv_name)), em.nv_name)),
                             shape=(len(em.nv_vocab), len(em.name_vocab)))
     agreed = (shared_nv @ to_name).tocsr()
     agreed.data[:] = 1
-    out = (both - both.multiply(agreed)).tocsr()
+    out = (both - both.multiply(agreed)).multiply(shared_lines(em.names, em.lines, i, j)).tocsr()
     out.eliminate_zeros()
     return out
-
-
-def brand_mask(orgs: Sequence[str], name_vocab: Sequence[str],
-               brands: Mapping[str, frozenset[str]] = BRANDS) -> sp.csr_matrix:
-    """``orgs x name`` 0/1 matrix: the name is a brand of the organisation.
-
-    Examples:
-        >>> brand_mask(["google", "acme"], ["alphaevolve", "gemini"]).toarray().tolist()
-        [[0, 1], [0, 0]]
-    """
-    rows = [[k for k, name in enumerate(name_vocab) if name in brands.get(org, ())]
-            for org in orgs]
-    r = np.fromiter((a for a, row in enumerate(rows) for _ in row), np.int64)
-    c = np.fromiter((k for row in rows for k in row), np.int64)
-    return sp.csr_matrix((np.ones(len(r), np.int32), (r, c)),
-                         shape=(len(orgs), len(name_vocab)))

@@ -8,12 +8,16 @@ surface string separates them. Its three proposals are the columns of
 
 - **host relation** from the URL (``source`` is a brand and merges sites):
   ``same-host``, ``same-org`` (different hosts of one organisation, from the
-  configurable :data:`HOST_ORGS`), ``cross-org``, or ``unknown`` (a URL
-  missing);
+  ``[hosts]`` map of the signal config file, :mod:`newsdedup.signals.settings`),
+  ``cross-org``, or ``unknown`` (a URL missing);
 - **date gap** in days (``NaN`` when a date is missing);
-- **entities** (:mod:`newsdedup.signals.entities`): how many non-brand names the two
-  items share, their Jaccard, and whether they version one product line
-  differently (a version conflict).
+- **entities** (:mod:`newsdedup.signals.entities`): how many product lines
+  and names the two items share that are neither a brand of their publisher
+  nor a word every item uses (weights learned from the corpus,
+  :mod:`newsdedup.signals.lexicon`), the shared weight, a weighted Jaccard,
+  and whether they version one shared line differently (a version conflict);
+- **cosine** of the two items' sentence embeddings when an embedding
+  function is given to :func:`prepare` (``NaN`` otherwise).
 
 Surface scores are per field: character n-gram Jaccard of the titles, of
 the summaries and of title + summary (the published score), each plain and
@@ -25,8 +29,10 @@ processed in blocks without any ``N x N`` matrix.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,28 +41,29 @@ import scipy.sparse as sp
 from newsdedup.corpus.hosts import parse_dates
 from newsdedup.score.scorers import PairScorer, make_pair_scorer, scorer_kind
 from newsdedup.signals.entities import (
-    BRANDS,
     Entity,
     EntityConfig,
     EntityMatrix,
-    brand_mask,
     entity_matrix,
     extract_all,
+    shared_lines,
     version_conflicts,
 )
+from newsdedup.signals.lexicon import (
+    AliasRule,
+    NameWeights,
+    WeightRule,
+    capitalized_share,
+    learn_aliases,
+    learn_weights,
+    strip_brands,
+)
+from newsdedup.signals.settings import load_settings
 from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
-HOST_ORGS: dict[str, str] = {
-    "blog.google": "google",
-    "deepmind.google": "google",
-    "www.anthropic.com": "anthropic",
-    "platform.claude.com": "anthropic",
-    "claude.com": "anthropic",
-    "openai.com": "openai",
-    "platform.openai.com": "openai",
-}
-"""Host -> organisation. A host not listed is its own organisation (``www.`` dropped)."""
+Embed = Callable[[Sequence[str]], np.ndarray]
+"""Texts -> ``texts x dim`` L2-normalized float32 matrix (e.g. ``newsdedup.score.embed``)."""
 
 RELATIONS: tuple[str, ...] = ("same-host", "same-org", "cross-org", "unknown")
 """Host relations of a pair, codes 0..3 in this order."""
@@ -83,13 +90,14 @@ SURFACE: tuple[str, ...] = tuple(surface_column(f, k) for f in FIELDS for k in S
 ``summary_jaccard``, ..., ``text_idf``."""
 
 
-def organisation(host: str, host_orgs: Mapping[str, str] = HOST_ORGS) -> str:
-    """The organisation a host belongs to.
+def organisation(host: str, host_orgs: Mapping[str, str] | None = None) -> str:
+    """The organisation a host belongs to (``host_orgs``: the config file's ``[hosts]``).
 
     Examples:
         >>> organisation("deepmind.google"), organisation("www.latimes.com"), organisation("")
         ('google', 'latimes.com', '')
     """
+    host_orgs = load_settings().hosts if host_orgs is None else host_orgs
     if host in host_orgs:
         return host_orgs[host]
     return host.removeprefix("www.")
@@ -99,27 +107,49 @@ def organisation(host: str, host_orgs: Mapping[str, str] = HOST_ORGS) -> str:
 class SignalConfig:
     """Parameters of the pair signals.
 
+    Defaults come from the signal config file (:mod:`newsdedup.signals.settings`).
+
     Attributes:
         n: Character n-gram size of every surface score.
         scheme: Normalization scheme (:mod:`newsdedup.text.normalize`).
         host_orgs: Host -> organisation map.
-        brands: Organisation -> brand names dropped from shared entities.
-        entities: Entity extraction settings.
+        weights: How name weights are learned from document frequency.
+        learn_aliases: Learn Hangul spellings of Latin names from the corpus.
+        alias_rule: Thresholds of the learned spellings.
+        extra_aliases: Spellings given by hand (applied with the learned ones).
+        entities: Entity extraction settings (its ``aliases`` are filled in by
+            :func:`prepare`).
+        config_file: The config file the defaults came from (recorded).
     """
 
     n: int = 4
     scheme: str = DEFAULT_SCHEME
-    host_orgs: Mapping[str, str] = field(default_factory=lambda: dict(HOST_ORGS))
-    brands: Mapping[str, frozenset[str]] = field(default_factory=lambda: dict(BRANDS))
+    host_orgs: Mapping[str, str] = field(default_factory=lambda: dict(load_settings().hosts))
+    weights: WeightRule = field(default_factory=lambda: load_settings().weights)
+    learn_aliases: bool = field(default_factory=lambda: load_settings().learn_aliases)
+    alias_rule: AliasRule = field(default_factory=lambda: load_settings().alias_rule)
+    extra_aliases: Mapping[str, str] = field(
+        default_factory=lambda: dict(load_settings().extra_aliases))
     entities: EntityConfig = field(default_factory=EntityConfig)
+    config_file: str = field(default_factory=lambda: load_settings().path)
+
+    @classmethod
+    def from_file(cls, path, **overrides) -> SignalConfig:
+        """Settings from a signal config file, with keyword overrides."""
+        s = load_settings(path)
+        base: dict[str, Any] = {"host_orgs": dict(s.hosts), "weights": s.weights,
+                                "learn_aliases": s.learn_aliases, "alias_rule": s.alias_rule,
+                                "extra_aliases": dict(s.extra_aliases), "config_file": s.path}
+        return cls(**(base | overrides))
 
     def as_dict(self) -> dict:
         """The settings as plain JSON values (sorted maps), for ``params.json``."""
-        return {"n": self.n, "scheme": self.scheme,
+        return {"n": self.n, "scheme": self.scheme, "config_file": Path(self.config_file).name,
                 "host_orgs": dict(sorted(self.host_orgs.items())),
-                "brands": {k: sorted(v) for k, v in sorted(self.brands.items())},
-                "entity_unit": self.entities.unit, "korean_entities": self.entities.korean,
-                "script_map": dict(sorted(self.entities.script_map.items()))}
+                "weights": asdict(self.weights), "learn_aliases": self.learn_aliases,
+                "alias_rule": asdict(self.alias_rule),
+                "extra_aliases": dict(sorted(self.extra_aliases.items())),
+                "entity_unit": self.entities.unit, "korean_entities": self.entities.korean}
 
 
 @dataclass(frozen=True)
@@ -134,9 +164,15 @@ class Prepared:
         shingles: Field name -> shingle matrix (``title``, ``summary``, ``text``).
         surface: :data:`SURFACE` column -> its scorer (IDF per field over the corpus).
         entities: Entities per item (all of them, brands included).
-        matrix: Entity incidence matrices.
-        own: ``items x name`` 0/1 matrix of each item's entities minus its
-            publisher's brands: what can be shared.
+        matrix: Entity incidence matrices (names and lines).
+        aliases: Spellings applied before extraction (learned + given), as
+            written -> Latin name.
+        weights: Learned name weights.
+        own_names: ``items x name`` 0/1: the item's names that weigh more than 0.
+        own_lines: ``items x name`` weights of the item's lines that weigh more
+            than 0 (its publisher's brands and corpus-wide words dropped).
+        embeddings: ``items x dim`` L2-normalized sentence embeddings of title +
+            summary, or ``None`` when no embedding function was given.
     """
 
     items: pd.DataFrame
@@ -147,7 +183,11 @@ class Prepared:
     surface: dict[str, PairScorer]
     entities: list[list[Entity]]
     matrix: EntityMatrix
-    own: sp.csr_matrix
+    aliases: dict[str, str]
+    weights: NameWeights
+    own_names: sp.csr_matrix
+    own_lines: sp.csr_matrix
+    embeddings: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -155,13 +195,37 @@ class Prepared:
         return len(self.items)
 
 
-def prepare(items: pd.DataFrame, config: SignalConfig | None = None) -> Prepared:
+def _embeddings(embed: Embed, texts: Sequence[str]) -> np.ndarray:
+    """Call ``embed`` and check its contract: one L2-normalized float row per text."""
+    out = np.asarray(embed(list(texts)), dtype=np.float32)
+    if out.ndim != 2 or out.shape[0] != len(texts):
+        raise ValueError(f"embed returned shape {out.shape} for {len(texts)} texts; expected "
+                         f"({len(texts)}, dim)")
+    norms = np.linalg.norm(out, axis=1)
+    if len(out) and not np.allclose(norms, 1.0, atol=1e-3):
+        raise ValueError("embed must return L2-normalized rows (norms from "
+                         f"{norms.min():.3f} to {norms.max():.3f})")
+    return out
+
+
+def prepare(items: pd.DataFrame, config: SignalConfig | None = None,
+            embed: Embed | None = None) -> Prepared:
     """Shingle every field, parse dates, extract entities: the per-item half of the signals.
+
+    Entities: the Hangul spellings of Latin names are learned from the
+    corpus (when Korean entities are on and ``learn_aliases`` is set), joined
+    with the hand-given ones and applied; then names are extracted and
+    weighted by document frequency per organisation and corpus-wide (and by
+    how often a one-word name is written in lower case); names that start
+    with a zero-weight name are also read without it and the weights learned
+    again (:func:`newsdedup.signals.lexicon.strip_brands`).
 
     Args:
         items: Corpus table with ``title`` and optionally ``summary``, ``host``,
             ``published_at`` (missing columns count as empty).
         config: Settings; defaults to :class:`SignalConfig`.
+        embed: Sentence-embedding function for the ``cosine`` signal
+            (:data:`Embed`); ``None`` leaves ``cosine`` at ``NaN``.
 
     Returns:
         A :class:`Prepared` for :func:`pair_signals`.
@@ -183,13 +247,31 @@ def prepare(items: pd.DataFrame, config: SignalConfig | None = None) -> Prepared
     days = (dates - np.datetime64("1970-01-01")) / np.timedelta64(1, "D")
     orgs = np.asarray([organisation(h, config.host_orgs) for h in items["host"].astype(str)],
                       dtype=object)
-    ents = extract_all(item_texts(items, "title+summary", None), config.entities)
+    raw = item_texts(items, "title+summary", None)
+    learned = (learn_aliases(raw, config.alias_rule, config.entities.unit)
+               if config.learn_aliases and config.entities.korean else {})
+    aliases = learned | dict(config.extra_aliases)  # a hand-given spelling wins
+    ents = extract_all(raw, replace(config.entities, aliases=aliases))
+    org_list = [str(o) for o in orgs]
+    caps = capitalized_share(raw)
     em = entity_matrix(ents)
-    uniq, org_code = np.unique(orgs.astype(str), return_inverse=True)
-    brands = brand_mask(list(uniq), em.name_vocab, config.brands)[org_code]
-    own = (em.names - em.names.multiply(brands)).tocsr()
-    own.eliminate_zeros()
-    return Prepared(items, config, orgs, days.astype(np.float64), shingles, surface, ents, em, own)
+    weights = learn_weights(em, org_list, config.weights, caps)
+    # Second pass: a name that starts with a zero-weight name is also read without it
+    # ("Google DeepMind" -> "deepmind"), then the weights are learned again.
+    zero = weights.item.copy()
+    zero.data = (zero.data == 0).astype(np.int8)
+    zero.eliminate_zeros()
+    vocab = em.name_vocab
+    ents = strip_brands(ents, [{vocab[c] for c in zero.indices[zero.indptr[k]:zero.indptr[k + 1]]}
+                               for k in range(len(ents))])
+    em = entity_matrix(ents)
+    weights = learn_weights(em, org_list, config.weights, caps)
+    own_lines = weights.item.copy()
+    own_lines.eliminate_zeros()
+    own_names = em.names.multiply(own_lines > 0).tocsr().astype(np.int32)
+    vectors = _embeddings(embed, raw) if embed is not None else None
+    return Prepared(items, config, orgs, days.astype(np.float64), shingles, surface, ents, em,
+                    aliases, weights, own_names, own_lines.tocsr(), vectors)
 
 
 def host_relation(prep: Prepared, i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -246,9 +328,11 @@ def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | No
         Columns ``i, j`` (and the labels), ``host_relation`` (a category of
         :data:`RELATIONS`), ``days_apart`` (float days, ``NaN`` if a date is
         missing), the :data:`SURFACE` scores in ``[0, 1]``, ``entities_i`` and
-        ``entities_j`` (non-brand names per side), ``shared_entities`` (count),
-        ``entity_jaccard`` in ``[0, 1]`` (0.0 when neither side has a name)
-        and ``version_conflict`` (bool).
+        ``entities_j`` (names per side that weigh more than 0),
+        ``shared_entities`` (shared lines that weigh more than 0),
+        ``entity_weight`` (their summed weight), ``entity_jaccard`` in
+        ``[0, 1]`` (:func:`entity_signals`), ``version_conflict`` (bool) and
+        ``cosine`` (``NaN`` without embeddings).
     """
     if i is None or j is None:
         i, j = upper_indices(prep.n_items)
@@ -263,16 +347,47 @@ def pair_signals(prep: Prepared, i: np.ndarray | None = None, j: np.ndarray | No
     for f in fields:
         for kind in SURFACE_KINDS:
             out[surface_column(f, kind)] = prep.surface[surface_column(f, kind)].pairs(i, j)
-    sizes = np.diff(prep.own.indptr).astype(np.int64)
-    shared = np.asarray(prep.own[i].multiply(prep.own[j]).sum(axis=1), dtype=np.int64).ravel()
-    union = sizes[i] + sizes[j] - shared
-    ejac = np.zeros(len(i), dtype=np.float64)
-    np.divide(shared, union, out=ejac, where=union > 0)
-    out |= {"entities_i": sizes[i], "entities_j": sizes[j], "shared_entities": shared,
-            "entity_jaccard": ejac}
+    out |= entity_signals(prep, i, j)
     conflicts = version_conflicts(prep.matrix, i, j)
     out["version_conflict"] = np.diff(conflicts.indptr) > 0
+    out["cosine"] = cosine(prep, i, j)
     return pd.DataFrame(out)
+
+
+def entity_signals(prep: Prepared, i: np.ndarray, j: np.ndarray) -> dict[str, np.ndarray]:
+    """Per pair: own names per side, shared lines, their weight, and a weighted Jaccard.
+
+    A shared line (:func:`newsdedup.signals.entities.shared_lines`) counts
+    when it weighs more than 0 for both items' publishers; its weight for the
+    pair is the smaller of the two. The Jaccard is the shared weight over the
+    weight of the union of both items' lines (0.0 when neither has one).
+    """
+    shared = shared_lines(prep.own_names, prep.own_lines, i, j)
+    wi, wj = prep.own_lines[i], prep.own_lines[j]
+    a, b = wi.multiply(wj > 0).tocsr(), wj.multiply(wi > 0).tocsr()
+    a.sort_indices()
+    b.sort_indices()
+    if np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices):
+        wmin = sp.csr_matrix((np.minimum(a.data, b.data), a.indices, a.indptr), shape=a.shape)
+    else:  # not expected (same pattern by construction); the general path
+        wmin = wi.minimum(wj).tocsr()
+    weight = np.asarray(shared.multiply(wmin).sum(axis=1), dtype=np.float64).ravel()
+    line_sum = np.asarray(prep.own_lines.sum(axis=1), dtype=np.float64).ravel()
+    union = line_sum[i] + line_sum[j] - np.asarray(wmin.sum(axis=1), dtype=np.float64).ravel()
+    ejac = np.zeros(len(i), dtype=np.float64)
+    np.divide(weight, union, out=ejac, where=union > 0)
+    sizes = np.diff(prep.own_names.indptr).astype(np.int64)
+    return {"entities_i": sizes[i], "entities_j": sizes[j],
+            "shared_entities": np.diff(shared.indptr).astype(np.int64),
+            "entity_weight": weight, "entity_jaccard": np.clip(ejac, 0.0, 1.0)}
+
+
+def cosine(prep: Prepared, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Cosine of the pairs' embeddings (row dot products), ``NaN`` without embeddings."""
+    if prep.embeddings is None:
+        return np.full(len(i), np.nan)
+    e = prep.embeddings
+    return np.einsum("ij,ij->i", e[i], e[j], dtype=np.float64).clip(-1.0, 1.0)
 
 
 def _names(rows: sp.csr_matrix, vocab: list[str]) -> list[str]:
@@ -287,24 +402,24 @@ def describe(prep: Prepared, frame: pd.DataFrame) -> pd.DataFrame:
     Meant for listed pairs (candidates, a labeling sheet), not millions of rows.
 
     Returns:
-        ``frame`` with ``shared_names`` (non-brand names both mention, sorted,
-        ``"; "``-joined), ``conflict`` (per conflicting name, the versions of
+        ``frame`` with ``shared_names`` (shared lines that weigh more than 0,
+        sorted, ``"; "``-joined), ``conflict`` (per conflicting name, the versions of
         each side, e.g. ``"gemini robotics er 2 | 1.6"``) and per side
         ``published_at``, ``title``, ``summary``.
     """
     i, j = frame["i"].to_numpy(np.int64), frame["j"].to_numpy(np.int64)
     vocab = prep.matrix.name_vocab
-    shared = prep.own[i].multiply(prep.own[j]).tocsr()
+    shared = shared_lines(prep.own_names, prep.own_lines, i, j)
     shared.sort_indices()
     conflicts = version_conflicts(prep.matrix, i, j)
     conflicts.sort_indices()
     versions: dict[tuple[int, str], list[str]] = {}
-    for k, row in enumerate(prep.entities):
-        for e in row:
-            if e.version:
-                lst = versions.setdefault((k, e.name), [])
-                if e.version not in lst:
-                    lst.append(e.version)
+    lv = prep.matrix.line_versions.tocsr()
+    lv.sort_indices()
+    for k in np.unique(np.concatenate([i, j])):
+        for c in lv.indices[lv.indptr[k]:lv.indptr[k + 1]]:
+            name, version = prep.matrix.nv_vocab[c]
+            versions.setdefault((int(k), name), []).append(version)
     text = []
     for r in range(conflicts.shape[0]):
         cols = conflicts.indices[conflicts.indptr[r]:conflicts.indptr[r + 1]]

@@ -160,14 +160,19 @@ def calibrate(
     items: pd.DataFrame,
     sensitivity,
     sweep_table: pd.DataFrame,
+    n_pairs: int | None = None,
 ) -> Calibration:
     """Derive the threshold band and a recommendation for one corpus.
 
     Args:
-        scores: Exact Jaccard of all pairs (same n as the sensitivity run).
+        scores: Exact Jaccard of all pairs (same n as the sensitivity run), or
+            only the highest ones (those at or above the sweep's lowest
+            threshold, from the exact join): the bound is their maximum.
         items: The corpus frame (for the ids and titles of the bound pair).
         sensitivity: A :class:`newsdedup.studies.sensitivity.SensitivityResult`.
         sweep_table: Output of :func:`sweep` on ``scores``.
+        n_pairs: Pairs of the corpus, ``N(N-1)/2``; ``len(scores)`` when None
+            (``scores`` holds every pair).
 
     Returns:
         A :class:`Calibration`.
@@ -198,7 +203,7 @@ def calibrate(
         table["caught_at_recommended"] = [
             float(np.mean(sensitivity.both[f] >= recommended)) for f in table["f"]]
     rationale = _rationale(bound, upper_pair, table, caught95, caught_all, band, recommended,
-                           len(scores), sensitivity.params)
+                           len(scores) if n_pairs is None else n_pairs, sensitivity.params)
     return Calibration(
         upper_bound=bound,
         upper_pair=upper_pair,

@@ -22,7 +22,7 @@ With ``D(t)`` decoys among ``M_D`` decoy-eligible pairs scoring ``>= t`` and
 assumed to be unrelated at the decoys' rate. ``FDR(t) = false / O(t)`` and
 precision is ``1 - FDR``. The counted decoys are false for certain; the
 interval of the rest is a negative-binomial prediction interval (the exact
-analogue of Clopper-Pearson for the realised count, see ``_extrapolate``).
+analogue of Clopper-Pearson for the realised count, see ``extrapolate``).
 
 **Why "nearest" for fields.** The pooled estimate assumes that unrelated
 pairs *within* one field value score like pairs *across* values. They do not:
@@ -365,7 +365,7 @@ def _nearest(counts: np.ndarray, eligible: np.ndarray, confidence: float
     return out
 
 
-def _extrapolate(k: int, m: int, targets: int, confidence: float) -> tuple[float, float, float]:
+def extrapolate(k: int, m: int, targets: int, confidence: float) -> tuple[float, float, float]:
     """False pairs among ``targets`` predicted from ``k`` decoys in ``m`` eligible pairs.
 
     The truth to be covered is the *realised* number of false target pairs,
@@ -406,19 +406,19 @@ def estimate_false(space: DecoySpace, i: np.ndarray, j: np.ndarray, method: str 
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     dec = space.is_decoy(i, j)
     d, m_d, m = int(dec.sum()), space.eligible_pairs(), space.total_pairs
-    pv, plo, phi = _extrapolate(d, m_d, m - m_d, confidence)
+    pv, plo, phi = extrapolate(d, m_d, m - m_d, confidence)
     pooled = Interval(d + pv, d + plo, d + phi)
     nearest = None
     if space.kind == "field" and space.n_levels() >= 2:
         counts, eligible = _field_rates(space, space.codes[i[dec]], space.codes[j[dec]])
         sizes = space.level_sizes()
         within = sizes * (sizes - 1) // 2
-        parts = [_extrapolate(k, mm, int(w), confidence)
+        parts = [extrapolate(k, mm, int(w), confidence)
                  for (k, mm), w in zip(_nearest(counts, eligible, confidence), within,
                                        strict=True)]
         # Pairs with an empty value are neither decoys nor within one value: pooled rate.
         rest = m - m_d - int(within.sum())
-        parts.append(_extrapolate(d, m_d, rest, confidence))
+        parts.append(extrapolate(d, m_d, rest, confidence))
         v, lo, hi = (d + sum(p[q] for p in parts) for q in range(3))
         nearest = Interval(v, lo, hi)
     if method == "auto":
