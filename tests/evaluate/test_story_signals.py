@@ -65,3 +65,26 @@ def test_cosine_rules_read_the_cosine_column():
     assert rules["different hosts & gap <= 1 d & cosine >= 0.9"](frame).tolist() == [
         True, False, False, False]
     assert not any("cosine" in r for r in StoryRules().rules())
+
+
+def test_story_signals_cli_with_cosine_adds_the_embedding_rules(tmp_path):
+    import pandas as pd
+
+    from newsdedup.cli import main
+
+    corpus = tmp_path / "tiny.csv"
+    pd.DataFrame({
+        "id": ["a", "b", "c", "d"],
+        "title": ["Fed holds interest rates steady", "Federal Reserve keeps rates unchanged",
+                  "Apple unveils new iPhone", "Oil prices jump after OPEC cut"],
+        "url": ["https://x.com/1", "https://y.com/2", "https://x.com/3", "https://y.com/4"],
+        "published_at": ["2014-03-10"] * 4, "STORY": ["f", "f", "a", "o"],
+    }).to_csv(corpus, index=False)
+    rc = main(["story-signals", str(corpus), "--name", "tiny", "--out", str(tmp_path), "--cosine",
+               "--entity-unit", "token", "--no-korean"])
+    assert rc == 0
+    table = pd.read_csv(tmp_path / "tiny" / "signals" / "story_rules.csv").set_index("rule")
+    row = table.loc["cosine >= 0.85"]
+    # the Fed pair is the one same-story pair; e5 puts it above 0.85, the others below
+    assert (row["flagged"], row["same_story"]) == (1, 1)
+    assert "cosine >= 0.96" in table.index
