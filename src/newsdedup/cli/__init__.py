@@ -29,6 +29,7 @@ from newsdedup.cli.parser import (
     add_signal_commands,
 )
 from newsdedup.corpus.load import CorpusError
+from newsdedup.score.embed import EmbeddingUnavailable
 
 __all__ = ["build_parser", "main"]
 
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         args.func(args)
-    except (CorpusError, paths.CorpusNotFound, ValueError, OSError) as exc:
+    except (CorpusError, paths.CorpusNotFound, ValueError, OSError, EmbeddingUnavailable) as exc:
         print(f"newsdedup: error: {exc}", file=sys.stderr)
         return 2
     progress(f"done in {time.perf_counter() - start:.1f} s")

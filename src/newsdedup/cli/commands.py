@@ -9,6 +9,7 @@ from newsdedup.cli.options import (
     UCI_FILE,
     calibrate_options,
     crosshost_options,
+    embed_cache,
     load,
     measure_config,
     progress,
@@ -75,7 +76,13 @@ def cmd_dedupe(args) -> None:
         "n": args.dedupe_n, "scorer": args.scorer, "text": args.text, "gate": args.gate,
         "syndicators": args.syndicators, "opaque_hosts": args.opaque_hosts,
         "num_perm": args.num_perm, "minhash_family": args.minhash_family,
-        "minhash_seed": args.minhash_seed}.items() if v is not None}
+        "minhash_seed": args.minhash_seed, "rerank": args.rerank}.items() if v is not None}
+    if args.scorer == "embedding" or args.rerank is not None:
+        if len(args.embeddings) != 1:
+            raise ValueError("--embeddings: name one backend for the dedupe")
+        cache = embed_cache(args, name)
+        fields |= {"embedding": args.embeddings[0],
+                   "embed_cache": None if cache is None else str(cache)}
     config = dedupe_config(fields, args.calibration, args.threshold)
     reference = None if args.reference is None else load_reference(
         args.reference, args.reference_columns, args.dialect or "standard", progress)
@@ -96,11 +103,25 @@ def cmd_join(args) -> None:
 
 def cmd_evaluate_pairs(args) -> None:
     """Run ``newsdedup evaluate-pairs`` with the parsed arguments."""
-    from newsdedup.runs.evaluate_pairs import PairStudyOptions, run_pair_study
+    from newsdedup.corpus.pairfile import parse_pair_columns
+    from newsdedup.runs.evaluate_pairs import PairStudyOptions, run_pair_file, run_pair_study
 
     options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
-                               seed=args.seed)
-    run_pair_study(args.corpora, args.out, options, progress, ngrams=args.ngrams)
+                               seed=args.seed, embeddings=args.embeddings)
+    if args.pairs is None:
+        if args.pair_columns or args.name:
+            raise ValueError("--columns and --name go with --pairs FILE")
+        cache = None if args.no_embed_cache else args.embed_cache
+        run_pair_study(args.corpora, args.out, options, progress, ngrams=args.ngrams,
+                       embed_cache=cache)
+        return
+    if not args.pair_columns:
+        raise ValueError("--pairs needs --columns a=COL,b=COL,score=COL")
+    name = args.name or args.pairs.stem
+    run_pair_file(args.pairs, parse_pair_columns(args.pair_columns), name, args.out, options,
+                  same_at=args.same_at, different_at=args.different_at,
+                  split_seed=args.split_seed, progress=progress,
+                  embed_cache=embed_cache(args, name))
 
 
 def cmd_evaluate_clusters(args) -> None:
@@ -117,8 +138,10 @@ def cmd_evaluate_clusters(args) -> None:
                                   sample_seed=args.sample_seed, n=args.cluster_n,
                                   thresholds=args.cluster_thresholds,
                                   examples_at=args.examples_at,
-                                  reference_corpora=args.reference)
-    run_cluster_study(corpus, name, args.out, options, progress, pairs_n=args.pairs_n)
+                                  reference_corpora=args.reference,
+                                  embeddings=args.embeddings)
+    run_cluster_study(corpus, name, args.out, options, progress, pairs_n=args.pairs_n,
+                      embed_cache=embed_cache(args, name))
 
 
 def cmd_signals(args) -> None:
@@ -155,11 +178,14 @@ def cmd_evaluate_gold(args) -> None:
 
 def cmd_story_signals(args) -> None:
     """Run ``newsdedup story-signals`` with the parsed arguments."""
+    from newsdedup.evaluate.story_signals import COSINE_RULES, StoryRules
     from newsdedup.runs.signals import run_story_signals
 
     corpus, name = load(args)
-    run_story_signals(corpus, name, args.out, args.story_col, options=signal_options(args),
-                      progress=progress)
+    # With --cosine the frame has the embedding cosine: its rules join the table.
+    rules = StoryRules(cosines=COSINE_RULES) if args.cosine else None
+    run_story_signals(corpus, name, args.out, args.story_col, rules=rules,
+                      options=signal_options(args), progress=progress)
 
 
 def cmd_figures(args) -> None:

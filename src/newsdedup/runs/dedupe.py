@@ -26,6 +26,7 @@ from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
 from newsdedup.runs.commit import commits
 from newsdedup.runs.console import sweep_console
 from newsdedup.runs.files import Progress, corpus_meta, quiet, write_csv, write_params
+from newsdedup.score.embed import backend_identity
 
 
 def dedupe_config(fields: Mapping[str, Any], calibration: Path | None = None,
@@ -65,6 +66,21 @@ DEDUPE_SWEEP: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 13)
 DEDUPE_COLUMNS = ("id", "title", "source", "url", "published_at", "group", "is_representative",
                   "representative", "stage", "rule", "score_to_rep", "lead", "kept_because")
 """Columns of the ``dedupe/items.csv`` audit file (those the corpus has)."""
+
+
+def _config_record(config: DedupeConfig) -> dict:
+    """The config as ``dedupe.json`` records it: the embedding fields only when used.
+
+    The cache folder is never written (a machine's path); the backend's identity is.
+    """
+    record = asdict(config)
+    record.pop("embed_cache", None)
+    if config.scorer == "embedding" or config.rerank is not None:
+        record["embedding"] = backend_identity(config.embedding) | {"role": "query"}
+    else:
+        record.pop("embedding", None)
+        record.pop("rerank", None)
+    return record
 
 
 @commits("dedupe")
@@ -117,7 +133,7 @@ def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Pro
     write_csv(merged.assign(members=[json.dumps([str(v) for v in m], ensure_ascii=False)
                                      for m in merged["members"]]), out_dir / "groups.csv")
     meta = {"corpus": corpus_meta(corpus, name),
-            "config": {k: v for k, v in asdict(config).items()},
+            "config": _config_record(config),
             "scorer": result.scorer_params,
             "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
             "by_stage": {k: int(v) for k, v in rows["stage"].value_counts().sort_index().items()}}

