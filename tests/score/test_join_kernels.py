@@ -58,7 +58,7 @@ def test_cost_model_sends_english_rows_to_the_scan(lang):
     index = build_index(shingle_matrix(texts, 3), 0.3, compiled=True)
     post = MidPostings.of(index, 0.3 - _SLACK, _PREFIX_K)
     scanned = join_rows(0, len(index.sizes), 0.3, 0.3 - _SLACK, _PREFIX_K, index.sizes,
-                        post.probe_len, post.ptr, post.entries, post.bits, post.folded,
+                        post.probe_len, post.ptr, post.entries, post.bits,
                         post.item_ptr, post.item_idx, post.run_end, SCAN_PAIRS_PER_READ)[5]
     share = scanned / len(index.sizes)
     assert share > 0.9 if lang == "en" else 0 < share < 0.5

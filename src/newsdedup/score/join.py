@@ -337,7 +337,7 @@ def join_block_compiled(index: JoinIndex, postings, lo: int, hi: int) -> JoinRes
     t = index.threshold
     r, c, score, n_cand, n_verified, _ = join_rows(
         lo, hi, t, t - _SLACK, _PREFIX_K, index.sizes, postings.probe_len, postings.ptr,
-        postings.entries, postings.bits, postings.folded, postings.item_ptr, postings.item_idx,
+        postings.entries, postings.bits, postings.item_ptr, postings.item_idx,
         postings.run_end, SCAN_PAIRS_PER_READ)
     a, b = index.order[r], index.order[c]
     pairs = PairScores(i=np.minimum(a, b), j=np.maximum(a, b), score=score)
