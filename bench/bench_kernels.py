@@ -297,6 +297,9 @@ def summary(table: pd.DataFrame) -> str:
                    f"{', '.join(note)} |")
     out.append("")
     for lang, d in table.groupby("language"):
+        # The ratios pair the steps of one run: a step's first row (further sizes, such as
+        # a join-only run at 200k, are in the table above without a same-run baseline).
+        d = d.drop_duplicates("step")
         t = d.set_index("step").median_s
         for step, base, what in RATIOS:
             if step in t and base in t:
@@ -333,7 +336,7 @@ def _plot(table: pd.DataFrame, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(9, 4))
     width = 0.8 / max(len(langs), 1)
     for k, lang in enumerate(langs):
-        t = table[table.language == lang].set_index("step").median_s
+        t = table[table.language == lang].drop_duplicates("step").set_index("step").median_s
         xs, fast, slow = [], [], []
         for p, (s, b) in enumerate(pairs):
             if s in t and b in t:
