@@ -122,6 +122,24 @@ def test_join_on_duplicate_heavy_sets(rows, t, kernel):
     _assert_same_as_brute(shingled, t, upper_pairs(jaccard_matrix(shingled)), kernel=kernel)
 
 
+@pytest.mark.parametrize("t", [0.3, 0.5])
+@pytest.mark.parametrize("kernel", ["numba", "prefix", "scan"])
+def test_compiled_join_across_tiles_and_chunks_of_one_size(t, kernel):
+    # 900 items of exactly 12 distinct symbols (of 40): one run of equal sizes longer than
+    # the scan's tiles and chunks (join_kernels.SCAN_TILE, SCAN_CHUNK: 256 rows), so their
+    # boundaries fall inside a run, which the small hypothesis inputs never reach.
+    from newsdedup.score.join_kernels import SCAN_CHUNK, SCAN_TILE
+
+    rng = np.random.default_rng(3)
+    texts = ["".join(chr(0xAC00 + v) for v in rng.choice(40, 12, replace=False))
+             for _ in range(900)]
+    shingled = shingle_matrix(texts, 1)
+    assert set(shingled.sizes.tolist()) == {12} and 3 * max(SCAN_TILE, SCAN_CHUNK) < 900
+    full = upper_pairs(jaccard_matrix(shingled))
+    _assert_same_as_brute(shingled, t, full, kernel=kernel, block=500)
+    assert np.count_nonzero(full.score >= t) > 100
+
+
 def test_join_counts_filter_stages_and_rejects_bad_threshold():
     r = threshold_join(shingle_matrix(["abcdef", "abcdeg", "xyzw", "", "abcdef"], 3), 0.5)
     assert r.verified <= r.candidates and len(r.pairs) <= r.verified
