@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 from scipy.sparse.csgraph import connected_components as _cc
 
 
@@ -223,45 +224,106 @@ def greedy_pairs(
         ([0, 0, 1], [-1, 0, -1])
     """
     visit, pref = _visit_and_rank(n, order, rank)
+    ptr, nbr, nval = pair_csr(n, i, j, score, threshold)
+    labels, reps, join_scores, joined_to = greedy_walk(
+        visit, ptr, nbr, nval, -np.inf, *_prefs(pref), False)
+    return Clustering(labels=labels, representatives=reps, join_scores=join_scores,
+                      joined_to=joined_to)
+
+
+def pair_csr(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, lowest: float = -np.inf
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scored pairs as symmetric adjacency lists, each item's neighbours by descending score.
+
+    Built once, the lists serve every threshold ``>= lowest``
+    (:func:`greedy_walk` stops reading an item's list at the first score below
+    its threshold). Pairs ``i == j``, NaN scores and scores below ``lowest``
+    are dropped.
+
+    Returns:
+        ``(ptr, nbr, val)``: item ``x``'s neighbours are ``nbr[ptr[x]:ptr[x + 1]]``
+        with scores ``val[...]``, highest first.
+
+    Examples:
+        >>> ptr, nbr, val = pair_csr(3, np.array([0, 0]), np.array([1, 2]), np.array([.2, .7]))
+        >>> ptr.tolist(), nbr.tolist(), val.tolist()
+        ([0, 2, 3, 4], [2, 1, 0, 0], [0.7, 0.2, 0.2, 0.7])
+    """
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
-    hit = ~np.isnan(score) & (score >= threshold) & (i != j)
+    hit = ~np.isnan(score) & (score >= lowest) & (i != j)
     src = np.concatenate([i[hit], j[hit]])
     dst = np.concatenate([j[hit], i[hit]])
     val = np.concatenate([score[hit], score[hit]])
-    by_src = np.argsort(src, kind="stable")
-    ptr = np.searchsorted(src[by_src], np.arange(n + 1)).tolist()
-    nbr, nval = dst[by_src].tolist(), val[by_src].tolist()
-    prefs = pref.tolist() if pref is not None else None
+    # Which neighbour an item joins does not depend on the list order (best score, ties to
+    # the earliest group), so the lists can be ordered for an early stop.
+    by = np.lexsort((-val, src))
+    ptr = np.searchsorted(src[by], np.arange(n + 1)).astype(np.int64)
+    return ptr, dst[by], val[by]
 
-    labels = [-1] * n
-    rep_group = [-1] * n  # group id while an item is a current representative
-    reps: list[int] = []
+
+def _prefs(pref: np.ndarray | None) -> tuple[np.ndarray, bool]:
+    """:func:`greedy_walk`'s ``(prefs, use_prefs)`` for a rank or None."""
+    if pref is None:
+        return np.zeros(0, dtype=np.int64), False
+    return np.ascontiguousarray(pref), True
+
+
+@njit(cache=True, nogil=True)
+def greedy_walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
+                threshold: float, prefs: np.ndarray, use_prefs: bool, alone_last: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The greedy rule of :func:`greedy_pairs` over :func:`pair_csr` lists, compiled.
+
+    Items are visited in ``visit``; only neighbours scoring ``>= threshold``
+    are read. With ``alone_last``, items with no such neighbour touch no
+    other item and are numbered after every other group, in index order
+    (:func:`newsdedup.cluster.sweep.sparse_partition`'s numbering).
+
+    Returns:
+        ``(labels, representatives, join_scores, joined_to)`` as in :class:`Clustering`.
+    """
+    n = ptr.shape[0] - 1
+    labels = np.full(n, -1, dtype=np.int64)
+    rep_group = np.full(n, -1, dtype=np.int64)  # group id while an item is a representative
+    reps = np.empty(n, dtype=np.int64)
     join_scores = np.full(n, np.nan)
     joined_to = np.full(n, -1, dtype=np.int64)
+    groups = 0
     # A loop over items (not pairs): each visits only its above-threshold neighbours.
-    for item in visit.tolist():
+    for v in range(visit.shape[0]):
+        item = visit[v]
+        first, end = ptr[item], ptr[item + 1]
+        if alone_last and (first == end or val[first] < threshold):
+            continue
         best_g, best_s = -1, -1.0
-        for k in range(ptr[item], ptr[item + 1]):
+        for k in range(first, end):
+            if val[k] < threshold:
+                break
             g = rep_group[nbr[k]]
-            if g >= 0 and (nval[k] > best_s or (nval[k] == best_s and g < best_g)):
-                best_g, best_s = g, nval[k]
+            if g >= 0 and (val[k] > best_s or (val[k] == best_s and g < best_g)):
+                best_g, best_s = g, val[k]
         if best_g < 0:
-            labels[item] = len(reps)
-            rep_group[item] = len(reps)
-            reps.append(item)
+            labels[item] = groups
+            rep_group[item] = groups
+            reps[groups] = item
+            groups += 1
             continue
         rep = reps[best_g]
         labels[item] = best_g
         join_scores[item] = best_s
         joined_to[item] = rep
-        if prefs is not None and prefs[item] > prefs[rep]:
+        if use_prefs and prefs[item] > prefs[rep]:
             rep_group[rep] = -1
             rep_group[item] = best_g
             reps[best_g] = item
-    return Clustering(labels=np.asarray(labels, dtype=np.int64),
-                      representatives=np.asarray(reps, dtype=np.int64),
-                      join_scores=join_scores, joined_to=joined_to)
+    if alone_last:
+        for item in range(n):
+            if labels[item] < 0:
+                labels[item] = groups
+                reps[groups] = item
+                groups += 1
+    return labels, reps[:groups].copy(), join_scores, joined_to
 
 
 def connected_components(

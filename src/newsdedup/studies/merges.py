@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, near_pass, prepare
-from newsdedup.cluster.sweep import sparse_partition
+from newsdedup.cluster.sweep import PartitionSweep
 from newsdedup.studies.decoys import (
     CONFIDENCE,
     DecoySpace,
@@ -391,10 +391,11 @@ def merge_curve(items: pd.DataFrame, config: DedupeConfig, space: DecoySpace | N
     rows, partitions = [], {}
     tell = (rate_reporter(progress, f"calibrate: dedupe merges ({config.scorer}), thresholds")
             if progress is not None else None)
+    sweep = (PartitionSweep(prep.survivors.size, *pairs, min(grid), prep.rank[prep.survivors])
+             if pairs is not None else None)
     for k, t in enumerate(grid):
-        assert pairs is not None
-        lab = sparse_partition(prep.survivors.size, *pairs, t,
-                               prep.rank[prep.survivors])[prep.exact_id]
+        assert sweep is not None
+        lab = sweep.labels(t)[prep.exact_id]
         partitions[t] = lab
         sizes = np.bincount(lab) if len(lab) else np.zeros(0, np.int64)
         merged = int((sizes * (sizes - 1) // 2).sum())
