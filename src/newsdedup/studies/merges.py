@@ -42,6 +42,7 @@ from newsdedup.studies.decoys import (
     precision_interval,
 )
 from newsdedup.studies.measure_streamed import rate_reporter
+from newsdedup.studies.multinomial import multinomial_dot
 
 BOOTSTRAP = 1000  # cluster resamples of merge_precision's interval
 
@@ -307,8 +308,8 @@ def merge_estimate(labels: np.ndarray, space: DecoySpace, compared: Compared,
         hit = per_cluster[per_cluster > 0]
         share = np.append(np.full(len(hit), 1.0 / len(groups)), 1.0 - len(hit) / len(groups))
         rng = np.random.default_rng(seed)
-        draws = rng.multinomial(len(groups), np.clip(share, 0.0, 1.0),
-                                size=resamples)[:, :-1] @ hit
+        # rng.multinomial(...)[:, :-1] @ hit, the same numbers from the same stream, compiled.
+        draws = multinomial_dot(rng, len(groups), np.clip(share, 0.0, 1.0), resamples, hit)
         a = (1.0 - confidence) / 2
         boot_lo, boot_hi = np.quantile(draws * (1 + scale * pi0), [a, 1 - a])
         low, high = min(low, float(boot_lo)), max(high, float(boot_hi))
