@@ -224,42 +224,61 @@ def greedy_pairs(
         ([0, 0, 1], [-1, 0, -1])
     """
     visit, pref = _visit_and_rank(n, order, rank)
-    ptr, nbr, nval = pair_csr(n, i, j, score, threshold)
     labels, reps, join_scores, joined_to = greedy_walk(
-        visit, ptr, nbr, nval, -np.inf, *_prefs(pref), False)
+        visit, *pair_csr(n, i, j, score, threshold), threshold, *_prefs(pref), False)
     return Clustering(labels=labels, representatives=reps, join_scores=join_scores,
                       joined_to=joined_to)
 
 
 def pair_csr(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, lowest: float = -np.inf
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Scored pairs as symmetric adjacency lists, each item's neighbours by descending score.
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Scored pairs as symmetric adjacency lists, with each item's best score.
 
-    Built once, the lists serve every threshold ``>= lowest``
-    (:func:`greedy_walk` stops reading an item's list at the first score below
-    its threshold). Pairs ``i == j``, NaN scores and scores below ``lowest``
-    are dropped.
+    Built once (a counting sort, ``O(N + pairs)``), the lists serve every
+    threshold ``>= lowest``: :func:`greedy_walk` skips an item whose best score
+    is below its threshold and reads only the scores at or above it. Which
+    neighbour an item joins does not depend on the list order (best score,
+    ties to the earliest group), so the lists keep the pairs' order. Pairs
+    ``i == j``, NaN scores and scores below ``lowest`` are dropped.
 
     Returns:
-        ``(ptr, nbr, val)``: item ``x``'s neighbours are ``nbr[ptr[x]:ptr[x + 1]]``
-        with scores ``val[...]``, highest first.
+        ``(ptr, nbr, val, top)``: item ``x``'s neighbours are ``nbr[ptr[x]:ptr[x + 1]]``
+        with scores ``val[...]``; ``top[x]`` is its highest score (``-inf`` without pairs).
 
     Examples:
-        >>> ptr, nbr, val = pair_csr(3, np.array([0, 0]), np.array([1, 2]), np.array([.2, .7]))
-        >>> ptr.tolist(), nbr.tolist(), val.tolist()
-        ([0, 2, 3, 4], [2, 1, 0, 0], [0.7, 0.2, 0.2, 0.7])
+        >>> ptr, nbr, val, top = pair_csr(3, np.array([0, 0]), np.array([1, 2]),
+        ...                               np.array([.2, .7]))
+        >>> ptr.tolist(), nbr.tolist(), val.tolist(), top.tolist()
+        ([0, 2, 3, 4], [1, 2, 0, 0], [0.2, 0.7, 0.2, 0.7], [0.7, 0.2, 0.7])
     """
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
     hit = ~np.isnan(score) & (score >= lowest) & (i != j)
-    src = np.concatenate([i[hit], j[hit]])
-    dst = np.concatenate([j[hit], i[hit]])
-    val = np.concatenate([score[hit], score[hit]])
-    # Which neighbour an item joins does not depend on the list order (best score, ties to
-    # the earliest group), so the lists can be ordered for an early stop.
-    by = np.lexsort((-val, src))
-    ptr = np.searchsorted(src[by], np.arange(n + 1)).astype(np.int64)
-    return ptr, dst[by], val[by]
+    return _adjacency(int(n), i[hit], j[hit], score[hit])
+
+
+@njit(cache=True, nogil=True)
+def _adjacency(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(i.shape[0]):
+        ptr[i[k] + 1] += 1
+        ptr[j[k] + 1] += 1
+    for x in range(n):
+        ptr[x + 1] += ptr[x]
+    fill = ptr[:-1].copy()
+    nbr = np.empty(2 * i.shape[0], dtype=np.int64)
+    val = np.empty(2 * i.shape[0], dtype=np.float64)
+    top = np.full(n, -np.inf)
+    for k in range(i.shape[0]):
+        a, b, s = i[k], j[k], score[k]
+        nbr[fill[a]], val[fill[a]] = b, s
+        nbr[fill[b]], val[fill[b]] = a, s
+        fill[a] += 1
+        fill[b] += 1
+        top[a] = max(top[a], s)
+        top[b] = max(top[b], s)
+    return ptr, nbr, val, top
 
 
 def _prefs(pref: np.ndarray | None) -> tuple[np.ndarray, bool]:
@@ -271,12 +290,13 @@ def _prefs(pref: np.ndarray | None) -> tuple[np.ndarray, bool]:
 
 @njit(cache=True, nogil=True)
 def greedy_walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
-                threshold: float, prefs: np.ndarray, use_prefs: bool, alone_last: bool
+                top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool, alone_last: bool
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The greedy rule of :func:`greedy_pairs` over :func:`pair_csr` lists, compiled.
 
     Items are visited in ``visit``; only neighbours scoring ``>= threshold``
-    are read. With ``alone_last``, items with no such neighbour touch no
+    count, and an item whose ``top`` score is below it founds a group without
+    reading its list. With ``alone_last``, items with no such neighbour touch no
     other item and are numbered after every other group, in index order
     (:func:`newsdedup.cluster.sweep.sparse_partition`'s numbering).
 
@@ -293,13 +313,18 @@ def greedy_walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.nda
     # A loop over items (not pairs): each visits only its above-threshold neighbours.
     for v in range(visit.shape[0]):
         item = visit[v]
-        first, end = ptr[item], ptr[item + 1]
-        if alone_last and (first == end or val[first] < threshold):
+        if top[item] < threshold:  # no pair at or above the threshold: founds its group
+            if alone_last:
+                continue
+            labels[item] = groups
+            rep_group[item] = groups
+            reps[groups] = item
+            groups += 1
             continue
         best_g, best_s = -1, -1.0
-        for k in range(first, end):
+        for k in range(ptr[item], ptr[item + 1]):
             if val[k] < threshold:
-                break
+                continue
             g = rep_group[nbr[k]]
             if g >= 0 and (val[k] > best_s or (val[k] == best_s and g < best_g)):
                 best_g, best_s = g, val[k]

@@ -82,7 +82,8 @@ def merge_precision(labels: Sequence[int] | np.ndarray, space: DecoySpace, metho
         >>> r["merged_pairs"], r["decoys"], r["precision"].value
         (2, 2, 0.0)
     """
-    lab = pd.factorize(pd.Series(list(labels)))[0].astype(np.int64)
+    # Codes by first appearance, as for a Series of the labels (no per-item objects).
+    lab = pd.factorize(np.asarray(labels))[0].astype(np.int64)
     if len(lab) != space.n_items:
         raise ValueError(f"{len(lab)} labels for {space.n_items} items")
     i, j = _within_pairs(lab)
@@ -287,7 +288,8 @@ def merge_estimate(labels: np.ndarray, space: DecoySpace, compared: Compared,
         ``{"merged_pairs", "decoys", "method", "null_share", "false": Interval,
         "precision": Interval}``.
     """
-    lab = pd.factorize(pd.Series(list(labels)))[0].astype(np.int64)
+    # Codes by first appearance, as for a Series of the labels (no per-item objects).
+    lab = pd.factorize(np.asarray(labels))[0].astype(np.int64)
     i, j = _within_pairs(lab)
     dec = space.is_decoy(i, j)
     d, merged = int(dec.sum()), len(i)
