@@ -290,8 +290,8 @@ def _prefs(pref: np.ndarray | None) -> tuple[np.ndarray, bool]:
 
 @njit(cache=True, nogil=True)
 def greedy_walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
-                top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool, alone_last: bool
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool,
+                alone_last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The greedy rule of :func:`greedy_pairs` over :func:`pair_csr` lists, compiled.
 
     Items are visited in ``visit``; only neighbours scoring ``>= threshold``
