@@ -32,11 +32,11 @@ reproduce: $(STAMP)  ## the main job: all published tables and figures for the p
 	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate-gold)
 	$(BIN)/newsdedup figures $(if $(NAME),$(NAME)) --only corpus
 
-measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1)
-	$(BIN)/newsdedup measure $(RUN_ARGS)
+measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1, with --full's studies)
+	$(BIN)/newsdedup measure --full $(RUN_ARGS)
 
-calibrate: $(STAMP)  ## sensitivity simulation, sweeps and calibration.json (block 2)
-	$(BIN)/newsdedup calibrate $(RUN_ARGS)
+calibrate: $(STAMP)  ## sensitivity simulation, sweeps and calibration.json (block 2, --full)
+	$(BIN)/newsdedup calibrate --full $(RUN_ARGS)
 
 crosshost: $(STAMP)  ## cross-host pairs and date window (block 3)
 	$(BIN)/newsdedup crosshost $(RUN_ARGS)

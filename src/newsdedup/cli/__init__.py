@@ -28,8 +28,7 @@ from newsdedup.cli.parser import (
     add_published_commands,
     add_signal_commands,
 )
-from newsdedup.corpus.load import CorpusError
-from newsdedup.score.embed import EmbeddingUnavailable
+from newsdedup.corpus.records import CorpusError
 
 __all__ = ["build_parser", "main"]
 
@@ -61,6 +60,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def readable(exc: BaseException) -> bool:
+    """Whether a command's exception is a readable error (printed as one line) or a bug.
+
+    Every ``ValueError``, ``OSError`` and corpus error is; of the runtime
+    errors only :class:`newsdedup.score.embed.EmbeddingUnavailable`, looked up
+    in ``sys.modules`` because a command that never imported the embedding
+    module cannot have raised it (importing it here would cost every command
+    numpy's import).
+    """
+    if not isinstance(exc, RuntimeError):
+        return True
+    embed = sys.modules.get("newsdedup.score.embed")
+    return embed is not None and isinstance(exc, embed.EmbeddingUnavailable)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``newsdedup`` command.
 
@@ -75,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         args.func(args)
-    except (CorpusError, paths.CorpusNotFound, ValueError, OSError, EmbeddingUnavailable) as exc:
+    except (CorpusError, paths.CorpusNotFound, ValueError, OSError, RuntimeError) as exc:
+        if not readable(exc):
+            raise
         print(f"newsdedup: error: {exc}", file=sys.stderr)
         return 2
     progress(f"done in {time.perf_counter() - start:.1f} s")

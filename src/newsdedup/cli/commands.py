@@ -15,22 +15,24 @@ from newsdedup.cli.options import (
     progress,
     signal_options,
 )
-from newsdedup.runs.calibrate import run_calibrate
-from newsdedup.runs.crosshost import run_crosshost
-from newsdedup.runs.measure import run_measure_step
-from newsdedup.runs.pipeline import run_all
 
 # --- commands: each calls one run module ------------------------------------------
+# Each imports its run module when it runs: a command loads only what it uses
+# (`newsdedup crosshost` never imports matplotlib, datasketch or the calibration).
 
 
 def cmd_measure(args) -> None:
     """Run ``newsdedup measure`` with the parsed arguments."""
+    from newsdedup.runs.measure import run_measure_step
+
     corpus, name = load(args)
     run_measure_step(corpus, name, args.out, measure_config(args), progress)
 
 
 def cmd_calibrate(args) -> None:
     """Run ``newsdedup calibrate`` with the parsed arguments."""
+    from newsdedup.runs.calibrate import run_calibrate
+
     corpus, name = load(args)
     run_calibrate(corpus, name, args.out, calibrate_options(args), progress)
 
@@ -55,12 +57,16 @@ def cmd_label_sheet(args, corpus=None, name: str | None = None, folder: str = "c
 
 def cmd_crosshost(args) -> None:
     """Run ``newsdedup crosshost`` with the parsed arguments."""
+    from newsdedup.runs.crosshost import run_crosshost
+
     corpus, name = load(args)
     run_crosshost(corpus, name, args.out, crosshost_options(args), progress)
 
 
 def cmd_run(args) -> None:
     """Run ``newsdedup run`` with the parsed arguments."""
+    from newsdedup.runs.pipeline import run_all
+
     corpus, name = load(args)
     run_all(corpus, name, args.out, measure_config(args), calibrate_options(args),
             crosshost_options(args), progress)

@@ -5,17 +5,25 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from newsdedup import paths
-from newsdedup.corpus.load import LoadResult
-from newsdedup.runs.calibrate import SIMULATION_ITEMS, CalibrateOptions, EvidenceOptions
-from newsdedup.runs.crosshost import CrossHostOptions
-from newsdedup.runs.load import load_named
 from newsdedup.runs.progress import Reporter
-from newsdedup.score.minhash import MinHashParams
-from newsdedup.studies.decoys import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
-from newsdedup.studies.measure import ERROR_PERMS, PUBLISHED_THRESHOLDS, MeasureConfig
+from newsdedup.studies.defaults import (
+    DEFAULT_DECOY_DAYS,
+    DEFAULT_PRECISION,
+    ERROR_PERMS,
+    PAIR_BUDGET,
+    PUBLISHED_THRESHOLDS,
+    SAMPLE_PAIRS,
+    SIMULATION_ITEMS,
+)
+
+if TYPE_CHECKING:  # the run modules are imported by the command that runs, not by the parser
+    from newsdedup.corpus.load import LoadResult
+    from newsdedup.runs.calibrate import CalibrateOptions
+    from newsdedup.runs.crosshost import CrossHostOptions
+    from newsdedup.studies.measure import MeasureConfig
 
 UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
 """Default corpus of ``evaluate-clusters``: (folder under shared/corpora, file)."""
@@ -174,6 +182,8 @@ def delimiter(text: str) -> str:
 
 def load(args) -> tuple[LoadResult, str]:
     """Load the corpus the arguments name, with its results name (refused if it leaves --out)."""
+    from newsdedup.runs.load import load_named
+
     if args.name is not None:
         paths.results_tree(args.out, args.name)  # refuse before reading a large corpus
     return load_named(args.corpus, args.fmt, args.dialect, args.columns, args.strict, args.name,
@@ -195,18 +205,21 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
                    help="permutation counts of the error study (default 16,...,1024)")
     g.add_argument("--no-lsh", action="store_true", help="skip the LSH banding table")
     g.add_argument("--scheme", default="hangul-alnum", help="normalization scheme")
-    g.add_argument("--pair-budget", type=float, default=MeasureConfig.pair_budget,
+    g.add_argument("--pair-budget", type=float, default=PAIR_BUDGET,
                    metavar="SECONDS",
                    help="above 6,000 items, stream every pair while the pass is estimated "
                         "(from the pair count) to take at most this long; beyond it, exact "
                         "pairs come from the join and the rest from a seeded pair sample with "
                         "intervals (default %(default)g; 0: always sample, inf: always stream)")
-    g.add_argument("--sample-pairs", type=int, default=MeasureConfig.sample_pairs,
+    g.add_argument("--sample-pairs", type=int, default=SAMPLE_PAIRS,
                    help="pairs of that sample per n-gram size (default %(default)d)")
 
 
 def measure_config(args) -> MeasureConfig:
     """The measure config built from the parsed arguments."""
+    from newsdedup.score.minhash import MinHashParams
+    from newsdedup.studies.measure import MeasureConfig
+
     return MeasureConfig(
         ngrams=args.ngrams,
         thresholds=args.thresholds,
@@ -218,6 +231,7 @@ def measure_config(args) -> MeasureConfig:
         lsh=not args.no_lsh,
         pair_budget=args.pair_budget,
         sample_pairs=args.sample_pairs,
+        extra=getattr(args, "full", True),  # `run` has no --full: it always runs every study
     )
 
 
@@ -255,12 +269,15 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
 
 def calibrate_options(args) -> CalibrateOptions:
     """The calibrate options built from the parsed arguments."""
+    from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions
+
     evidence = EvidenceOptions(decoy_field=args.decoy_field, decoy_days=args.decoy_days,
                                decoy_pairs=args.decoy_pairs, precision=args.precision,
                                gold=args.gold, story_column=args.story_column)
     return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
                             seed=args.sim_seed, min_words=args.min_words, method=args.method,
-                            evidence=evidence, simulation_items=args.simulation_items)
+                            evidence=evidence, simulation_items=args.simulation_items,
+                            extra=getattr(args, "full", True))
 
 
 def add_crosshost_args(p: argparse.ArgumentParser) -> None:
@@ -276,6 +293,8 @@ def add_crosshost_args(p: argparse.ArgumentParser) -> None:
 
 def crosshost_options(args) -> CrossHostOptions:
     """The crosshost options built from the parsed arguments."""
+    from newsdedup.runs.crosshost import CrossHostOptions
+
     return CrossHostOptions(hosts=args.hosts, window_days=args.window_days, n=args.cross_n)
 
 

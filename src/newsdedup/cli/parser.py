@@ -36,15 +36,14 @@ from newsdedup.cli.options import (
     units,
     words,
 )
-from newsdedup.score.scorers import SCORERS
+from newsdedup.plots import KINDS as FIGURE_KINDS
+from newsdedup.score.kinds import SCORERS
 
 # --- the parser: one function per command group ---------------------------------
 
 
 def add_figures_command(sub) -> None:
     """Add the ``figures`` command to the subparsers."""
-    from newsdedup.plots.write import KINDS
-
     p = sub.add_parser("figures", help="draw the figures from the result tables already written",
                        description="Draw PNG (and SVG) figures from the tables under the "
                                    "results root; nothing is recomputed. A missing table is "
@@ -54,8 +53,8 @@ def add_figures_command(sub) -> None:
                         f"(default: {paths.PALDYN.name})")
     p.add_argument("--root", type=Path, default=None,
                    help=f"results root (default: {paths.RESULTS_DIR})")
-    p.add_argument("--only", type=words, default=KINDS, metavar="KINDS",
-                   help=f"comma-separated figure kinds out of {','.join(KINDS)} "
+    p.add_argument("--only", type=words, default=FIGURE_KINDS, metavar="KINDS",
+                   help=f"comma-separated figure kinds out of {','.join(FIGURE_KINDS)} "
                         f"(default: all): corpus = results/<name>/figures/, eval = "
                         f"results/<dataset>/eval/figures/, signals = results/<name>/signals/")
     p.set_defaults(func=cmd_figures)
@@ -72,16 +71,29 @@ def add_published_commands(sub) -> None:
     """measure, calibrate, crosshost and run: the published blocks of one corpus."""
     p = sub.add_parser("measure", help="exact Jaccard vs MinHash tables (published block 1)",
                        description="Exact all-pairs Jaccard against MinHash for n = 3, 4, 5: "
-                                   "errors, threshold table, LSH, top pairs, error vs k.")
+                                   "errors, threshold table, top pairs (published block 1). "
+                                   "--full adds the LSH table, error vs k, the score histogram "
+                                   "and the n-gram sweep (`newsdedup run` always does).")
     add_corpus_args(p)
     add_measure_args(p)
+    p.add_argument("--full", action="store_true",
+                   help="also the studies beyond block 1: lsh.csv, error_vs_perm.csv, "
+                        "histogram.csv, ngram_sweep.csv, ngram_tracks.csv (as `run` writes)")
     p.set_defaults(func=cmd_measure)
     p = sub.add_parser("calibrate", help="sensitivity simulation, sweeps, calibration.json "
                                          "(published block 2)",
                        description="Word-retention sensitivity simulation, threshold sweep and "
-                                   "calibrated threshold band with its evidence.")
+                                   "calibrated threshold band with its evidence "
+                                   "(calibration.json: threshold, rationale, method, estimated "
+                                   "precision and recall). --full adds the sweeps of the other "
+                                   "scorers and the seed-000 dedupe, the all-pairs decoy curves "
+                                   "and the per-scorer evidence (`newsdedup run` always does).")
     add_corpus_args(p)
     add_calibrate_args(p)
+    p.add_argument("--full", action="store_true",
+                   help="also the studies beyond block 2: sweep.csv rows of idf, minhash and "
+                        "seed000-dedupe, decoy_pairs.csv, precision_recall_scorers.csv (as `run` "
+                        "writes)")
     p.set_defaults(func=cmd_calibrate)
     p = sub.add_parser("label-sheet", help="stratified labeling sheet around the calibrated "
                                            "threshold (the labeling loop)",

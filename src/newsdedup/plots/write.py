@@ -17,6 +17,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from newsdedup.plots import KINDS as KINDS
 from newsdedup.plots import signals
 from newsdedup.plots.calibrate import (
     calibration_evidence,
@@ -42,8 +43,6 @@ FIGURE_FILES: dict[str, str] = {
 }
 """Corpus figure key -> file name under ``results/<name>/figures/``."""
 
-KINDS = ("corpus", "eval", "signals")
-"""The figure kinds :func:`write_all` knows, in the order it writes them."""
 
 
 def all_figures(results: Results) -> dict[str, Figure]:

@@ -45,7 +45,8 @@ from newsdedup.studies.calibration import (
     default_grid,
     sensitivity_quantiles,
 )
-from newsdedup.studies.decoys import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
+from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
+from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.studies.measure_streamed import rate_reporter
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
@@ -90,11 +91,6 @@ class EvidenceOptions:
                 "story_column": self.story_column, "seed": self.seed}
 
 
-SIMULATION_ITEMS = 5000
-"""Items simulated at most: 5,000 x 7 levels x 20 trials is 700k simulated pairs, plenty for
-the shares and percentiles the tables report, and a few seconds of work."""
-
-
 @dataclass(frozen=True)
 class CalibrateOptions:
     """Options of the calibrate run (see :class:`newsdedup.studies.sensitivity.SensitivityParams`).
@@ -113,6 +109,15 @@ class CalibrateOptions:
         simulation_items: Largest number of items the word-retention
             simulation runs on; a larger corpus is simulated on a seeded
             sample of this many items (its cost is per item).
+        extra: Whether to run the studies beyond published block 2 and the
+            calibration: the sweeps of the IDF and MinHash scorers and of the
+            seed-000 dedupe, the all-pairs decoy curves (``decoy_pairs.csv``)
+            and the evidence of every dedupe scorer
+            (``precision_recall_scorers.csv``). ``newsdedup calibrate`` runs
+            them with ``--full``, ``newsdedup run`` always. Without them the
+            calibration is the same: plain Jaccard's sweep, bound and
+            evidence decide it. Recorded in ``params.json``
+            (``extra_studies``) only when off.
     """
 
     n: int = 4
@@ -126,6 +131,7 @@ class CalibrateOptions:
     scheme: str = DEFAULT_SCHEME
     evidence: EvidenceOptions = field(default_factory=lambda: EvidenceOptions())
     simulation_items: int = SIMULATION_ITEMS
+    extra: bool = True
 
     def sensitivity(self) -> SensitivityParams:
         """The simulation's parameters (:func:`newsdedup.studies.sensitivity.simulate`)."""
@@ -157,7 +163,8 @@ def simulation_texts(texts: list[str], options: CalibrateOptions
              "seed": options.seed})
 
 
-def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet
+def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
+                       scorers: Sequence[str] = SWEEP_SCORERS
                        ) -> tuple[dict[str, PairScores], list[str]]:
     """Every swept scorer's pairs scoring at least ``lowest``, without ``N x N``.
 
@@ -169,7 +176,7 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet
     n = shingled.matrix.shape[0]
     pairs: dict[str, PairScores] = {}
     skipped = []
-    for scorer in SWEEP_SCORERS:
+    for scorer in scorers:
         if scorer == "minhash" and n > MINHASH_MAX_ITEMS:
             skipped.append(scorer)
             continue
@@ -222,13 +229,16 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     sens = simulate(texts, options.sensitivity())
     grid = default_grid(options.sweep_lo, options.sweep_hi)
     shingled = shingle_matrix(normalized_texts(items, options.scheme), options.n)
-    pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress)
+    # Without --full only plain Jaccard is swept: the calibration reads its sweep alone.
+    pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress,
+                                        SWEEP_SCORERS if options.extra else ("jaccard",))
     progress(f"calibrate: threshold sweep ({len(grid)} thresholds, greedy clustering per "
              "threshold on the pair lists)")
-    table = sweep_from_pairs(len(items), pairs, grid.tolist(),
-                             rate_reporter(progress, "calibrate: sweep clusterings"))
-    progress(f"calibrate: {SEED000} sweep (gated, {len(grid)} thresholds)")
-    sweeps = pd.concat([table, sweep_seed000(items, grid.tolist())], ignore_index=True)
+    sweeps = sweep_from_pairs(len(items), pairs, grid.tolist(),
+                              rate_reporter(progress, "calibrate: sweep clusterings"))
+    if options.extra:
+        progress(f"calibrate: {SEED000} sweep (gated, {len(grid)} thresholds)")
+        sweeps = pd.concat([sweeps, sweep_seed000(items, grid.tolist())], ignore_index=True)
     exact = pairs["jaccard"]
     top = exact_max_pair(shingled) if not len(exact) else None
     if top is not None:  # no pair reaches the lowest threshold: the bound is below the grid
@@ -239,7 +249,7 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
                     .reset_index(drop=True), n_pairs=n_items * (n_items - 1) // 2)
     parameters = calibration_parameters(options)
     evidence = calibration_evidence(items, options.evidence, sens, pairs, grid.tolist(),
-                                    parameters, cal.recommended, progress)
+                                    parameters, cal.recommended, progress, extra=options.extra)
     if echo:
         print(sensitivity_console(sens, cal.upper_bound) + "\n" + calibration_console(cal),
               flush=True)
@@ -250,7 +260,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
                       rationale=f"{choice['note']} {cal.rationale}")
     if echo:
         print(evidence_console(evidence), flush=True)
-    _write_calibration(corpus, name, out, options, sens, cal, sweeps, [*pairs, SEED000], grid,
+    swept = [*pairs, SEED000] if options.extra else [*pairs]
+    _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, parameters, {"minhash_max_items": MINHASH_MAX_ITEMS,
                                           "left_out": skipped, "simulation_sample": sampled})
     progress(f"calibrate: wrote {out / name / 'calibrate'} and {out / name / 'calibration.json'}")
@@ -310,7 +321,7 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                        "minhash_max_items": scale["minhash_max_items"]}
                       if scale["left_out"] else {}),
         "evidence": options.evidence.record(),
-    }
+    } | ({} if options.extra else {"extra_studies": False})
     write_csv(both, out_dir / "both_sided.csv")
     write_csv(one, out_dir / "one_sided.csv")
     write_csv(cal.retention, out_dir / "retention.csv")
@@ -417,7 +428,8 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
                                evidence=recorded_evidence(params.get("evidence") or {}),
                                # No sample recorded: every item was simulated.
                                simulation_items=int((sens.get("sample") or {}).get(
-                                   "sampled", max(len(corpus.items), SIMULATION_ITEMS))))
+                                   "sampled", max(len(corpus.items), SIMULATION_ITEMS))),
+                               extra=params.get("extra_studies", True))
     return run_calibrate(corpus, name, root, options, progress, echo=False)
 
 

@@ -166,7 +166,8 @@ def scorer_curves(items: pd.DataFrame, options, config: DedupeConfig, space: Dec
 
 def calibration_evidence(items: pd.DataFrame, options, sensitivity, pairs: Mapping[str, PairScores],
                          grid: Sequence[float], parameters: Mapping,
-                         bound_threshold: float | None, progress: Progress = quiet) -> Evidence:
+                         bound_threshold: float | None, progress: Progress = quiet,
+                         extra: bool = True) -> Evidence:
     """Per-threshold evidence of the calibrated dedupe and the recommendation from it.
 
     Args:
@@ -178,6 +179,9 @@ def calibration_evidence(items: pd.DataFrame, options, sensitivity, pairs: Mappi
         parameters: ``calibration.json``'s parameters (the dedupe they build is estimated).
         bound_threshold: The published bound's recommendation.
         progress: Progress callback.
+        extra: Also the all-pairs decoy curves of every swept scorer and the
+            evidence of every dedupe scorer (``--full``); without them the
+            calibrated dedupe's curve and the choice are the same.
 
     Returns:
         The :class:`Evidence`.
@@ -190,12 +194,12 @@ def calibration_evidence(items: pd.DataFrame, options, sensitivity, pairs: Mappi
     measured, labels = _measured(items, options, partitions)
     if measured is not None:
         curve = curve.merge(measured, on="threshold", how="left")
-    table = (decoy_pair_curves(pairs, space, grid) if space is not None
+    table = (decoy_pair_curves(pairs, space, grid) if space is not None and extra
              else pd.DataFrame(columns=["scorer", "threshold"]))
     choice = choose(curve, options.precision, bound_threshold, labels,
                     decoys if space is not None else None)
     config = dedupe_config(parameters)
-    scorers = scorer_curves(items, options, config, space, grid, sensitivity, progress,
-                            known={config.scorer: curve})
+    scorers = (scorer_curves(items, options, config, space, grid, sensitivity, progress,
+                             known={config.scorer: curve}) if extra else pd.DataFrame())
     return Evidence(curve=curve, decoy_pairs=table, choice=choice, decoys=decoys, labels=labels,
                     scorers=scorers)

@@ -33,10 +33,12 @@ import platform
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a table is written, not with the module
+    import pandas as pd
 
 from newsdedup.corpus.cells import FORMULA_STARTS, escape_cell
 
@@ -159,6 +161,8 @@ def write_json(obj: Mapping, path: Path) -> Path:
 
 
 def _text_columns(df: pd.DataFrame) -> list:
+    import pandas as pd
+
     return [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
 
 
@@ -178,6 +182,7 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with text cells a spreadsheet would run as a formula escaped (numbers untouched).
 
     Examples:
+        >>> import pandas as pd
         >>> spreadsheet_safe(pd.DataFrame({"t": ["=1+2", "ok"], "x": [-1, 2]}))
               t  x
         0  '=1+2 -1
@@ -224,11 +229,14 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f", formats: Mapping[str
         formats: Per-column format specs overriding ``floatfmt``.
 
     Examples:
+        >>> import pandas as pd
         >>> print(markdown_table(pd.DataFrame({"n": [3], "err": [0.00594]}), ".4f"))
         | n | err |
         |---:|---:|
         | 3 | 0.0059 |
     """
+    import pandas as pd
+
     formats = dict(formats or {})
     cols = list(df.columns)
     align = ["---:" if pd.api.types.is_numeric_dtype(df[c]) else ":---" for c in cols]
@@ -265,19 +273,30 @@ def environment(*extra: str) -> dict:
     """
     import importlib
 
-    import datasketch
-    import scipy
-
     import newsdedup
 
     return {
         "newsdedup": newsdedup.__version__,
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "pandas": pd.__version__,
-        "datasketch": datasketch.__version__,
+        "scipy": _version("scipy"),
+        "pandas": _version("pandas"),
+        "datasketch": _version("datasketch"),
     } | {name: importlib.import_module(name).__version__ for name in extra}
+
+
+def _version(name: str) -> str:
+    """Installed version of a library, without importing it when the run did not.
+
+    The version of the module in ``sys.modules`` if the run imported it (its
+    ``__version__``), else the installed distribution's: the same string,
+    read without the import a short command avoids (scipy, pandas, datasketch).
+    """
+    import sys
+    from importlib import metadata
+
+    module = sys.modules.get(name)
+    return module.__version__ if module is not None else metadata.version(name)
 
 
 def write_params(record: Mapping, path: Path, *extra: str) -> Path:

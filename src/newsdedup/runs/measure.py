@@ -106,10 +106,11 @@ def measure_markdown(report, corpus) -> list[tuple[str, str]]:
     top = report.top[["rank", "score", "id_i", "title_i", "id_j", "title_j"]]
     sections.append((f"Top {report.config.top_k} exact pairs (n-gram={report.config.top_ngram})",
                      markdown_table(top, ".3f")))
-    sections.append((
-        "MinHash error against the number of permutations",
-        markdown_table(report.errors.drop(columns=["scheme"]), ".4f"),
-    ))
+    if len(report.errors):
+        sections.append((
+            "MinHash error against the number of permutations",
+            markdown_table(report.errors.drop(columns=["scheme"]), ".4f"),
+        ))
     return sections
 
 
@@ -119,11 +120,14 @@ def write_measure(report, corpus, name: str, out_dir: Path) -> list[Path]:
         write_csv(report.summary(), out_dir / "summary.csv"),
         write_csv(report.thresholds(), out_dir / "thresholds.csv"),
         write_csv(report.top, out_dir / "top_pairs.csv"),
-        write_csv(report.errors, out_dir / "error_vs_perm.csv"),
-        write_csv(report.histogram(), out_dir / "histogram.csv"),
-        write_csv(report.ngram_sweep, out_dir / "ngram_sweep.csv"),
-        write_csv(report.ngram_tracks, out_dir / "ngram_tracks.csv"),
     ]
+    if report.config.extra or report.scale:  # beyond published block 1 (see MeasureConfig.extra)
+        written += [
+            write_csv(report.errors, out_dir / "error_vs_perm.csv"),
+            write_csv(report.histogram(), out_dir / "histogram.csv"),
+            write_csv(report.ngram_sweep, out_dir / "ngram_sweep.csv"),
+            write_csv(report.ngram_tracks, out_dir / "ngram_tracks.csv"),
+        ]
     lsh = report.lsh()
     if len(lsh):
         written.append(write_csv(lsh, out_dir / "lsh.csv"))

@@ -30,8 +30,8 @@ import random
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from importlib import metadata
 
-import datasketch
 import numpy as np
 
 from newsdedup.text.shingle import ShingleMatrix, sorted_unique
@@ -166,7 +166,9 @@ class MinHashParams:
             num_perm=num_perm,
             seed=seed,
             scheme=scheme,
-            datasketch_version=datasketch.__version__,
+            # The installed version, read without importing datasketch (and the scipy.integrate
+            # it loads): only its own family's signatures and the LSH optimiser import it.
+            datasketch_version=metadata.version("datasketch"),
         )
 
     def as_dict(self) -> dict:
@@ -259,6 +261,8 @@ def signatures(shingled: ShingleMatrix, params: MinHashParams, chunk: int = 256,
 def _datasketch_signatures(shingled: ShingleMatrix, params: MinHashParams) -> np.ndarray:
     # datasketch hashes the shingle bytes itself (SHA1 per the scheme width); the
     # MinHash objects are built in bulk so they share one permutation table.
+    import datasketch
+
     x = shingled.matrix
     encoded = [s.encode("utf-8") for s in shingled.vocab]
     bounds = zip(x.indptr[:-1], x.indptr[1:], strict=True)
@@ -343,6 +347,8 @@ def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
     Uses datasketch's own optimiser (equal false-positive and false-negative
     weights) so the banding matches what a datasketch user would get.
     """
+    import datasketch
+
     lsh = datasketch.MinHashLSH(threshold=threshold, num_perm=num_perm)
     return int(lsh.b), int(lsh.r)
 

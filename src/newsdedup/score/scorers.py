@@ -2,7 +2,8 @@
 
 Seed 000 tried plain character 3-gram Jaccard, then IDF weighting, and lost
 the plain attempt when it moved on. Here every scorer stays selectable and
-measurable by name. :data:`KINDS` is the registry; every other list of
+measurable by name. :data:`KINDS` is the registry (defined in
+:mod:`newsdedup.score.kinds`, re-exported here); every other list of
 scorer names in the package is derived from it:
 
 ``"jaccard"``
@@ -50,61 +51,14 @@ import scipy.sparse as sp
 
 from newsdedup.score.embed import Quantized, backend_label, cosine_pairs
 from newsdedup.score.jaccard import DocumentFrequency, idf_weights, jaccard_block, pair_jaccard
+from newsdedup.score.kinds import IDF_SOURCES as IDF_SOURCES
+from newsdedup.score.kinds import KINDS as KINDS
+from newsdedup.score.kinds import SCORER_KINDS as SCORER_KINDS
+from newsdedup.score.kinds import SCORERS as SCORERS
+from newsdedup.score.kinds import SURFACE_SCORERS as SURFACE_SCORERS
+from newsdedup.score.kinds import ScorerKind as ScorerKind
 from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
 from newsdedup.text.shingle import ShingleMatrix
-
-
-@dataclass(frozen=True)
-class ScorerKind:
-    """One entry of the scorer registry.
-
-    Attributes:
-        kind: Its name in the evaluation tables (``"idf-ref"``).
-        scorer: The :func:`make_scorer` name it is built with (``"idf"``).
-        idf: For ``scorer == "idf"``: where the IDF comes from, ``"batch"`` or
-            ``"reference"``; None for the others.
-        description: One line for tables and help texts.
-    """
-
-    kind: str
-    scorer: str
-    idf: str | None
-    description: str
-
-    @property
-    def estimate(self) -> bool:
-        """Whether the score is a MinHash estimate (it then needs signatures)."""
-        return self.scorer == "minhash"
-
-    @property
-    def surface(self) -> bool:
-        """Whether the score reads character n-grams (every kind but ``"embedding"``)."""
-        return self.scorer != "embedding"
-
-
-KINDS: dict[str, ScorerKind] = {k.kind: k for k in (
-    ScorerKind("jaccard", "jaccard", None, "plain character n-gram Jaccard"),
-    ScorerKind("idf-batch", "idf", "batch", "IDF-weighted Jaccard, IDF from the scored batch"),
-    ScorerKind("idf-ref", "idf", "reference",
-               "IDF-weighted Jaccard, IDF from a reference corpus"),
-    ScorerKind("minhash", "minhash", None, "MinHash estimate of plain Jaccard"),
-    ScorerKind("embedding", "embedding", None, "cosine similarity of sentence embeddings"),
-)}
-"""The registry: kind name -> :class:`ScorerKind`, in the order of the seed's history
-(plain, IDF, then sketches), then sentence embeddings."""
-
-SCORER_KINDS: tuple[str, ...] = tuple(KINDS)
-"""Kind names: ``("jaccard", "idf-batch", "idf-ref", "minhash", "embedding")``."""
-
-SCORERS: tuple[str, ...] = tuple(dict.fromkeys(k.scorer for k in KINDS.values()))
-"""Names :func:`make_scorer` builds: ``("jaccard", "idf", "minhash", "embedding")``."""
-
-SURFACE_SCORERS: tuple[str, ...] = tuple(dict.fromkeys(k.scorer for k in KINDS.values()
-                                                       if k.surface))
-"""The :data:`SCORERS` that need only shingles (no encoder pass): what sweeps default to."""
-
-IDF_SOURCES: tuple[str, ...] = tuple(k.idf for k in KINDS.values() if k.idf is not None)
-"""Where IDF weights can come from: ``("batch", "reference")``."""
 
 
 def scorer_kind(kind: str) -> ScorerKind:

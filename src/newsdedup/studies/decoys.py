@@ -55,22 +55,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta, nbinom
 
 from newsdedup.score.jaccard import PairScores
+from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS as DEFAULT_DECOY_DAYS
+from newsdedup.studies.defaults import DEFAULT_PRECISION as DEFAULT_PRECISION
 
-DEFAULT_DECOY_DAYS = 7.0
-"""Pairs published at least this many days apart are decoys.
-
-Coverage of a news event decays within days: wire copies and rewrites
-follow within hours, and the cross-host study of this project looks for
-cross-posts within a 3-day window. A week is more than twice that window, so
-the re-coverage that still exists (a follow-up, a court date) is rare among
-pairs a week apart and mostly has new headlines; shorter gaps would let
-two-day-old rewrites pass for decoys and inflate the false-merge estimate.
-"""
-
-DEFAULT_PRECISION = 0.95  # target precision of the recommended threshold
 CONFIDENCE = 0.95  # two-sided confidence of the intervals
 
 _DAY = 86400.0
@@ -97,6 +86,7 @@ def clopper_pearson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[flo
     """
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    from scipy.stats import beta  # scipy.stats costs about a second to import: here, not above
     a = (1.0 - confidence) / 2
     low = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
     high = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
@@ -346,6 +336,7 @@ def _nearest(counts: np.ndarray, eligible: np.ndarray, confidence: float
              ) -> list[tuple[int, int]]:
     """Per value: ``(decoys, eligible)`` with its nearest other value (highest lower bound)."""
     k_all, m_all = np.asarray(counts, dtype=np.int64), np.asarray(eligible, dtype=np.int64)
+    from scipy.stats import beta
     # Clopper-Pearson lower ends of every value pair in one call (a bootstrap asks often).
     with np.errstate(invalid="ignore"):
         lows = np.where(k_all > 0, beta.ppf((1.0 - confidence) / 2, np.maximum(k_all, 1),
@@ -379,6 +370,7 @@ def extrapolate(k: int, m: int, targets: int, confidence: float) -> tuple[float,
         return 0.0, 0.0, 0.0
     if not m:  # no rate to borrow: anything from none to all of them may be false
         return 0.0, 0.0, float(targets)
+    from scipy.stats import nbinom
     pi = m / (m + targets)
     a = (1.0 - confidence) / 2
     low = 0.0 if k == 0 else float(nbinom.ppf(a, k, pi))

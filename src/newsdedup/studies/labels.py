@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta
 
 from newsdedup.corpus.cells import unescape_cell
 from newsdedup.score.jaccard import PairScores
@@ -193,6 +192,7 @@ def bin_sample_size(halfwidth: float = 0.1, confidence: float = CONFIDENCE) -> i
     """
     if not 0 < halfwidth < 0.5:
         raise ValueError(f"halfwidth must be in (0, 0.5), got {halfwidth}")
+    from scipy.stats import beta  # scipy.stats costs about a second to import: here, not above
     a = (1.0 - confidence) / 2
     n = 2
     while True:

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
 from newsdedup.score.minhash import (
@@ -33,11 +32,11 @@ from newsdedup.score.minhash import (
     signatures,
 )
 from newsdedup.studies.calibration import order_quantiles
+from newsdedup.studies.defaults import ERROR_PERMS as ERROR_PERMS
+from newsdedup.studies.defaults import PAIR_BUDGET, SAMPLE_PAIRS
+from newsdedup.studies.defaults import PUBLISHED_THRESHOLDS as PUBLISHED_THRESHOLDS
 from newsdedup.text.normalize import DEFAULT_SCHEME, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
-
-PUBLISHED_THRESHOLDS = (0.7, 0.5, 0.4, 0.3, 0.2)
-ERROR_PERMS = (16, 32, 64, 128, 256, 512, 1024)
 
 
 @dataclass(frozen=True)
@@ -79,6 +78,13 @@ class MeasureConfig:
 
         The last six settings are written to ``params.json`` (key ``scale``) by
         the streamed and sampled paths, not by the dense one.
+        extra: Whether the dense path also runs the studies beyond published
+            block 1: the LSH table, the error-versus-permutations table, the
+            score histogram and the n-gram sweep. ``newsdedup measure`` runs
+            only the block unless given ``--full``; ``newsdedup run`` (and so
+            ``make reproduce``) always runs them. Written to ``params.json``
+            (``extra_studies``) only when off. The streamed and sampled paths
+            (large corpora) always run their studies.
     """
 
     ngrams: tuple[int, ...] = (3, 4, 5)
@@ -96,12 +102,13 @@ class MeasureConfig:
     error_max_pairs: int = 250_000
     sweep_ngrams: tuple[int, ...] = (2, 3, 4, 5, 6)
     dense_max_items: int = 6000
-    pair_budget: float = 120.0
-    sample_pairs: int = 500_000
+    pair_budget: float = PAIR_BUDGET
+    sample_pairs: int = SAMPLE_PAIRS
     sample_seed: int = 0
     sampled_error_pairs: int = 2_000
     confidence: float = 0.95
     lsh_max_pairs: int = 30_000_000
+    extra: bool = True
 
     def __post_init__(self) -> None:
         """Check the settings; raise ValueError naming the bad one."""
@@ -132,7 +139,7 @@ class MeasureConfig:
             "error_max_pairs": self.error_max_pairs,
             "sweep_ngrams": list(self.sweep_ngrams),
             "lsh": "datasketch MinHashLSH optimiser, weights (0.5, 0.5)" if self.lsh else None,
-        }
+        } | ({} if self.extra else {"extra_studies": False})
 
 
 @dataclass(frozen=True)
@@ -266,7 +273,7 @@ def measure_ngram(texts: Sequence[str], n: int, config: MeasureConfig) -> NgramM
     # All pairs: k dense N x N comparisons beat gathering N^2/2 signature rows.
     estimate = upper_pairs(estimate_matrix(sigs, empty), like=exact)
     lsh_rows = []
-    if config.lsh:
+    if config.lsh and config.extra:
         for t in config.thresholds:
             bands, rows = lsh_params(t, config.minhash.num_perm)
             mask = lsh_candidates(sigs, empty, bands, rows, exact.i, exact.j)
@@ -398,6 +405,8 @@ def error_intervals(errors: pd.DataFrame, total_pairs: int, confidence: float) -
     """
     if errors.empty or int(errors["pairs"].max()) >= total_pairs:
         return errors
+    from scipy.stats import norm  # only a sampled error table needs it (and its import cost)
+
     m = errors["pairs"].to_numpy(dtype=np.float64)
     var = np.maximum(errors["rmse"] ** 2 - errors["err_mean"] ** 2, 0.0) * m / np.maximum(m - 1, 1)
     half = norm.ppf(0.5 + confidence / 2) * np.sqrt(var / m)
@@ -508,6 +517,9 @@ def run_measure(
         say(f"measure: n-gram {n}: shingles, signatures, exact and estimated Jaccard")
         per_ngram.append(measure_ngram(texts, n, config))
     top_m = next(m for m in per_ngram if m.n == config.top_ngram)
+    top = top_pairs(items, top_m.exact, config.top_k)
+    if not config.extra:  # published block 1 only (`newsdedup measure` without --full)
+        return MeasureReport(config=config, per_ngram=per_ngram, top=top, errors=pd.DataFrame())
     say(f"measure: error versus permutations {list(config.error_perms)}")
     errors = error_vs_num_perm(top_m.shingled, top_m.exact, config.error_families,
                                config.error_perms, config.error_max_pairs)
@@ -519,7 +531,7 @@ def run_measure(
     return MeasureReport(
         config=config,
         per_ngram=per_ngram,
-        top=top_pairs(items, top_m.exact, config.top_k),
+        top=top,
         errors=errors,
         ngram_sweep=sweep,
         ngram_tracks=tracks,

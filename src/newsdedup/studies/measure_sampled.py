@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.stats import beta, norm
 
 from newsdedup.score.jaccard import PairScores, pair_jaccard
 from newsdedup.score.join import threshold_join
@@ -186,6 +185,7 @@ def band_pair_bound(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) 
 
 
 def _clopper(k: np.ndarray, m: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    from scipy.stats import beta  # scipy.stats costs about a second to import: here, not above
     a = (1.0 - confidence) / 2
     k = np.asarray(k, dtype=np.float64)
     with np.errstate(invalid="ignore"):
@@ -295,6 +295,7 @@ def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: 
 def _error_figures(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: np.ndarray,
                    t0: float, total: int, confidence: float) -> dict:
     """Mean and max ``|estimate - exact|``: join pairs exactly, the rest from the sample."""
+    from scipy.stats import norm
     below = ex_s < t0
     err_s = np.abs(es_s[below] - ex_s[below])
     err_j = np.abs(est_join - join.score)

@@ -1,0 +1,40 @@
+"""Default settings of the published studies, light enough for the command line's parser.
+
+The parser of ``newsdedup`` shows these defaults in ``--help`` and must not
+import numpy, pandas or scipy to do so (a command imports only the run module
+it calls). Each constant is defined here once; the study modules that use it
+(:mod:`newsdedup.studies.measure`, :mod:`newsdedup.studies.decoys`,
+:mod:`newsdedup.runs.calibrate`) import it from here.
+"""
+
+from __future__ import annotations
+
+PUBLISHED_THRESHOLDS: tuple[float, ...] = (0.7, 0.5, 0.4, 0.3, 0.2)
+"""Thresholds of the published block-1 table."""
+
+ERROR_PERMS: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024)
+"""Permutation counts of the MinHash error-versus-k study."""
+
+PAIR_BUDGET = 120.0
+"""Seconds the streamed pass of ``measure`` over every pair may take (above 6,000 items)."""
+
+SAMPLE_PAIRS = 500_000
+"""Pairs of the uniform pair sample of ``measure``'s sampled path, per n-gram size."""
+
+SIMULATION_ITEMS = 5000
+"""Items simulated at most: 5,000 x 7 levels x 20 trials is 700k simulated pairs, plenty for
+the shares and percentiles the tables report, and a few seconds of work."""
+
+DEFAULT_DECOY_DAYS = 7.0
+"""Pairs published at least this many days apart are decoys.
+
+Coverage of a news event decays within days: wire copies and rewrites
+follow within hours, and the cross-host study of this project looks for
+cross-posts within a 3-day window. A week is more than twice that window, so
+the re-coverage that still exists (a follow-up, a court date) is rare among
+pairs a week apart and mostly has new headlines; shorter gaps would let
+two-day-old rewrites pass for decoys and inflate the false-merge estimate.
+"""
+
+DEFAULT_PRECISION = 0.95
+"""Target precision of the recommended threshold."""
