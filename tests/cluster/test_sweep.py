@@ -61,7 +61,8 @@ def _involved_greedy(n, i, j, score, t, rank):
     hit = (score >= t) & (i != j)
     involved = np.unique(np.concatenate([i[hit], j[hit]]))
     inner = greedy_pairs(len(involved), np.searchsorted(involved, i[hit]),
-                         np.searchsorted(involved, j[hit]), score[hit], t, rank=rank[involved])
+                         np.searchsorted(involved, j[hit]), score[hit], t, rank=rank[involved],
+                         compiled=False)
     labels = np.empty(n, dtype=np.int64)
     alone = np.ones(n, dtype=bool)
     alone[involved] = False
@@ -86,10 +87,12 @@ def test_partition_sweep_equals_sparse_partition_at_every_threshold(n, data):
     rank = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
     grid = [0.1, 0.2, 0.3, 0.5, 0.7, 1.0]
     for r in (rank, None):
-        sweep = PartitionSweep(n, i, j, score, grid[0], r)
-        for t in grid:
-            want = _involved_greedy(n, i, j, score, t, rank if r is not None else np.zeros(n))
-            assert np.array_equal(sweep.labels(t), want)  # the same numbers, not only groups
+        for compiled in (True, False):
+            sweep = PartitionSweep(n, i, j, score, grid[0], r, compiled=compiled)
+            for t in grid:
+                want = _involved_greedy(n, i, j, score, t,
+                                        rank if r is not None else np.zeros(n))
+                assert np.array_equal(sweep.labels(t), want)  # the same numbers, not only groups
 
 
 def test_partition_sweep_refuses_a_threshold_below_its_lists():
@@ -98,7 +101,10 @@ def test_partition_sweep_refuses_a_threshold_below_its_lists():
 
     from newsdedup.cluster.sweep import PartitionSweep
 
-    sweep = PartitionSweep(3, np.array([0]), np.array([1]), np.array([0.5]), 0.3)
-    assert sweep.labels(0.5).tolist() == [0, 0, 1] and sweep.labels(0.6).tolist() == [0, 1, 2]
-    with pytest.raises(ValueError, match="below the sweep's lowest"):
-        sweep.labels(0.2)
+    for compiled in (True, False):
+        sweep = PartitionSweep(3, np.array([0]), np.array([1]), np.array([0.5]), 0.3,
+                               compiled=compiled)
+        assert sweep.labels(0.5).tolist() == [0, 0, 1]
+        assert sweep.labels(0.6).tolist() == [0, 1, 2]
+        with pytest.raises(ValueError, match="below the sweep's lowest"):
+            sweep.labels(0.2)

@@ -10,7 +10,7 @@ from newsdedup.studies.multinomial import conditionals, multinomial_dot
 
 def _both(seed, n, pvals, size, weights):
     mine, ref = np.random.default_rng(seed), np.random.default_rng(seed)
-    got = multinomial_dot(mine, n, pvals, size, weights)
+    got = multinomial_dot(mine, n, pvals, size, weights, compiled=True)
     want = ref.multinomial(n, pvals, size=size)[:, :-1] @ np.asarray(weights, dtype=np.int64)
     assert got.dtype == np.int64 and np.array_equal(got, want)
     # The generator advanced exactly as NumPy's own draw advanced it.
@@ -48,7 +48,8 @@ def test_large_draws_use_the_compiled_path_and_equal_numpy():
 
 def test_bad_weights_and_probabilities():
     with pytest.raises(ValueError, match="one value per category"):
-        multinomial_dot(np.random.default_rng(0), 5, np.array([0.5, 0.5]), 3, np.array([1, 2]))
+        multinomial_dot(np.random.default_rng(0), 5, np.array([0.5, 0.5]), 3, np.array([1, 2]),
+                        compiled=True)
     with pytest.raises(ValueError):  # NumPy's own error for probabilities above one
         multinomial_dot(np.random.default_rng(0), 5, np.array([0.9, 0.9, 0.1]), 3,
-                        np.array([1, 2]))
+                        np.array([1, 2]), compiled=True)

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from scipy.sparse.csgraph import connected_components as _cc
 
 
@@ -195,6 +195,7 @@ def greedy_pairs(
     *,
     order: Sequence[int] | None = None,
     rank: np.ndarray | None = None,
+    compiled: bool | None = None,
 ) -> Clustering:
     """:func:`greedy_clusters` from a sparse list of scored pairs instead of a matrix.
 
@@ -214,6 +215,8 @@ def greedy_pairs(
         threshold: Join when ``score >= threshold``.
         order: Visiting order, a permutation of ``range(n)``; index order by default.
         rank: Representative preference per item, higher is better; None: founders stay.
+        compiled: Run the numba walk (:func:`greedy_walk`); None: from
+            :data:`COMPILED_MIN` items plus pairs on. Both give the same clustering.
 
     Returns:
         The :class:`Clustering`.
@@ -224,10 +227,70 @@ def greedy_pairs(
         ([0, 0, 1], [-1, 0, -1])
     """
     visit, pref = _visit_and_rank(n, order, rank)
+    if not (n + len(i) >= COMPILED_MIN if compiled is None else compiled):
+        return _greedy_python(n, i, j, score, threshold, visit, pref)
     labels, reps, join_scores, joined_to = greedy_walk(
         visit, *pair_csr(n, i, j, score, threshold), threshold, *_prefs(pref), False)
     return Clustering(labels=labels, representatives=reps, join_scores=join_scores,
                       joined_to=joined_to)
+
+
+def _greedy_python(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, threshold: float,
+                   visit: np.ndarray, pref: np.ndarray | None) -> Clustering:
+    """:func:`greedy_pairs` as a Python loop over lists (small inputs: no numba import)."""
+    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    score = np.asarray(score, dtype=np.float64)
+    hit = ~np.isnan(score) & (score >= threshold) & (i != j)
+    src = np.concatenate([i[hit], j[hit]])
+    dst = np.concatenate([j[hit], i[hit]])
+    val = np.concatenate([score[hit], score[hit]])
+    by_src = np.argsort(src, kind="stable")
+    ptr = np.searchsorted(src[by_src], np.arange(n + 1)).tolist()
+    nbr, nval = dst[by_src].tolist(), val[by_src].tolist()
+    prefs = pref.tolist() if pref is not None else None
+
+    labels = [-1] * n
+    rep_group = [-1] * n  # group id while an item is a current representative
+    reps: list[int] = []
+    join_scores = np.full(n, np.nan)
+    joined_to = np.full(n, -1, dtype=np.int64)
+    # A loop over items (not pairs): each visits only its above-threshold neighbours.
+    for item in visit.tolist():
+        best_g, best_s = -1, -1.0
+        for k in range(ptr[item], ptr[item + 1]):
+            g = rep_group[nbr[k]]
+            if g >= 0 and (nval[k] > best_s or (nval[k] == best_s and g < best_g)):
+                best_g, best_s = g, nval[k]
+        if best_g < 0:
+            labels[item] = len(reps)
+            rep_group[item] = len(reps)
+            reps.append(item)
+            continue
+        rep = reps[best_g]
+        labels[item] = best_g
+        join_scores[item] = best_s
+        joined_to[item] = rep
+        if prefs is not None and prefs[item] > prefs[rep]:
+            rep_group[rep] = -1
+            rep_group[item] = best_g
+            reps[best_g] = item
+    return Clustering(labels=np.asarray(labels, dtype=np.int64),
+                      representatives=np.asarray(reps, dtype=np.int64),
+                      join_scores=join_scores, joined_to=joined_to)
+
+
+COMPILED_MIN = 1 << 17
+"""Items plus pairs from which greedy clustering runs compiled (numba). Below it the
+Python loop is fast enough, and the block commands on small corpora skip numba's
+import (about half a second)."""
+
+
+@cache
+def _kernels():
+    """The numba-compiled :func:`_adjacency` and :func:`_walk`, compiled on first use."""
+    from numba import njit
+
+    return (njit(cache=True, nogil=True)(_adjacency), njit(cache=True, nogil=True)(_walk))
 
 
 def pair_csr(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, lowest: float = -np.inf
@@ -254,10 +317,9 @@ def pair_csr(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, lowest: fl
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
     hit = ~np.isnan(score) & (score >= lowest) & (i != j)
-    return _adjacency(int(n), i[hit], j[hit], score[hit])
+    return _kernels()[0](int(n), i[hit], j[hit], score[hit])
 
 
-@njit(cache=True, nogil=True)
 def _adjacency(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -288,7 +350,6 @@ def _prefs(pref: np.ndarray | None) -> tuple[np.ndarray, bool]:
     return np.ascontiguousarray(pref), True
 
 
-@njit(cache=True, nogil=True)
 def greedy_walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
                 top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool,
                 alone_last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -303,6 +364,12 @@ def greedy_walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.nda
     Returns:
         ``(labels, representatives, join_scores, joined_to)`` as in :class:`Clustering`.
     """
+    return _kernels()[1](visit, ptr, nbr, val, top, threshold, prefs, use_prefs, alone_last)
+
+
+def _walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
+          top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool,
+          alone_last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     n = ptr.shape[0] - 1
     labels = np.full(n, -1, dtype=np.int64)
     rep_group = np.full(n, -1, dtype=np.int64)  # group id while an item is a representative

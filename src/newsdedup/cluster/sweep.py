@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, prepare
-from newsdedup.cluster.greedy import greedy_walk, pair_csr
+from newsdedup.cluster.greedy import COMPILED_MIN, greedy_pairs, greedy_walk, pair_csr
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.scorers import SURFACE_SCORERS
 
@@ -45,7 +45,19 @@ def sparse_partition(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, th
         >>> sparse_partition(4, np.array([0, 2]), np.array([3, 3]), np.array([.5, .2]), .4)
         array([0, 1, 2, 0])
     """
-    return PartitionSweep(n, i, j, score, threshold, rank).labels(threshold)
+    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    score = np.asarray(score, dtype=np.float64)
+    hit = (score >= threshold) & (i != j)
+    involved = np.unique(np.concatenate([i[hit], j[hit]]))
+    inner = greedy_pairs(len(involved), np.searchsorted(involved, i[hit]),
+                         np.searchsorted(involved, j[hit]), score[hit], threshold,
+                         rank=None if rank is None else np.asarray(rank)[involved])
+    labels = np.empty(n, dtype=np.int64)
+    alone = np.ones(n, dtype=bool)
+    alone[involved] = False
+    labels[alone] = inner.n_groups + np.arange(int(alone.sum()))
+    labels[involved] = inner.labels
+    return labels
 
 
 class PartitionSweep:
@@ -55,6 +67,8 @@ class PartitionSweep:
     once, at the lowest threshold; each threshold then runs the compiled greedy walk
     (:func:`~newsdedup.cluster.greedy.greedy_walk`), which skips the items with no pair
     at or above it: ``O(N + pairs)`` per threshold, with no per-threshold sorting.
+    Small inputs (below :data:`~newsdedup.cluster.greedy.COMPILED_MIN`) run
+    :func:`sparse_partition` per threshold instead, without importing numba.
 
     Examples:
         >>> sweep = PartitionSweep(4, np.array([0, 2]), np.array([3, 3]), np.array([.5, .2]), .1)
@@ -63,7 +77,8 @@ class PartitionSweep:
     """
 
     def __init__(self, n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray,
-                 lowest: float, rank: np.ndarray | None = None) -> None:
+                 lowest: float, rank: np.ndarray | None = None,
+                 compiled: bool | None = None) -> None:
         """Adjacency lists of the pairs scoring at least ``lowest``.
 
         Args:
@@ -73,8 +88,16 @@ class PartitionSweep:
             score: Score of each pair.
             lowest: The lowest threshold that will be asked for.
             rank: Representative preference per item, as for ``greedy_pairs``.
+            compiled: Build the lists and walk them compiled (numba); None: from
+                :data:`~newsdedup.cluster.greedy.COMPILED_MIN` items plus pairs on.
+                Otherwise each threshold is :func:`sparse_partition` (same labels).
         """
         self.lowest = float(lowest)
+        self._n, self._rank = int(n), rank
+        self._compiled = n + len(i) >= COMPILED_MIN if compiled is None else bool(compiled)
+        if not self._compiled:  # small: the pairs as given, one sparse_partition per threshold
+            self._pairs = (np.asarray(i), np.asarray(j), np.asarray(score, dtype=np.float64))
+            return
         self._csr = pair_csr(n, i, j, score, self.lowest)
         self._visit = np.arange(n, dtype=np.int64)
         if rank is None:
@@ -92,6 +115,8 @@ class PartitionSweep:
         """
         if not threshold >= self.lowest:
             raise ValueError(f"threshold {threshold} is below the sweep's lowest {self.lowest}")
+        if not self._compiled:
+            return sparse_partition(self._n, *self._pairs, float(threshold), self._rank)
         return greedy_walk(self._visit, *self._csr, float(threshold), self._prefs, self._use,
                            True)[0]
 

@@ -22,16 +22,20 @@ both with ``rng.multinomial`` draw by draw, including the generator's state afte
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import numpy as np
-from numba import njit
 
 INVERSION_MAX_NP = 30.0
 """NumPy's binomial uses inversion while ``n p <= 30`` (and ``p <= 0.5``)."""
 
+COMPILED_MIN = 1 << 20
+"""Binomials (draws x categories) from which the compiled path runs; below it NumPy's
+own call is quick, and the block commands on small corpora skip numba's import."""
+
 
 def multinomial_dot(rng: np.random.Generator, n: int, pvals: np.ndarray, size: int,
-                    weights: np.ndarray) -> np.ndarray:
+                    weights: np.ndarray, compiled: bool | None = None) -> np.ndarray:
     """``rng.multinomial(n, pvals, size=size)[:, :-1] @ weights``, as ``int64``.
 
     Args:
@@ -40,13 +44,16 @@ def multinomial_dot(rng: np.random.Generator, n: int, pvals: np.ndarray, size: i
         pvals: Category probabilities (the last one takes what is left, as in NumPy).
         size: Number of draws.
         weights: ``int64`` weight of each category but the last.
+        compiled: Use the numba path where it applies; None: from
+            :data:`COMPILED_MIN` binomials on.
 
     Returns:
         ``int64`` array of ``size`` weighted sums.
 
     Examples:
         >>> p = np.array([0.2, 0.3, 0.5])
-        >>> got = multinomial_dot(np.random.default_rng(3), 10, p, 4, np.array([1, 10]))
+        >>> got = multinomial_dot(np.random.default_rng(3), 10, p, 4, np.array([1, 10]),
+        ...                       compiled=True)
         >>> want = np.random.default_rng(3).multinomial(10, p, size=4)[:, :-1] @ [1, 10]
         >>> bool((got == want).all())
         True
@@ -56,12 +63,14 @@ def multinomial_dot(rng: np.random.Generator, n: int, pvals: np.ndarray, size: i
     if w.shape != (max(len(pix) - 1, 0),):
         raise ValueError(f"weights must have one value per category but the last, got {w.shape}")
     valid = bool(np.isfinite(pix).all() and (pix >= 0).all() and pix[:-1].sum() <= 1.0)
-    if not valid or n < 0 or not len(w):  # NumPy's own checks and errors
+    if compiled is None:
+        compiled = size * len(w) >= COMPILED_MIN
+    if not compiled or not valid or n < 0 or not len(w):  # NumPy's own checks and errors
         return rng.multinomial(n, pix, size=size)[:, :-1] @ w
     p, logq = conditionals(pix)
     if not _inversion_only(p, n):
         return rng.multinomial(n, pix, size=size)[:, :-1] @ w
-    return _weighted_draws(rng, int(n), p, logq, int(size), w)
+    return _kernels()[1](rng, int(n), p, logq, int(size), w)
 
 
 def conditionals(pix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +80,7 @@ def conditionals(pix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the earlier ``pix``, subtracted one by one); that sequence does not depend
     on the draw, so it is computed once.
     """
-    return _conditionals(np.ascontiguousarray(pix, dtype=np.float64))
+    return _kernels()[0](np.ascontiguousarray(pix, dtype=np.float64))
 
 
 def _inversion_only(p: np.ndarray, n: int) -> bool:
@@ -79,7 +88,14 @@ def _inversion_only(p: np.ndarray, n: int) -> bool:
     return bool(len(p) == 0 or (p.max() <= 0.5 and (p * float(n)).max() <= INVERSION_MAX_NP))
 
 
-@njit(cache=True)
+@cache
+def _kernels():
+    """:func:`_conditionals` and :func:`_weighted_draws` compiled by numba on first use."""
+    from numba import njit
+
+    return njit(cache=True)(_conditionals), njit(cache=True)(_weighted_draws)
+
+
 def _conditionals(pix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     d = pix.shape[0] - 1
     p = np.empty(max(d, 0))
@@ -92,7 +108,6 @@ def _conditionals(pix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, logq
 
 
-@njit(cache=True)
 def _weighted_draws(rng, n: int, p: np.ndarray, logq: np.ndarray, size: int,
                     w: np.ndarray) -> np.ndarray:
     out = np.zeros(size, dtype=np.int64)
