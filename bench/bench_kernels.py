@@ -15,8 +15,8 @@ its peak RSS:
   Shingling is excluded from all three.
 * ``join_j*``: the exact threshold join, compiled kernel against the numpy
   kernel (sparse product per block), checked pair for pair and score for
-  score (one run each); the numpy baseline runs only up to
-  ``--numpy-join-max`` items.
+  score (median of ``--join-repeat`` runs, default 1); the numpy baseline
+  runs only up to ``--numpy-join-max`` items.
 * ``dedupe_gated``: :func:`newsdedup.cluster.dedupe.dedupe` (IDF, 0.30, gate
   on), against ``dedupe_reference``: the same call with the per-item and
   packed-block paths it took before (one normalization and subject key per
@@ -26,6 +26,8 @@ its peak RSS:
   150k), each prefixed with one lead token (``연합뉴스`` / ``Reuters``),
   against the same headlines as they are; the target is a ratio within 2x.
 
+``--steps`` selects groups of steps (``sig``, ``join``, ``dedupe``); with
+``--append`` the new rows replace those of the same language, size and step.
 ``--memory N`` instead runs the gated dedupe of N Korean headlines in a fresh
 process and reports the process's peak RSS (``VmHWM``, input included).
 Numba's compile or cache load is done once before the timings (and reported as
@@ -104,12 +106,12 @@ def _warm_numba() -> float:
     return time.perf_counter() - t0
 
 
-def run_one(lang: str, size: int, lead_size: int, repeat: int, numpy_join_max: int):
-    import rensa
+STEPS = ("sig", "join", "dedupe")
+"""Groups of steps ``--steps`` can select (default all)."""
 
-    from newsdedup.cluster.dedupe import DedupeConfig, dedupe
-    from newsdedup.score.join import threshold_join
-    from newsdedup.score.minhash import MinHashParams, signatures
+
+def run_one(lang: str, size: int, lead_size: int, repeat: int, numpy_join_max: int,
+            steps: tuple[str, ...] = STEPS, join_repeat: int = 1):
     from newsdedup.studies.synthetic import enlarge, headline_pool
     from newsdedup.text.normalize import normalize_many
     from newsdedup.text.shingle import shingle_matrix
@@ -121,6 +123,20 @@ def run_one(lang: str, size: int, lead_size: int, repeat: int, numpy_join_max: i
     frame = enlarge(pool, max(size, lead_size), seed=0)
     texts = frame.text.iloc[:size].tolist()
     sm = shingle_matrix(normalize_many(texts), 3)
+    if "sig" in steps:
+        _signature_rows(rows, lang, size, sm, repeat)
+    if "join" in steps:
+        _join_rows(rows, lang, size, sm, join_repeat, numpy_join_max)
+    if "dedupe" in steps:
+        _dedupe_rows(rows, lang, size, frame, texts, lead_size, repeat)
+    return rows
+
+
+def _signature_rows(rows, lang, size, sm, repeat):
+    import rensa
+
+    from newsdedup.score.minhash import MinHashParams, signatures
+
     x = sm.matrix
     sets = [[sm.vocab[c] for c in x.indices[x.indptr[r]:x.indptr[r + 1]]]
             for r in range(x.shape[0])]
@@ -134,20 +150,28 @@ def run_one(lang: str, size: int, lead_size: int, repeat: int, numpy_join_max: i
     fast = slow = None
     _row(rows, lang, size, "sig_rensa",
          lambda: rensa.RMinHash.digest_matrix_from_token_sets(sets, K, 42), repeat)
-    sets = None
+
+
+def _join_rows(rows, lang, size, sm, repeat, numpy_join_max):
+    from newsdedup.score.join import threshold_join
+
     for t in (0.5, 0.3):
-        # One run each: the joins take minutes at 100k English items on a shared machine.
+        # --join-repeat (default 1): the numpy joins take minutes at 100k English items.
         got = _row(rows, lang, size, f"join_j{t}_numba",
-                   lambda t=t: threshold_join(sm, t, kernel="numba"), 1)
+                   lambda t=t: threshold_join(sm, t, kernel="numba"), repeat)
         rows[-1].update(pairs=len(got.pairs), candidates=got.candidates, verified=got.verified)
         if size <= numpy_join_max:
             ref = _row(rows, lang, size, f"join_j{t}_numpy",
-                       lambda t=t: threshold_join(sm, t, kernel="numpy"), 1)
+                       lambda t=t: threshold_join(sm, t, kernel="numpy"), repeat)
             assert all(np.array_equal(a, b) for a, b in zip(
                 (got.pairs.i, got.pairs.j, got.pairs.score),
                 (ref.pairs.i, ref.pairs.j, ref.pairs.score), strict=True)), t
             rows[-1]["identical"] = True
-    got = ref = None
+
+
+def _dedupe_rows(rows, lang, size, frame, texts, lead_size, repeat):
+    from newsdedup.cluster.dedupe import DedupeConfig, dedupe
+
     items = pd.DataFrame({"id": [f"{lang}{k}" for k in range(size)], "title": texts})
     new = _row(rows, lang, size, "dedupe_gated", lambda: dedupe(items, DedupeConfig()), repeat)
     rows[-1]["groups"] = int(new.items.group.nunique())
@@ -163,7 +187,6 @@ def run_one(lang: str, size: int, lead_size: int, repeat: int, numpy_join_max: i
         res = _row(rows, lang, lead_size, step, lambda t=table: dedupe(t, DedupeConfig()),
                    repeat)
         rows[-1].update(groups=int(res.items.group.nunique()), lead=LEAD[lang])
-    return rows
 
 
 def memory_one(size: int) -> dict:
@@ -200,7 +223,13 @@ def main(argv=None) -> int:
                     help="largest N for the numpy join baseline (minutes at 100k English)")
     ap.add_argument("--memory", type=int, default=0,
                     help="only measure the peak RSS of the gated dedupe of N Korean headlines")
-    ap.add_argument("--append", action="store_true", help="add to the existing kernels.csv")
+    ap.add_argument("--steps", nargs="+", choices=STEPS, default=list(STEPS),
+                    help="groups of steps to run (default all)")
+    ap.add_argument("--join-repeat", type=int, default=1,
+                    help="runs per join (median); the numpy joins take minutes at 100k English")
+    ap.add_argument("--append", action="store_true",
+                    help="add to the existing kernels.csv, replacing its rows of the same "
+                         "language, size and step")
     ap.add_argument("--summary", action="store_true",
                     help="only rewrite bench/results/kernels.md from kernels.csv")
     ap.add_argument("--one", nargs=1, help=argparse.SUPPRESS)
@@ -215,7 +244,7 @@ def main(argv=None) -> int:
             rows = [memory_one(args.memory)]
         else:
             rows = run_one(args.one[0], args.size, args.lead_size, args.repeat,
-                           args.numpy_join_max)
+                           args.numpy_join_max, tuple(args.steps), args.join_repeat)
         print(json.dumps(rows))
         return 0
     jobs = [["memory"]] if args.memory else [[lang] for lang in args.languages]
@@ -223,14 +252,23 @@ def main(argv=None) -> int:
     for job in jobs:
         cmd = [sys.executable, __file__, "--one", *job, "--size", str(args.size),
                "--lead-size", str(args.lead_size), "--repeat", str(args.repeat),
-               "--numpy-join-max", str(args.numpy_join_max), "--memory", str(args.memory)]
+               "--numpy-join-max", str(args.numpy_join_max), "--memory", str(args.memory),
+               "--join-repeat", str(args.join_repeat), "--steps", *args.steps]
         out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
-        rows += json.loads(out.strip().splitlines()[-1])
+        rows = _replace(rows, json.loads(out.strip().splitlines()[-1]))
         _write(rows)
     text = summary(pd.DataFrame(rows))
     (OUT / "kernels.md").write_text(text, encoding="utf-8")
     print(text)
     return 0
+
+
+def _replace(rows: list[dict], new: list[dict]) -> list[dict]:
+    """``rows`` with each row of the same (language, size, step) as one of ``new``
+    replaced in place by it; the other new rows at the end."""
+    by_key = {(r["language"], r["n_items"], r["step"]): r for r in new}
+    out = [by_key.pop((r["language"], r["n_items"], r["step"]), r) for r in rows]
+    return out + [r for r in new if (r["language"], r["n_items"], r["step"]) in by_key]
 
 
 RATIOS = [  # (step, baseline, what the ratio says)
@@ -259,6 +297,9 @@ def summary(table: pd.DataFrame) -> str:
                    f"{', '.join(note)} |")
     out.append("")
     for lang, d in table.groupby("language"):
+        # The ratios pair the steps of one run: a step's first row (further sizes, such as
+        # a join-only run at 200k, are in the table above without a same-run baseline).
+        d = d.drop_duplicates("step")
         t = d.set_index("step").median_s
         for step, base, what in RATIOS:
             if step in t and base in t:
@@ -295,7 +336,7 @@ def _plot(table: pd.DataFrame, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(9, 4))
     width = 0.8 / max(len(langs), 1)
     for k, lang in enumerate(langs):
-        t = table[table.language == lang].set_index("step").median_s
+        t = table[table.language == lang].drop_duplicates("step").set_index("step").median_s
         xs, fast, slow = [], [], []
         for p, (s, b) in enumerate(pairs):
             if s in t and b in t:

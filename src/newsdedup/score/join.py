@@ -63,7 +63,6 @@ __all__ = [
     "build_index",
     "join_block",
     "join_block_compiled",
-    "MidPostings",
     "merge_blocks",
     "pair_histogram",
     "score_histogram",
@@ -134,12 +133,15 @@ class JoinIndex:
         return [(lo, min(lo + block, m)) for lo in range(0, m, block)]
 
 
-def build_index(shingled: ShingleMatrix, threshold: float) -> JoinIndex:
+def build_index(shingled: ShingleMatrix, threshold: float, compiled: bool = False) -> JoinIndex:
     """Sort items by size and shingles by rarity, and cut the prefixes.
 
     Args:
         shingled: Items as a shingle matrix.
         threshold: Join threshold ``t`` in ``(0, 1]``.
+        compiled: Sort each item's ranks and set its bitmap with the compiled
+            kernels (:mod:`newsdedup.score.join_kernels`) instead of numpy's
+            whole-array sorts; the index is the same.
 
     Returns:
         A :class:`JoinIndex`.
@@ -160,13 +162,19 @@ def build_index(shingled: ShingleMatrix, threshold: float) -> JoinIndex:
     rank[by_rarity] = np.arange(x.shape[1])
     nonempty = np.flatnonzero(sizes_all > 0)
     order = nonempty[np.argsort(sizes_all[nonempty], kind="stable")]
-    rows = x[order]
     sizes = sizes_all[order].astype(np.int64)
-    row_of = np.repeat(np.arange(len(order)), sizes)
-    ranks = rank[rows.indices]
-    srt = np.lexsort((ranks, row_of))
-    ranks = ranks[srt]
     indptr = np.concatenate(([0], np.cumsum(sizes)))
+    if compiled:
+        from newsdedup.score.join_kernels import rank_rows, row_bitmaps
+
+        ranks = rank_rows(_i64(x.indptr), _i64(x.indices), _i64(order), rank)
+        bitmap = row_bitmaps(ranks, indptr, _BITMAP_WORDS)
+    else:
+        rows = x[order]
+        row_of = np.repeat(np.arange(len(order)), sizes)
+        ranks = rank[rows.indices]
+        ranks = ranks[np.lexsort((ranks, row_of))]
+        bitmap = _bitmaps(ranks, sizes)
     items = sp.csr_matrix(
         (np.ones(len(ranks), np.int32), ranks.astype(np.int32), indptr),
         shape=(len(order), x.shape[1]),
@@ -180,7 +188,7 @@ def build_index(shingled: ShingleMatrix, threshold: float) -> JoinIndex:
                      mid=mid[0], suffix=probe[1], mid_suffix=mid[1], last=probe[2],
                      mid_last=mid[2],
                      min_shared=np.minimum(_PREFIX_K, need_mid).astype(np.int32),
-                     bitmap=_bitmaps(ranks, sizes), n_items=x.shape[0])
+                     bitmap=bitmap, n_items=x.shape[0])
 
 
 _BITMAP_WORDS = 8  # 512 bits: ~10% of the symmetric difference of two 50-shingle items collide
@@ -298,64 +306,42 @@ JOIN_KERNELS = ("auto", "numpy", "numba")
 NUMBA_MIN_SHINGLES = 1 << 20
 """Shingle occurrences from which ``kernel="auto"`` compiles (about 20k headlines)."""
 
+SCAN_PAIRS_PER_READ = 64.0
+"""Window rows the compiled join tests on bitmaps for the cost of one posting entry it reads.
 
-def join_block_compiled(index: JoinIndex, postings: MidPostings, lo: int, hi: int
-                        ) -> JoinResult:
+A row whose probe prefix would read more posting entries than its length
+window holds rows, divided by this, is joined by the bitmap scan instead
+(:mod:`newsdedup.score.join_kernels`): the scan tests 8-16 rows per vector
+instruction, a posting read is a random access plus a binary search per
+prefix shingle. The choice only moves time between two exact routes; the
+pairs and scores are the same.
+"""
+
+
+def join_block_compiled(index: JoinIndex, postings, lo: int, hi: int) -> JoinResult:
     """The join for the size-sorted rows ``[lo, hi)`` as the *larger* item of their pairs, compiled.
 
-    :func:`newsdedup.score.kernels.join_probe_rows`: each row walks its probe
-    prefix and counts the earlier rows through the posting lists of their mid
-    prefixes (``postings``), keeping only shingles inside both items'
-    pair-specific prefixes; common shingles (English letter trigrams) late in
-    a probe prefix are read only for the small earlier rows that can still
-    need them. Same pairs and scores as :func:`join_block`; ``candidates`` and
-    ``verified`` count this path's own filter stages (fewer candidates).
+    :func:`newsdedup.score.join_kernels.join_rows`: each row either walks its
+    probe prefix and counts the earlier rows through the posting lists of
+    their mid prefixes (``postings``, a
+    :class:`~newsdedup.score.join_kernels.MidPostings`), keeping only shingles
+    inside both items' pair-specific prefixes, or -- where those lists are long, as for
+    common English letter trigrams -- tests every earlier row its length
+    filter admits against the 512-bit bitmap bound. Same pairs and scores as
+    :func:`join_block`; ``candidates`` counts the pairs that reach the bitmap
+    bound (prefix route) or pass it (scan route), ``verified`` those whose
+    intersection was computed.
     """
-    from newsdedup.score.kernels import join_probe_rows
+    from newsdedup.score.join_kernels import join_rows
 
     t = index.threshold
-    r, c, score, n_cand, n_verified = join_probe_rows(
+    r, c, score, n_cand, n_verified, _ = join_rows(
         lo, hi, t, t - _SLACK, _PREFIX_K, index.sizes, postings.probe_len, postings.ptr,
-        postings.row, postings.pos, postings.size, index.bitmap, _i64(index.items.indptr),
-        _i64(index.items.indices))
+        postings.entries, postings.bits, postings.item_ptr, postings.item_idx,
+        postings.run_end, SCAN_PAIRS_PER_READ)
     a, b = index.order[r], index.order[c]
     pairs = PairScores(i=np.minimum(a, b), j=np.maximum(a, b), score=score)
     return JoinResult(pairs=pairs, threshold=t, candidates=int(n_cand), verified=int(n_verified))
-
-
-@dataclass(frozen=True)
-class MidPostings:
-    """Posting lists of the mid prefixes, for :func:`join_block_compiled`.
-
-    Attributes:
-        ptr: Start of each rank's list (``int64``, ranks + 1).
-        row: Size-sorted rows holding the rank in their mid prefix, ascending.
-        pos: The rank's position in that row's prefix.
-        size: That row's size.
-        probe_len: Probe-prefix length of every row.
-    """
-
-    ptr: np.ndarray
-    row: np.ndarray
-    pos: np.ndarray
-    size: np.ndarray
-    probe_len: np.ndarray
-
-    @classmethod
-    def of(cls, index: JoinIndex) -> MidPostings:
-        """The posting lists of ``index``'s mid prefixes."""
-        mid = index.mid
-        lens = np.diff(mid.indptr)
-        pos = np.arange(mid.nnz) - np.repeat(mid.indptr[:-1], lens)
-        # Positions + 1 as data: a stored 0 would be dropped by the conversion.
-        by_rank = sp.csr_matrix(((pos + 1).astype(np.int64), mid.indices, mid.indptr),
-                                shape=mid.shape).tocsc()
-        by_rank.sort_indices()
-        # int32 lists: they are streamed once per probing row, the join's memory traffic.
-        return cls(ptr=_i64(by_rank.indptr), row=by_rank.indices.astype(np.int32),
-                   pos=(by_rank.data - 1).astype(np.int32),
-                   size=index.sizes[by_rank.indices].astype(np.int32),
-                   probe_len=np.diff(index.prefix.indptr).astype(np.int64))
 
 
 def _i64(values: np.ndarray) -> np.ndarray:
@@ -419,11 +405,15 @@ def threshold_join(
     """
     if kernel not in JOIN_KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; choose one of {JOIN_KERNELS}")
-    index = build_index(shingled, threshold)
+    compiled = kernel == "numba" or (kernel == "auto"
+                                     and shingled.matrix.nnz >= NUMBA_MIN_SHINGLES)
+    index = build_index(shingled, threshold, compiled=compiled)
     ranges = index.blocks(block)
     it = iter(ranges) if progress is None else progress(iter(ranges))
-    if kernel == "numba" or (kernel == "auto" and index.items.nnz >= NUMBA_MIN_SHINGLES):
-        postings = MidPostings.of(index)
+    if compiled:
+        from newsdedup.score.join_kernels import MidPostings
+
+        postings = MidPostings.of(index, index.threshold - _SLACK, _PREFIX_K)
         # The kernel releases the GIL: blocks run two at a time (at most two waiting, so a
         # progress bar on ``it`` follows the work); merge_blocks sorts the pairs.
         parts: list[JoinResult] = []

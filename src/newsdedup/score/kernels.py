@@ -1,12 +1,13 @@
-"""Compiled (numba) kernels of the large-input paths: signatures, join, bucket pairs.
+"""Compiled (numba) kernels of the large-input paths: signatures and bucket pairs.
 
 Imported only where a step is large enough to repay numba's import and the
 loading of its cached machine code (about half a second): the published
 blocks on a few hundred items never import this module. Every kernel computes
 exactly what its numpy counterpart computes, integer for integer and float
 for float (tested against it); ``cache=True`` keeps the compiled code between
-processes. The signature and join kernels release the GIL (``nogil``), so
-callers run disjoint parts of one job in two threads, with the same result.
+processes. The signature kernel releases the GIL (``nogil``), so callers
+run disjoint parts of one job in two threads, with the same result. The
+join's kernels are in :mod:`newsdedup.score.join_kernels`.
 """
 
 from __future__ import annotations
@@ -157,131 +158,3 @@ def run_pair_scores(indptr, indices, data, mass, items, starts, ends, out):  # p
                 at += 1
             for q in range(indptr[i], indptr[i + 1]):
                 marker[indices[q]] = 0.0
-
-
-@njit(cache=True, nogil=True)
-def _popcount64(x):  # pragma: no cover - compiled
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
-
-@njit(cache=True, nogil=True)
-def _grow(buf, size):  # pragma: no cover - compiled
-    if size < buf.shape[0]:
-        return buf
-    out = np.empty(2 * buf.shape[0], dtype=buf.dtype)
-    out[: buf.shape[0]] = buf
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _bounded_score(r, c, need, sizes, bitmap, item_ptr, item_idx):  # pragma: no cover
-    """-1.0 when the 512-bit bitmap bound rules the pair out, else its exact Jaccard.
-
-    The bound and the score are those of the numpy path: a bit set in one map
-    only is a shingle of the symmetric difference, and ``inter / union``.
-    """
-    differ = 0
-    for w in range(bitmap.shape[1]):
-        differ += _popcount64(bitmap[r, w] ^ bitmap[c, w])
-    if not (sizes[r] + sizes[c] - np.int64(differ)) // 2 >= need:
-        return -1.0
-    pi, ei = item_ptr[r], item_ptr[r + 1]
-    pj, ej = item_ptr[c], item_ptr[c + 1]
-    inter = 0
-    while pi < ei and pj < ej:
-        u, v = item_idx[pi], item_idx[pj]
-        if u == v:
-            inter += 1
-            pi += 1
-            pj += 1
-        elif u < v:
-            pi += 1
-        else:
-            pj += 1
-    union = sizes[r] + sizes[c] - inter
-    return inter / union if union > 0 else 0.0
-
-
-@njit(cache=True, nogil=True)
-def join_probe_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, post_row, post_pos,
-                    post_size, bitmap, item_ptr, item_idx):  # pragma: no cover - compiled
-    """Every pair ``(r, c)``, ``r < c``, with Jaccard ``>= t``, for the rows ``c`` in ``[lo, hi)``.
-
-    Pair-specific pkwise prefixes: with ``a = ceil(t/(1+t) (|r| + |c|))``, two
-    items reaching ``t`` share ``min(k, a)`` shingles within the first
-    ``|x| - a + k`` of each (rarest first). Row ``c`` walks its probe prefix;
-    its shingle at position ``i`` is read from the earlier rows' mid-prefix
-    postings (``post_row`` ascending, with ``post_pos`` and ``post_size``) only
-    up to ``|r| <= (|c| - i + k - 1) / q - |c|`` and counts only inside ``r``'s
-    own pair prefix. Candidates then pass the length test and
-    :func:`_bounded_score`.
-
-    Returns:
-        ``(r, c, score, candidates, verified)``.
-    """
-    m = sizes.shape[0]
-    # Stamp and count of a row side by side (one cache line per posting): this array is
-    # read at random once per posting entry, the hot spot of the whole join.
-    seen = np.zeros((m, 2), dtype=np.int32)
-    seen[:, 0] = -1
-    cand = np.empty(1024, dtype=np.int64)
-    out_r = np.empty(1024, dtype=np.int64)
-    out_c = np.empty(1024, dtype=np.int64)
-    out_s = np.empty(1024, dtype=np.float64)
-    n_out = n_cand = n_verified = 0
-    q = t_lo / (1.0 + t_lo)
-    for c in range(lo, hi):
-        sc = sizes[c]
-        # Earlier rows may qualify from t_lo * |c| on; start a little before that bound.
-        r_lo = np.searchsorted(sizes, t_lo * sc * (1.0 - 1e-12) - 1.0, side="left")
-        s_lo = sizes[r_lo] if r_lo < m else sc
-        # Shingles a pair needs, by the earlier row's size (sizes[r_lo] .. |c|).
-        need_of = np.ceil(q * (np.arange(s_lo, sc + 1) + sc)).astype(np.int64)
-        n_c = 0
-        base = item_ptr[c]
-        for i in range(probe_len[c]):
-            smax = (sc - i + k - 1) / q - sc
-            r_hi = min(c, np.searchsorted(sizes, smax * (1.0 + 1e-12) + 1e-9, side="right"))
-            if r_hi <= r_lo:
-                break  # the cap only shrinks along the prefix
-            tok = item_idx[base + i]
-            a, b = post_ptr[tok], post_ptr[tok + 1]
-            z = a + np.searchsorted(post_row[a:b], r_lo, side="left")
-            while z < b:
-                r = np.int64(post_row[z])
-                if r >= r_hi:
-                    break
-                s_r = np.int64(post_size[z])
-                need = need_of[s_r - s_lo]
-                if post_pos[z] < s_r - need + k:
-                    if seen[r, 0] != c:
-                        seen[r, 0] = c
-                        seen[r, 1] = 1
-                    else:
-                        seen[r, 1] += 1
-                    if seen[r, 1] == min(k, need):
-                        cand = _grow(cand, n_c)
-                        cand[n_c] = r
-                        n_c += 1
-                z += 1
-        for y in range(n_c):
-            r = cand[y]
-            if not t_lo * sc <= sizes[r]:
-                continue
-            n_cand += 1
-            score = _bounded_score(r, c, np.ceil(q * (sizes[r] + sc)), sizes, bitmap, item_ptr,
-                                   item_idx)
-            if score < 0.0:
-                continue
-            n_verified += 1
-            if score >= t:
-                out_r, out_c = _grow(out_r, n_out), _grow(out_c, n_out)
-                out_s = _grow(out_s, n_out)
-                out_r[n_out] = r
-                out_c[n_out] = c
-                out_s[n_out] = score
-                n_out += 1
-    return out_r[:n_out], out_c[:n_out], out_s[:n_out], n_cand, n_verified

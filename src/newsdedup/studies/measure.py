@@ -79,12 +79,10 @@ class MeasureConfig:
         The last six settings are written to ``params.json`` (key ``scale``) by
         the streamed and sampled paths, not by the dense one.
         extra: Whether the dense path also runs the studies beyond published
-            block 1: the LSH table, the error-versus-permutations table, the
-            score histogram and the n-gram sweep. ``newsdedup measure`` runs
-            only the block unless given ``--full``; ``newsdedup run`` (and so
-            ``make reproduce``) always runs them. Written to ``params.json``
-            (``extra_studies``) only when off. The streamed and sampled paths
-            (large corpora) always run their studies.
+            block 1 (LSH table, error against k, histogram, n-gram sweep):
+            ``newsdedup measure --full`` and ``newsdedup run`` do. Written to
+            ``params.json`` (``extra_studies``) only when off; the streamed and
+            sampled paths (large corpora) always run their studies.
     """
 
     ngrams: tuple[int, ...] = (3, 4, 5)

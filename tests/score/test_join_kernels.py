@@ -1,0 +1,64 @@
+"""The join's compiled kernels against their definitions and the numpy index build."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from newsdedup.score.join import (
+    _PREFIX_K,
+    _SLACK,
+    SCAN_PAIRS_PER_READ,
+    build_index,
+)
+from newsdedup.score.join_kernels import MidPostings, join_rows, prefix_last_sizes
+from newsdedup.text.normalize import hangul_alnum
+from newsdedup.text.shingle import shingle_matrix
+
+texts_st = st.lists(st.text(alphabet="abcdefg가나 ", max_size=16), min_size=1, max_size=40)
+
+
+@settings(max_examples=80, deadline=None)
+@given(texts_st, st.integers(1, 4), st.sampled_from([0.05, 0.3, 0.5, 0.9, 1.0]))
+def test_compiled_index_build_equals_numpy(texts, n, t):
+    sm = shingle_matrix(texts, n)
+    a, b = build_index(sm, t), build_index(sm, t, compiled=True)
+    for name in ("order", "sizes", "suffix", "mid_suffix", "last", "mid_last", "min_shared",
+                 "bitmap"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    for name in ("items", "prefix", "mid"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert np.array_equal(x.indptr, y.indptr) and np.array_equal(x.indices, y.indices), name
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 300), st.data(), st.sampled_from([0.01, 0.1, 0.3, 1 / 3, 0.5, 0.8, 1.0]),
+       st.integers(1, 6))
+def test_prefix_last_size_is_the_last_probe_size_that_counts(s, data, t, k):
+    # An entry at position pos of a row of size s counts for a probe row of size sc
+    # when pos < s - ceil(q (s + sc)) + k: the kernel's test, checked size by size.
+    pos = data.draw(st.integers(0, s - 1))
+    t_lo = t - _SLACK
+    q = t_lo / (1.0 + t_lo)
+    last = int(prefix_last_sizes(np.array([pos], np.int32), np.array([s], np.int32), q, k)[0])
+    counts = [pos < s - np.ceil(q * (s + sc)) + k for sc in range(s, s * 40 + 200)]
+    want = s - 1 + (counts.index(False) if False in counts else len(counts))
+    assert min(last, s * 40 + 199) == want
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_cost_model_sends_english_rows_to_the_scan(lang):
+    # The same headlines as the join's English brute-force test: nearly every English row
+    # takes the scan (common letter trigrams make its posting lists long), most Korean
+    # rows the prefix route; both routes run in one Korean join.
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+
+    texts = [hangul_alnum(x) for x in enlarge(headline_pool(lang), 4000, seed=0).text]
+    index = build_index(shingle_matrix(texts, 3), 0.3, compiled=True)
+    post = MidPostings.of(index, 0.3 - _SLACK, _PREFIX_K)
+    scanned = join_rows(0, len(index.sizes), 0.3, 0.3 - _SLACK, _PREFIX_K, index.sizes,
+                        post.probe_len, post.ptr, post.entries, post.bits,
+                        post.item_ptr, post.item_idx, post.run_end, SCAN_PAIRS_PER_READ)[5]
+    share = scanned / len(index.sizes)
+    assert share > 0.9 if lang == "en" else 0 < share < 0.5
