@@ -175,10 +175,10 @@ def test_greedy_pairs_equals_the_matrix_version(problem):
     n = scores.shape[0]
     i, j = np.triu_indices(n, 1)
     keep = allowed[i, j]  # the gate is expressed by not listing forbidden pairs
-    for r in (rank, None):
+    for r, compiled in ((rank, False), (None, False), (rank, True), (None, True)):
         want = greedy_clusters(scores, threshold, allowed=allowed, order=order, rank=r)
         got = greedy_pairs(n, i[keep], j[keep], scores[i, j][keep], threshold, order=order,
-                           rank=r)
+                           rank=r, compiled=compiled)  # the Python loop and the numba walk
         assert np.array_equal(got.labels, want.labels)
         assert np.array_equal(got.representatives, want.representatives)
         assert np.array_equal(got.joined_to, want.joined_to)

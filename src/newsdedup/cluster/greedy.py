@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -194,6 +195,7 @@ def greedy_pairs(
     *,
     order: Sequence[int] | None = None,
     rank: np.ndarray | None = None,
+    compiled: bool | None = None,
 ) -> Clustering:
     """:func:`greedy_clusters` from a sparse list of scored pairs instead of a matrix.
 
@@ -213,6 +215,8 @@ def greedy_pairs(
         threshold: Join when ``score >= threshold``.
         order: Visiting order, a permutation of ``range(n)``; index order by default.
         rank: Representative preference per item, higher is better; None: founders stay.
+        compiled: Run the numba walk (:func:`greedy_walk`); None: from
+            :data:`COMPILED_MIN` items plus pairs on. Both give the same clustering.
 
     Returns:
         The :class:`Clustering`.
@@ -223,6 +227,17 @@ def greedy_pairs(
         ([0, 0, 1], [-1, 0, -1])
     """
     visit, pref = _visit_and_rank(n, order, rank)
+    if not (n + len(i) >= COMPILED_MIN if compiled is None else compiled):
+        return _greedy_python(n, i, j, score, threshold, visit, pref)
+    labels, reps, join_scores, joined_to = greedy_walk(
+        visit, *pair_csr(n, i, j, score, threshold), threshold, *_prefs(pref), False)
+    return Clustering(labels=labels, representatives=reps, join_scores=join_scores,
+                      joined_to=joined_to)
+
+
+def _greedy_python(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, threshold: float,
+                   visit: np.ndarray, pref: np.ndarray | None) -> Clustering:
+    """:func:`greedy_pairs` as a Python loop over lists (small inputs: no numba import)."""
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
     hit = ~np.isnan(score) & (score >= threshold) & (i != j)
@@ -262,6 +277,145 @@ def greedy_pairs(
     return Clustering(labels=np.asarray(labels, dtype=np.int64),
                       representatives=np.asarray(reps, dtype=np.int64),
                       join_scores=join_scores, joined_to=joined_to)
+
+
+COMPILED_MIN = 1 << 17
+"""Items plus pairs from which greedy clustering runs compiled (numba). Below it the
+Python loop is fast enough, and the block commands on small corpora skip numba's
+import (about half a second)."""
+
+
+@cache
+def _kernels():
+    """The numba-compiled :func:`_adjacency` and :func:`_walk`, compiled on first use."""
+    from numba import njit
+
+    return (njit(cache=True, nogil=True)(_adjacency), njit(cache=True, nogil=True)(_walk))
+
+
+def pair_csr(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, lowest: float = -np.inf
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Scored pairs as symmetric adjacency lists, with each item's best score.
+
+    Built once (a counting sort, ``O(N + pairs)``), the lists serve every
+    threshold ``>= lowest``: :func:`greedy_walk` skips an item whose best score
+    is below its threshold and reads only the scores at or above it. Which
+    neighbour an item joins does not depend on the list order (best score,
+    ties to the earliest group), so the lists keep the pairs' order. Pairs
+    ``i == j``, NaN scores and scores below ``lowest`` are dropped.
+
+    Returns:
+        ``(ptr, nbr, val, top)``: item ``x``'s neighbours are ``nbr[ptr[x]:ptr[x + 1]]``
+        with scores ``val[...]``; ``top[x]`` is its highest score (``-inf`` without pairs).
+
+    Examples:
+        >>> ptr, nbr, val, top = pair_csr(3, np.array([0, 0]), np.array([1, 2]),
+        ...                               np.array([.2, .7]))
+        >>> ptr.tolist(), nbr.tolist(), val.tolist(), top.tolist()
+        ([0, 2, 3, 4], [1, 2, 0, 0], [0.2, 0.7, 0.2, 0.7], [0.7, 0.2, 0.7])
+    """
+    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    score = np.asarray(score, dtype=np.float64)
+    hit = ~np.isnan(score) & (score >= lowest) & (i != j)
+    return _kernels()[0](int(n), i[hit], j[hit], score[hit])
+
+
+def _adjacency(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(i.shape[0]):
+        ptr[i[k] + 1] += 1
+        ptr[j[k] + 1] += 1
+    for x in range(n):
+        ptr[x + 1] += ptr[x]
+    fill = ptr[:-1].copy()
+    nbr = np.empty(2 * i.shape[0], dtype=np.int64)
+    val = np.empty(2 * i.shape[0], dtype=np.float64)
+    top = np.full(n, -np.inf)
+    for k in range(i.shape[0]):
+        a, b, s = i[k], j[k], score[k]
+        nbr[fill[a]], val[fill[a]] = b, s
+        nbr[fill[b]], val[fill[b]] = a, s
+        fill[a] += 1
+        fill[b] += 1
+        top[a] = max(top[a], s)
+        top[b] = max(top[b], s)
+    return ptr, nbr, val, top
+
+
+def _prefs(pref: np.ndarray | None) -> tuple[np.ndarray, bool]:
+    """:func:`greedy_walk`'s ``(prefs, use_prefs)`` for a rank or None."""
+    if pref is None:
+        return np.zeros(0, dtype=np.int64), False
+    return np.ascontiguousarray(pref), True
+
+
+def greedy_walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
+                top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool,
+                alone_last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The greedy rule of :func:`greedy_pairs` over :func:`pair_csr` lists, compiled.
+
+    Items are visited in ``visit``; only neighbours scoring ``>= threshold``
+    count, and an item whose ``top`` score is below it founds a group without
+    reading its list. With ``alone_last``, items with no such neighbour touch no
+    other item and are numbered after every other group, in index order
+    (:func:`newsdedup.cluster.sweep.sparse_partition`'s numbering).
+
+    Returns:
+        ``(labels, representatives, join_scores, joined_to)`` as in :class:`Clustering`.
+    """
+    return _kernels()[1](visit, ptr, nbr, val, top, threshold, prefs, use_prefs, alone_last)
+
+
+def _walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
+          top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool,
+          alone_last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    n = ptr.shape[0] - 1
+    labels = np.full(n, -1, dtype=np.int64)
+    rep_group = np.full(n, -1, dtype=np.int64)  # group id while an item is a representative
+    reps = np.empty(n, dtype=np.int64)
+    join_scores = np.full(n, np.nan)
+    joined_to = np.full(n, -1, dtype=np.int64)
+    groups = 0
+    # A loop over items (not pairs): each visits only its above-threshold neighbours.
+    for v in range(visit.shape[0]):
+        item = visit[v]
+        if top[item] < threshold:  # no pair at or above the threshold: founds its group
+            if alone_last:
+                continue
+            labels[item] = groups
+            rep_group[item] = groups
+            reps[groups] = item
+            groups += 1
+            continue
+        best_g, best_s = -1, -1.0
+        for k in range(ptr[item], ptr[item + 1]):
+            if val[k] < threshold:
+                continue
+            g = rep_group[nbr[k]]
+            if g >= 0 and (val[k] > best_s or (val[k] == best_s and g < best_g)):
+                best_g, best_s = g, val[k]
+        if best_g < 0:
+            labels[item] = groups
+            rep_group[item] = groups
+            reps[groups] = item
+            groups += 1
+            continue
+        rep = reps[best_g]
+        labels[item] = best_g
+        join_scores[item] = best_s
+        joined_to[item] = rep
+        if use_prefs and prefs[item] > prefs[rep]:
+            rep_group[rep] = -1
+            rep_group[item] = best_g
+            reps[best_g] = item
+    if alone_last:
+        for item in range(n):
+            if labels[item] < 0:
+                labels[item] = groups
+                reps[groups] = item
+                groups += 1
+    return labels, reps[:groups].copy(), join_scores, joined_to
 
 
 def connected_components(

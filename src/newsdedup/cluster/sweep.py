@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, prepare
-from newsdedup.cluster.greedy import greedy_pairs
+from newsdedup.cluster.greedy import COMPILED_MIN, greedy_pairs, greedy_walk, pair_csr
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.scorers import SURFACE_SCORERS
 
@@ -60,6 +60,67 @@ def sparse_partition(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, th
     return labels
 
 
+class PartitionSweep:
+    """:func:`sparse_partition` at many thresholds of one pair list, its lists built once.
+
+    The pairs are turned into adjacency lists (:func:`~newsdedup.cluster.greedy.pair_csr`)
+    once, at the lowest threshold; each threshold then runs the compiled greedy walk
+    (:func:`~newsdedup.cluster.greedy.greedy_walk`), which skips the items with no pair
+    at or above it: ``O(N + pairs)`` per threshold, with no per-threshold sorting.
+    Small inputs (below :data:`~newsdedup.cluster.greedy.COMPILED_MIN`) run
+    :func:`sparse_partition` per threshold instead, without importing numba.
+
+    Examples:
+        >>> sweep = PartitionSweep(4, np.array([0, 2]), np.array([3, 3]), np.array([.5, .2]), .1)
+        >>> sweep.labels(.4).tolist(), sweep.labels(.1).tolist()
+        ([0, 1, 2, 0], [0, 2, 1, 0])
+    """
+
+    def __init__(self, n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray,
+                 lowest: float, rank: np.ndarray | None = None,
+                 compiled: bool | None = None) -> None:
+        """Adjacency lists of the pairs scoring at least ``lowest``.
+
+        Args:
+            n: Number of items.
+            i: First item of each pair.
+            j: Second item of each pair.
+            score: Score of each pair.
+            lowest: The lowest threshold that will be asked for.
+            rank: Representative preference per item, as for ``greedy_pairs``.
+            compiled: Build the lists and walk them compiled (numba); None: from
+                :data:`~newsdedup.cluster.greedy.COMPILED_MIN` items plus pairs on.
+                Otherwise each threshold is :func:`sparse_partition` (same labels).
+        """
+        self.lowest = float(lowest)
+        self._n, self._rank = int(n), rank
+        self._compiled = n + len(i) >= COMPILED_MIN if compiled is None else bool(compiled)
+        if not self._compiled:  # small: the pairs as given, one sparse_partition per threshold
+            self._pairs = (np.asarray(i), np.asarray(j), np.asarray(score, dtype=np.float64))
+            return
+        self._csr = pair_csr(n, i, j, score, self.lowest)
+        self._visit = np.arange(n, dtype=np.int64)
+        if rank is None:
+            self._prefs, self._use = np.zeros(0, dtype=np.int64), False
+        else:
+            self._prefs, self._use = np.ascontiguousarray(rank), True
+            if self._prefs.shape != (n,):
+                raise ValueError(f"rank must have one value per item, got {self._prefs.shape}")
+
+    def labels(self, threshold: float) -> np.ndarray:
+        """``int64`` group per item at ``threshold`` (numbered as :func:`sparse_partition`).
+
+        Raises:
+            ValueError: ``threshold`` is below the lowest the lists were built for.
+        """
+        if not threshold >= self.lowest:
+            raise ValueError(f"threshold {threshold} is below the sweep's lowest {self.lowest}")
+        if not self._compiled:
+            return sparse_partition(self._n, *self._pairs, float(threshold), self._rank)
+        return greedy_walk(self._visit, *self._csr, float(threshold), self._prefs, self._use,
+                           True)[0]
+
+
 def sweep_items_left(
     items: pd.DataFrame, thresholds: Sequence[float], config: DedupeConfig | None = None, *,
     reference: DocumentFrequency | None = None,
@@ -97,13 +158,14 @@ def sweep_items_left(
                              "items_left": np.zeros(0, np.int64)})
     pairs = near_pairs(prep, float(np.nanmin(t)))
     ordered = np.sort(pairs[2])
+    sweep = PartitionSweep(prep.survivors.size, *pairs, float(np.nanmin(t)),
+                           prep.rank[prep.survivors])
     at_or_above = ordered.size - np.searchsorted(ordered, t, side="left")
     return pd.DataFrame({
         "threshold": t,
         "pairs_at_or_above": at_or_above.astype(np.int64),
-        "items_left": np.array([int(sparse_partition(
-            prep.survivors.size, *pairs, float(x), prep.rank[prep.survivors]).max(initial=-1)) + 1
-            for x in t], dtype=np.int64),
+        "items_left": np.array([int(sweep.labels(float(x)).max(initial=-1)) + 1 for x in t],
+                               dtype=np.int64),
     })
 
 

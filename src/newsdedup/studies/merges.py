@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, near_pass, prepare
-from newsdedup.cluster.sweep import sparse_partition
+from newsdedup.cluster.sweep import PartitionSweep
 from newsdedup.studies.decoys import (
     CONFIDENCE,
     DecoySpace,
@@ -42,6 +42,7 @@ from newsdedup.studies.decoys import (
     precision_interval,
 )
 from newsdedup.studies.measure_streamed import rate_reporter
+from newsdedup.studies.multinomial import multinomial_dot
 
 BOOTSTRAP = 1000  # cluster resamples of merge_precision's interval
 
@@ -81,7 +82,8 @@ def merge_precision(labels: Sequence[int] | np.ndarray, space: DecoySpace, metho
         >>> r["merged_pairs"], r["decoys"], r["precision"].value
         (2, 2, 0.0)
     """
-    lab = pd.factorize(pd.Series(list(labels)))[0].astype(np.int64)
+    # Codes by first appearance, as for a Series of the labels (no per-item objects).
+    lab = pd.factorize(np.asarray(labels))[0].astype(np.int64)
     if len(lab) != space.n_items:
         raise ValueError(f"{len(lab)} labels for {space.n_items} items")
     i, j = _within_pairs(lab)
@@ -286,7 +288,8 @@ def merge_estimate(labels: np.ndarray, space: DecoySpace, compared: Compared,
         ``{"merged_pairs", "decoys", "method", "null_share", "false": Interval,
         "precision": Interval}``.
     """
-    lab = pd.factorize(pd.Series(list(labels)))[0].astype(np.int64)
+    # Codes by first appearance, as for a Series of the labels (no per-item objects).
+    lab = pd.factorize(np.asarray(labels))[0].astype(np.int64)
     i, j = _within_pairs(lab)
     dec = space.is_decoy(i, j)
     d, merged = int(dec.sum()), len(i)
@@ -307,8 +310,8 @@ def merge_estimate(labels: np.ndarray, space: DecoySpace, compared: Compared,
         hit = per_cluster[per_cluster > 0]
         share = np.append(np.full(len(hit), 1.0 / len(groups)), 1.0 - len(hit) / len(groups))
         rng = np.random.default_rng(seed)
-        draws = rng.multinomial(len(groups), np.clip(share, 0.0, 1.0),
-                                size=resamples)[:, :-1] @ hit
+        # rng.multinomial(...)[:, :-1] @ hit, the same numbers from the same stream, compiled.
+        draws = multinomial_dot(rng, len(groups), np.clip(share, 0.0, 1.0), resamples, hit)
         a = (1.0 - confidence) / 2
         boot_lo, boot_hi = np.quantile(draws * (1 + scale * pi0), [a, 1 - a])
         low, high = min(low, float(boot_lo)), max(high, float(boot_hi))
@@ -391,10 +394,11 @@ def merge_curve(items: pd.DataFrame, config: DedupeConfig, space: DecoySpace | N
     rows, partitions = [], {}
     tell = (rate_reporter(progress, f"calibrate: dedupe merges ({config.scorer}), thresholds")
             if progress is not None else None)
+    sweep = (PartitionSweep(prep.survivors.size, *pairs, min(grid), prep.rank[prep.survivors])
+             if pairs is not None else None)
     for k, t in enumerate(grid):
-        assert pairs is not None
-        lab = sparse_partition(prep.survivors.size, *pairs, t,
-                               prep.rank[prep.survivors])[prep.exact_id]
+        assert sweep is not None
+        lab = sweep.labels(t)[prep.exact_id]
         partitions[t] = lab
         sizes = np.bincount(lab) if len(lab) else np.zeros(0, np.int64)
         merged = int((sizes * (sizes - 1) // 2).sum())

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from newsdedup.cluster.sweep import sparse_partition
+from newsdedup.cluster.sweep import PartitionSweep, sparse_partition
 from newsdedup.score.jaccard import PairScores, idf_weights, jaccard_block
 from newsdedup.score.join import threshold_join
 from newsdedup.score.minhash import MinHashParams
@@ -218,8 +218,9 @@ def sweep_from_pairs(n: int, pairs: dict[str, PairScores], thresholds: Sequence[
     total, done = len(pairs) * len(t), 0
     for scorer, ps in pairs.items():
         left = []
+        sweep = PartitionSweep(n, ps.i, ps.j, ps.score, float(t.min(initial=np.inf)))
         for x in t:
-            left.append(items_left(n, ps, float(x)))
+            left.append(int(sweep.labels(float(x)).max(initial=-1)) + 1)
             done += 1
             if progress:
                 progress(done, total)

@@ -1,0 +1,55 @@
+"""multinomial_dot equals NumPy's Generator.multinomial draw by draw, stream included."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from newsdedup.studies.multinomial import conditionals, multinomial_dot
+
+
+def _both(seed, n, pvals, size, weights):
+    mine, ref = np.random.default_rng(seed), np.random.default_rng(seed)
+    got = multinomial_dot(mine, n, pvals, size, weights, compiled=True)
+    want = ref.multinomial(n, pvals, size=size)[:, :-1] @ np.asarray(weights, dtype=np.int64)
+    assert got.dtype == np.int64 and np.array_equal(got, want)
+    # The generator advanced exactly as NumPy's own draw advanced it.
+    assert mine.bit_generator.state == ref.bit_generator.state
+
+
+@settings(max_examples=80, deadline=None)
+@given(groups=st.integers(1, 3000), share=st.floats(0.0, 1.0), seed=st.integers(0, 2**32),
+       size=st.integers(0, 40))
+def test_the_bootstrap_shape_equals_numpy(groups, share, seed, size):
+    # merge_estimate's draw: K clusters of 1/G each, the rest pooled in the last category.
+    k = max(1, int(share * groups))
+    pvals = np.clip(np.append(np.full(k, 1.0 / groups), 1.0 - k / groups), 0.0, 1.0)
+    weights = np.random.default_rng(seed % 97).integers(0, 40, k)
+    _both(seed, groups, pvals, size, weights)
+
+
+@settings(max_examples=60, deadline=None)
+@given(raw=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=12), n=st.integers(0, 400),
+       seed=st.integers(0, 2**32))
+def test_any_probabilities_equal_numpy(raw, n, seed):
+    # Large p and n p take NumPy's other binomial branch: the fallback gives it exactly.
+    p = np.asarray(raw)
+    p = p / p.sum() if p.sum() > 0 else np.full(len(p), 1.0 / len(p))
+    _both(seed, n, p, 25, np.arange(1, len(p)))
+
+
+def test_large_draws_use_the_compiled_path_and_equal_numpy():
+    g, k = 20000, 15000
+    pvals = np.append(np.full(k, 1.0 / g), 1.0 - k / g)
+    p, _ = conditionals(pvals)
+    assert p.max() * g <= 30 and p.max() <= 0.5  # the inversion branch throughout
+    _both(0, g, pvals, 200, np.random.default_rng(1).integers(0, 9, k))
+
+
+def test_bad_weights_and_probabilities():
+    with pytest.raises(ValueError, match="one value per category"):
+        multinomial_dot(np.random.default_rng(0), 5, np.array([0.5, 0.5]), 3, np.array([1, 2]),
+                        compiled=True)
+    with pytest.raises(ValueError):  # NumPy's own error for probabilities above one
+        multinomial_dot(np.random.default_rng(0), 5, np.array([0.9, 0.9, 0.1]), 3,
+                        np.array([1, 2]), compiled=True)
