@@ -111,3 +111,20 @@ def test_uci_sentence_quotes_the_clustering_runs():
     assert (recall, precision) == (round(e5["bcubed_recall"], 3), round(e5["pair_precision"], 3))
     assert (recall0, precision0) == (round(seed["bcubed_recall"], 3),
                                      round(seed["pair_precision"], 3))
+
+
+def test_run_table_quotes_the_scale_benchmark():
+    # "How long it takes": one row per committed `newsdedup run` of bench_scale.py,
+    # | language | items | wall s | peak RSS GB | (GB = MB / 1024, as scale.md prints them).
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## How long it takes", 1)[1].split("\n## ", 1)[0]
+    quoted = re.findall(r"^\| (ko|en) \| ([\d,]+) \| ([\d,]+) s \| (\d+\.\d\d) GB \|",
+                        section, flags=re.M)
+    runs = pd.read_csv(paths.PROJECT_ROOT / "bench" / "results" / "scale_run.csv")
+    ok = runs[runs["status"] == "ok"]
+    assert len(quoted) == len(ok) > 0  # every successful run is quoted, none invented
+    for language, items, seconds, gb in quoted:
+        row = ok[(ok["language"] == language) & (ok["n_items"] == int(items.replace(",", "")))]
+        assert len(row) == 1, (language, items)
+        assert int(seconds.replace(",", "")) == round(float(row["run_s"].iloc[0]))
+        assert float(gb) == round(float(row["peak_rss_mb"].iloc[0]) / 1024, 2)
