@@ -91,9 +91,11 @@ def test_full_option_writes_what_run_writes(pinned, tmp_path):
         assert result_difference(COMMITTED / "measure" / rel, folder / rel) is None, rel
 
 
-HEAVY = ("matplotlib", "datasketch", "numba", "tqdm", "scipy.stats", "scipy.integrate")
+HEAVY = ("matplotlib", "datasketch", "numba", "tqdm", "scipy.stats", "scipy.integrate",
+         "scipy.linalg", "scipy.sparse.csgraph")
 """Libraries the block commands do without (the calibration's decoy intervals take their
-quantiles from scipy.special through newsdedup.studies.quantiles, not from scipy.stats)."""
+quantiles from scipy.special through newsdedup.studies.quantiles, not from scipy.stats;
+scipy.sparse.csgraph, which pulls in scipy.linalg, serves only connected_components)."""
 
 
 def test_block_commands_import_no_heavy_library(pinned, tmp_path):
