@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from newsdedup.studies import quantiles
 from newsdedup.studies.quantiles import beta_ppf, nbinom_ppf
 
 
@@ -50,3 +51,13 @@ def test_beta_ppf_equals_scipy_stats(seed):
                                   stats.beta.ppf(0.025, odd, odd[::-1]))
     assert beta_ppf(0.025, 3, 5) == stats.beta.ppf(0.025, 3, 5)
     assert isinstance(beta_ppf(0.025, 3, 5), float)
+
+
+def test_without_the_private_ufuncs_scipy_stats_answers(monkeypatch):
+    # A SciPy without scipy.special._ufuncs._beta_ppf / _nbinom_ppf: the same numbers.
+    q, a, p = _inputs(7, 50)
+    want_beta, want_nb = beta_ppf(q, a, a[::-1]), nbinom_ppf(q, a, p)
+    monkeypatch.setattr(quantiles, "_beta_ppf", None)
+    monkeypatch.setattr(quantiles, "_nbinom_ppf", None)
+    np.testing.assert_array_equal(beta_ppf(q, a, a[::-1]), want_beta)
+    np.testing.assert_array_equal(nbinom_ppf(q, a, p), want_nb)

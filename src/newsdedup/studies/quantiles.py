@@ -13,7 +13,11 @@ many inputs.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import _ufuncs
+
+try:  # the private ufuncs scipy.stats calls; another SciPy may name or place them otherwise
+    from scipy.special._ufuncs import _beta_ppf, _nbinom_ppf
+except ImportError:  # pragma: no cover - exercised by the test through monkeypatch
+    _beta_ppf = _nbinom_ppf = None
 
 __all__ = ["beta_ppf", "nbinom_ppf"]
 
@@ -30,6 +34,10 @@ def beta_ppf(q, a, b) -> np.ndarray | float:
         A float for scalar inputs, else an array of the broadcast shape; NaN
         where a parameter is invalid, 0 and 1 at ``q`` of 0 and 1.
     """
+    if _beta_ppf is None:  # scipy.stats itself: the same numbers, a second more to import
+        from scipy.stats import beta
+
+        return beta.ppf(q, a, b)
     q, a, b = np.broadcast_arrays(*map(np.asarray, (q, a, b)))
     valid = (a > 0) & (b > 0)
     inner = valid & (q > 0) & (q < 1)
@@ -38,7 +46,7 @@ def beta_ppf(q, a, b) -> np.ndarray | float:
     out[valid & (q == 1)] = 1.0
     if inner.any():
         # rv_continuous.ppf returns ``_ppf(q) * scale + loc``: the + 0.0 turns -0.0 into 0.0.
-        out[inner] = _ufuncs._beta_ppf(q[inner], a[inner], b[inner]) * 1.0 + 0.0
+        out[inner] = _beta_ppf(q[inner], a[inner], b[inner]) * 1.0 + 0.0
     return out[()] if out.ndim == 0 else out
 
 
@@ -54,6 +62,10 @@ def nbinom_ppf(q, n, p) -> np.ndarray | float:
         A float for scalar inputs, else an array of the broadcast shape; NaN
         where a parameter is invalid, -1 at ``q`` of 0 and infinity at 1.
     """
+    if _nbinom_ppf is None:
+        from scipy.stats import nbinom
+
+        return nbinom.ppf(q, n, p)
     q, n, p = np.broadcast_arrays(*map(np.asarray, (q, n, p)))
     valid = (n > 0) & (p > 0) & (p <= 1)
     out = np.full(q.shape, np.nan)
@@ -62,5 +74,5 @@ def nbinom_ppf(q, n, p) -> np.ndarray | float:
     inner = valid & (q > 0) & (q < 1)
     if inner.any():
         with np.errstate(over="ignore"):  # as scipy.stats (its gh-17432)
-            out[inner] = _ufuncs._nbinom_ppf(q[inner], n[inner], p[inner]) + 0.0
+            out[inner] = _nbinom_ppf(q[inner], n[inner], p[inner]) + 0.0
     return out[()] if out.ndim == 0 else out
