@@ -26,7 +26,11 @@ its peak RSS:
   150k), each prefixed with one lead token (``연합뉴스`` / ``Reuters``),
   against the same headlines as they are; the target is a ratio within 2x.
 
-``--steps`` selects groups of steps (``sig``, ``join``, ``dedupe``); with
+* ``estimate_*``: :func:`newsdedup.score.minhash.estimate_pairs` on 2M seeded
+  random pairs (the size of a large corpus's LSH candidates at one
+  threshold), compiled kernel against the numpy gather, checked identical.
+
+``--steps`` selects groups of steps (``sig``, ``join``, ``dedupe``, ``estimate``); with
 ``--append`` the new rows replace those of the same language, size and step.
 ``--memory N`` instead runs the gated dedupe of N Korean headlines in a fresh
 process and reports the process's peak RSS (``VmHWM``, input included).
@@ -91,13 +95,14 @@ def _warm_numba() -> float:
     from newsdedup.cluster.dedupe import DedupeConfig, dedupe
     from newsdedup.cluster.gate import bucketed_pairs
     from newsdedup.score.join import threshold_join
-    from newsdedup.score.minhash import MinHashParams, signatures
+    from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
     from newsdedup.score.scorers import make_scorer
     from newsdedup.text.shingle import shingle_matrix
 
     t0 = time.perf_counter()
     sm = shingle_matrix(["abcdef", "abcdeg", "abcxyz"], 3)
-    signatures(sm, MinHashParams(), kernel="numba")
+    sigs = signatures(sm, MinHashParams(), kernel="numba")
+    estimate_pairs(sigs, sm.sizes == 0, np.arange(2), np.arange(1, 3), kernel="numba")
     threshold_join(sm, 0.3, kernel="numba")
     scorer = make_scorer(sm, "idf")
     bucketed_pairs(scorer.block, np.zeros(3, np.int64), 0.3, pair_scores=scorer.run_pairs,
@@ -106,7 +111,7 @@ def _warm_numba() -> float:
     return time.perf_counter() - t0
 
 
-STEPS = ("sig", "join", "dedupe")
+STEPS = ("sig", "join", "dedupe", "estimate")
 """Groups of steps ``--steps`` can select (default all)."""
 
 
@@ -129,7 +134,30 @@ def run_one(lang: str, size: int, lead_size: int, repeat: int, numpy_join_max: i
         _join_rows(rows, lang, size, sm, join_repeat, numpy_join_max)
     if "dedupe" in steps:
         _dedupe_rows(rows, lang, size, frame, texts, lead_size, repeat)
+    if "estimate" in steps:
+        _estimate_rows(rows, lang, size, sm, repeat)
     return rows
+
+
+ESTIMATE_PAIRS = 2_000_000
+"""Pairs of the ``estimate_*`` steps: a large corpus's LSH candidates at one threshold."""
+
+
+def _estimate_rows(rows, lang, size, sm, repeat):
+    from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
+
+    sigs = signatures(sm, MinHashParams())
+    empty = sm.sizes == 0
+    rng = np.random.default_rng(0)
+    i, j = rng.integers(0, size, ESTIMATE_PAIRS), rng.integers(0, size, ESTIMATE_PAIRS)
+    got = _row(rows, lang, size, "estimate_numba",
+               lambda: estimate_pairs(sigs, empty, i, j, kernel="numba"), repeat,
+               pairs=ESTIMATE_PAIRS)
+    ref = _row(rows, lang, size, "estimate_numpy",
+               lambda: estimate_pairs(sigs, empty, i, j, kernel="numpy"), repeat,
+               pairs=ESTIMATE_PAIRS)
+    assert np.array_equal(got, ref)
+    rows[-2]["identical"] = rows[-1]["identical"] = True
 
 
 def _signature_rows(rows, lang, size, sm, repeat):
@@ -277,6 +305,7 @@ RATIOS = [  # (step, baseline, what the ratio says)
     ("join_j0.3_numba", "join_j0.3_numpy", "join J>=0.3: numpy / compiled (speed-up)"),
     ("join_j0.5_numba", "join_j0.5_numpy", "join J>=0.5: numpy / compiled (speed-up)"),
     ("dedupe_gated", "dedupe_reference", "gated dedupe: before / now (speed-up)"),
+    ("estimate_numba", "estimate_numpy", "MinHash estimates of pairs: numpy / compiled (speed-up)"),
     ("dedupe_shared", "dedupe_varied", "shared lead token: time / varied's (target <= 2)"),
 ]
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from newsdedup.score.jaccard import jaccard_matrix
 from newsdedup.score.kernels import CRC_TABLE, crc32_of_codepoints
-from newsdedup.score.minhash import MinHashParams, estimate_matrix, signatures
+from newsdedup.score.minhash import MinHashParams, estimate_matrix, estimate_pairs, signatures
 from newsdedup.studies.synthetic import enlarge, headline_pool
 from newsdedup.text.normalize import hangul_alnum, item_texts
 from newsdedup.text.shingle import shingle_matrix
@@ -86,3 +86,34 @@ def test_small_inputs_do_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True).stdout.strip().splitlines()[-1]
     assert out == "False"
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 40), k=st.sampled_from([1, 7, 128]), pairs=st.integers(0, 301),
+       values=st.integers(1, 4), seed=st.integers(0, 2**32))
+def test_numba_estimates_equal_numpy(n, k, pairs, values, seed):
+    # Few distinct values make agreement common; an odd number of pairs splits unevenly
+    # over the two threads; empty items estimate 0 on both paths.
+    rng = np.random.default_rng(seed)
+    sigs = rng.integers(0, values, (n, k)).astype(np.uint64)
+    empty = rng.random(n) < 0.2
+    i, j = rng.integers(0, n, pairs), rng.integers(0, n, pairs)
+    want = estimate_pairs(sigs, empty, i, j, kernel="numpy")
+    got = estimate_pairs(sigs, empty, i, j, kernel="numba")
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def test_estimates_pick_numba_for_many_pairs(monkeypatch):
+    import newsdedup.score.minhash as mh
+
+    called = []
+    monkeypatch.setattr(mh, "_numba_agreements", lambda *a: called.append(len(a[1])))
+    sigs = np.zeros((3, 4096), dtype=np.uint64)  # wide rows: few pairs reach the bound
+    few = np.zeros(2, dtype=np.int64)
+    mh.estimate_pairs(sigs, np.zeros(3, bool), few, few)
+    assert called == []  # below NUMBA_MIN_CELLS: numpy, no numba import
+    many = np.zeros(mh.NUMBA_MIN_CELLS // 4096, dtype=np.int64)
+    mh.estimate_pairs(sigs, np.zeros(3, bool), many, many)
+    assert called == [len(many)]
+    with pytest.raises(ValueError, match="unknown kernel"):
+        mh.estimate_pairs(sigs, np.zeros(3, bool), few, few, kernel="gpu")

@@ -158,3 +158,23 @@ def run_pair_scores(indptr, indices, data, mass, items, starts, ends, out):  # p
                 at += 1
             for q in range(indptr[i], indptr[i + 1]):
                 marker[indices[q]] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def signature_agreements(sigs, i, j, out):  # pragma: no cover - compiled
+    """Per pair ``p``, how many of the ``k`` signature values items ``i[p]`` and ``j[p]`` share.
+
+    The count of :func:`newsdedup.score.minhash.estimate_pairs` without its
+    two gathered ``(pairs, k)`` copies and their comparison array: the numpy
+    path moves about 2.1 KB per pair at ``k = 128``; this reads the two rows
+    in place. ``out`` (``int64``) receives the counts; disjoint slices may run
+    in two threads.
+    """
+    k = sigs.shape[1]
+    for p in range(len(i)):
+        a, b = i[p], j[p]
+        same = 0
+        for c in range(k):
+            if sigs[a, c] == sigs[b, c]:
+                same += 1
+        out[p] = same

@@ -306,8 +306,21 @@ def estimate_matrix(sigs: np.ndarray, empty: np.ndarray) -> np.ndarray:
     return est
 
 
+def _numba_agreements(sigs: np.ndarray, i: np.ndarray, j: np.ndarray, out: np.ndarray) -> None:
+    """Shared signature values per pair, compiled, the pairs split over two threads."""
+    from newsdedup.score.kernels import signature_agreements
+
+    sigs = np.ascontiguousarray(sigs)
+    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    half = len(i) // 2
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the kernel releases the GIL
+        list(pool.map(lambda part: signature_agreements(sigs, i[part], j[part], out[part]),
+                      (slice(0, half), slice(half, None))))
+
+
 def estimate_pairs(
-    sigs: np.ndarray, empty: np.ndarray, i: np.ndarray, j: np.ndarray, chunk: int | None = None
+    sigs: np.ndarray, empty: np.ndarray, i: np.ndarray, j: np.ndarray, chunk: int | None = None,
+    kernel: str = "auto",
 ) -> np.ndarray:
     """Estimated Jaccard of the given pairs ``(i[p], j[p])``.
 
@@ -321,6 +334,12 @@ def estimate_pairs(
         j: Second item of each pair.
         chunk: Pairs compared at once (memory knob only); by default about
             4M signature values, so a few tens of MB whatever ``k`` is.
+        kernel: ``"numpy"`` (gathers both rows of a chunk of pairs, then
+            compares), ``"numba"`` (compiled, reads the rows in place, two
+            threads; about 3x faster) or ``"auto"`` (numba from
+            :data:`NUMBA_MIN_CELLS` pairs x ``k`` on, about 524k pairs at
+            k = 128: LSH candidates of a large corpus). Same counts, so the
+            same estimates (tested).
 
     Returns:
         ``float64`` estimates, one per pair.
@@ -330,12 +349,17 @@ def estimate_pairs(
         >>> estimate_pairs(s, np.zeros(3, bool), np.array([0, 0]), np.array([1, 2])).tolist()
         [0.5, 0.0]
     """
+    if kernel not in KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r}; choose one of {KERNELS}")
     k = sigs.shape[1]
     chunk = chunk or max(1024, (1 << 22) // max(k, 1))
     agree = np.empty(len(i), dtype=np.int64)
-    for lo in range(0, len(i), chunk):
-        a, b = i[lo : lo + chunk], j[lo : lo + chunk]
-        agree[lo : lo + chunk] = np.count_nonzero(sigs[a] == sigs[b], axis=1)
+    if kernel == "numba" or (kernel == "auto" and len(i) * k >= NUMBA_MIN_CELLS):
+        _numba_agreements(sigs, i, j, agree)
+    else:
+        for lo in range(0, len(i), chunk):
+            a, b = i[lo : lo + chunk], j[lo : lo + chunk]
+            agree[lo : lo + chunk] = np.count_nonzero(sigs[a] == sigs[b], axis=1)
     est = agree / k
     est[empty[i] | empty[j]] = 0.0
     return est
