@@ -50,6 +50,7 @@ from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.studies.measure_streamed import rate_reporter
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
+from newsdedup.studies.sweep_floor import choose_floor
 from newsdedup.studies.sweep_pairs import (
     MINHASH_MAX_ITEMS,
     SWEEP_SCORERS,
@@ -229,6 +230,13 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     sens = simulate(texts, options.sensitivity())
     grid = default_grid(options.sweep_lo, options.sweep_hi)
     shingled = shingle_matrix(normalized_texts(items, options.scheme), options.n)
+    # The pairs above the lowest threshold must stay O(N): English letter n-grams put a fixed
+    # share of all N^2 pairs above 0.05, so the sweep starts higher there (and says so).
+    floor = choose_floor(shingled, grid.tolist(), seed=options.seed)
+    if floor.raised:
+        progress(f"calibrate: sweep starts at {floor.lowest:.2f}, not {floor.requested:.2f}: "
+                 f"{floor.reason}")
+        grid = grid[grid >= floor.lowest]
     # Without --full only plain Jaccard is swept: the calibration reads its sweep alone.
     pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress,
                                         SWEEP_SCORERS if options.extra else ("jaccard",))
@@ -263,7 +271,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     swept = [*pairs, SEED000] if options.extra else [*pairs]
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, parameters, {"minhash_max_items": MINHASH_MAX_ITEMS,
-                                          "left_out": skipped, "simulation_sample": sampled})
+                                          "left_out": skipped, "simulation_sample": sampled,
+                                          "floor": floor.record()})
     progress(f"calibrate: wrote {out / name / 'calibrate'} and {out / name / 'calibration.json'}")
     return cal
 
@@ -319,7 +328,8 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                   "minhash": MinHashParams.published().as_dict() | {"lsh": None}} | (
                       {"left_out": scale["left_out"],
                        "minhash_max_items": scale["minhash_max_items"]}
-                      if scale["left_out"] else {}),
+                      if scale["left_out"] else {}) | (
+                          {"floor": scale["floor"]} if scale["floor"] else {}),
         "evidence": options.evidence.record(),
     } | ({} if options.extra else {"extra_studies": False})
     write_csv(both, out_dir / "both_sided.csv")
@@ -345,6 +355,10 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                                                                   {"f": ".1f"})),
             ("Threshold sweep (every 0.05)", markdown_table(
                 sweep_wide.reset_index().iloc[::5], ".0f", {"threshold": ".2f"})),
+            *([("Sweep floor", f"The sweep starts at {scale['floor']['lowest']:.2f}: "
+                                f"{scale['floor']['reason']} (params.json: sweep.floor).")]
+              if scale["floor"] and scale["floor"]["lowest"] > scale["floor"]["requested"]
+              else []),
             ("Recommendation", calibration_console(cal).strip()),
             ("Estimated precision and recall of the dedupe (every 0.05)", markdown_table(
                 evidence.curve.iloc[::5][[c for c in evidence.curve.columns
@@ -424,7 +438,10 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
     options = CalibrateOptions(n=sens["n"], fractions=tuple(sens["fractions"]),
                                trials=sens["trials"], seed=sens["seed"],
                                min_words=sens["min_words"], method=sens["method"],
-                               sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"],
+                               # A raised floor records the threshold that was asked for.
+                               sweep_lo=(params["sweep"].get("floor") or {}).get(
+                                   "requested", grid[0]),
+                               sweep_hi=grid[-1], scheme=sens["scheme"],
                                evidence=recorded_evidence(params.get("evidence") or {}),
                                # No sample recorded: every item was simulated.
                                simulation_items=int((sens.get("sample") or {}).get(

@@ -1,0 +1,182 @@
+"""The calibrate sweep's lowest threshold, chosen so its pair list stays proportional to ``N``.
+
+The sweep of ``newsdedup calibrate`` works from the pairs scoring at least
+its lowest threshold (:mod:`newsdedup.studies.sweep_pairs`). How many there
+are depends on the language, not only on ``N``: at ``J >= 0.05`` the pairs of
+Korean syllable 4-grams stay near 40 per item at 100k headlines, but English
+letter 4-grams share ``" the"``, ``"ing "`` and the like, so a fixed share of
+*all* pairs passes -- 0.8% of ``N(N-1)/2`` (35M pairs at 100k, 3.5 billion at
+1M), and the join that lists them, the sweep and the evidence all grow with
+``N**2``.
+
+:func:`choose_floor` therefore keeps the requested lowest threshold only
+while the pairs at or above it fit a budget proportional to ``N``
+(:func:`pair_budget`), and otherwise raises it to the lowest grid value that
+fits. The pair count at each grid value is estimated before any join, from a
+seeded uniform sample of pairs (with replacement) scored exactly; the upper
+end of an exact (Clopper-Pearson) interval must fit the budget, so the
+choice errs towards fewer pairs. Nothing is sampled while ``N(N-1)/2``
+itself fits the budget (up to 1,414 items): there every pair could be
+listed, and the sweep starts where it was asked to, as it always did.
+
+The choice, the budget, the sample and each estimate with its interval are
+returned as a :class:`SweepFloor` whose :meth:`SweepFloor.record` goes to
+``calibrate/params.json`` (``sweep.floor``), so a user sees why the sweep
+starts where it does. Cost: ``O(N + nnz)`` to gather the sample's rows and
+``O(sample x shingles per item)`` to score it, whatever ``N``; memory
+``O(sample)`` beside the shingle matrix. The pairs kept by the sweep are then
+at most about ``budget``, ``O(N)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from newsdedup.score.jaccard import pair_jaccard
+from newsdedup.studies.measure_streamed import pair_at
+from newsdedup.text.shingle import ShingleMatrix
+
+__all__ = ["FLOOR_CONFIDENCE", "FLOOR_SAMPLE_PAIRS", "SWEEP_MIN_PAIRS", "SWEEP_PAIRS_PER_ITEM",
+           "SweepFloor", "choose_floor", "pair_budget"]
+
+SWEEP_PAIRS_PER_ITEM = 50
+"""Pairs per item the sweep may list: 50 x 24 bytes per pair (two int64 ids and a float64
+score) is 1.2 KB per item and scorer, 120 MB at 100k items. Korean headlines at the
+requested 0.05 hold about 41 per item at 100k (so their sweep is unchanged), English ones
+about 350."""
+
+SWEEP_MIN_PAIRS = 1_000_000
+"""Pairs the sweep may always list (24 MB): a corpus with no more pairs than this in all
+is swept from the requested threshold without sampling."""
+
+FLOOR_SAMPLE_PAIRS = 200_000
+"""Pairs of the uniform sample the floor is estimated from (about a second to score)."""
+
+FLOOR_CONFIDENCE = 0.95
+"""Two-sided confidence of the interval whose upper end must fit the budget."""
+
+
+def pair_budget(n_items: int) -> int:
+    """Pairs the sweep may list for ``n_items`` items: ``max(1M, 50 N)``.
+
+    Examples:
+        >>> pair_budget(387), pair_budget(100_000)
+        (1000000, 5000000)
+    """
+    return max(SWEEP_MIN_PAIRS, SWEEP_PAIRS_PER_ITEM * int(n_items))
+
+
+@dataclass(frozen=True)
+class SweepFloor:
+    """The sweep's lowest threshold and why.
+
+    Attributes:
+        requested: The lowest threshold asked for.
+        lowest: The lowest threshold swept (``>= requested``).
+        budget: Pairs the sweep may list (:func:`pair_budget`).
+        total_pairs: ``N(N-1)/2``.
+        sample: Pairs sampled (0 when every pair fits the budget).
+        seed: Seed of the sample.
+        estimates: Per grid threshold up to ``lowest``: sampled pairs at or
+            above it (``hits``), the estimated pairs of the corpus
+            (``pairs``) and the interval (``low``, ``high``); empty when
+            nothing was sampled.
+        reason: One sentence on the choice.
+    """
+
+    requested: float
+    lowest: float
+    budget: int
+    total_pairs: int
+    sample: int
+    seed: int
+    estimates: pd.DataFrame
+    reason: str
+
+    @property
+    def raised(self) -> bool:
+        """Whether the sweep starts above the requested threshold."""
+        return self.lowest > self.requested
+
+    def record(self) -> dict | None:
+        """What ``params.json`` records (``sweep.floor``); None when nothing was sampled."""
+        if not self.sample:
+            return None
+        return {"requested": self.requested, "lowest": self.lowest, "budget_pairs": self.budget,
+                "pairs_per_item": SWEEP_PAIRS_PER_ITEM, "total_pairs": self.total_pairs,
+                "sample_pairs": self.sample, "seed": self.seed,
+                "confidence": FLOOR_CONFIDENCE, "method": "sampled (Clopper-Pearson)",
+                "estimates": [{k: (float(v) if k != "hits" else int(v)) for k, v in row.items()}
+                              for row in self.estimates.to_dict(orient="records")],
+                "reason": self.reason}
+
+
+def clopper_pearson(hits: np.ndarray, m: int, confidence: float = FLOOR_CONFIDENCE
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact two-sided interval of a binomial share: ``hits`` successes of ``m`` draws.
+
+    Examples:
+        >>> lo, hi = clopper_pearson(np.array([0, 10]), 10)
+        >>> lo.round(3).tolist(), hi.round(3).tolist()
+        ([0.0, 0.692], [0.308, 1.0])
+    """
+    from scipy.stats import beta  # about a second to import: here, not at the top
+
+    k = np.asarray(hits, dtype=np.float64)
+    a = (1.0 - confidence) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(k > 0, beta.ppf(a, np.maximum(k, 1), m - k + 1), 0.0)
+        hi = np.where(k < m, beta.ppf(1 - a, k + 1, np.maximum(m - k, 1)), 1.0)
+    return lo, hi
+
+
+def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | None = None,
+                 sample: int = FLOOR_SAMPLE_PAIRS, seed: int = 0) -> SweepFloor:
+    """The lowest grid threshold whose pairs fit ``budget`` (module docstring).
+
+    Args:
+        shingled: The items' shingle matrix (the sweep's n-gram size and text).
+        grid: The sweep's thresholds, ascending; ``grid[0]`` is the one requested.
+        budget: Pairs the sweep may list; :func:`pair_budget` of ``N`` by default.
+        sample: Pairs to sample when ``N(N-1)/2`` exceeds the budget.
+        seed: Seed of the sample.
+
+    Returns:
+        A :class:`SweepFloor`; ``lowest`` is a value of ``grid``.
+    """
+    t = np.asarray(grid, dtype=np.float64)
+    if not len(t) or np.any(np.diff(t) <= 0):
+        raise ValueError("the sweep grid must be non-empty and increasing")
+    n = shingled.n_items
+    total = n * (n - 1) // 2
+    budget = pair_budget(n) if budget is None else int(budget)
+    requested = float(t[0])
+    if total <= budget:
+        return SweepFloor(requested, requested, budget, total, 0, seed,
+                          pd.DataFrame(columns=["threshold", "hits", "pairs", "low", "high"]),
+                          f"all {total:,} pairs fit the budget of {budget:,}")
+    rng = np.random.default_rng(seed)
+    i, j = pair_at(n, rng.integers(0, total, size=sample, dtype=np.int64))
+    scores = np.sort(pair_jaccard(shingled, i, j))
+    hits = sample - np.searchsorted(scores, t, side="left")  # sampled pairs scoring >= t
+    lo, hi = clopper_pearson(hits, sample)
+    fits = np.flatnonzero(hi * total <= budget)
+    pick = int(fits[0]) if len(fits) else len(t) - 1
+    table = pd.DataFrame({"threshold": t, "hits": hits, "pairs": hits / sample * total,
+                          "low": lo * total, "high": hi * total}).iloc[: pick + 1]
+    at = table.iloc[-1]
+    if pick == 0:
+        reason = (f"at {requested:.2f} an estimated {at['pairs']:,.0f} pairs "
+                  f"(at most {at['high']:,.0f}) fit the budget of {budget:,}")
+    else:
+        first = table.iloc[0]
+        reason = (f"at the requested {requested:.2f} an estimated {first['pairs']:,.0f} pairs "
+                  f"[{first['low']:,.0f}, {first['high']:,.0f}] exceed the budget of "
+                  f"{budget:,} ({SWEEP_PAIRS_PER_ITEM} per item); {float(t[pick]):.2f} is the "
+                  f"lowest threshold whose estimate (at most {at['high']:,.0f}) fits"
+                  + ("" if len(fits) else "; none fits, so the sweep starts at the top"))
+    return SweepFloor(requested, float(t[pick]), budget, total, sample, seed, table, reason)
