@@ -37,7 +37,7 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
-from newsdedup.score.jaccard import PairScores
+from newsdedup.score.jaccard import PairScores, idf_weights
 from newsdedup.score.minhash import MinHashParams
 from newsdedup.studies.calibration import (
     Calibration,
@@ -50,7 +50,11 @@ from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.studies.measure_streamed import rate_reporter
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
-from newsdedup.studies.sweep_floor import choose_floor
+from newsdedup.studies.sweep_floor import (
+    FILTER_PAIRS_PER_ITEM,
+    choose_floor,
+    weighted_filter_work,
+)
 from newsdedup.studies.sweep_pairs import (
     MINHASH_MAX_ITEMS,
     SWEEP_SCORERS,
@@ -165,14 +169,18 @@ def simulation_texts(texts: list[str], options: CalibrateOptions
 
 
 def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
-                       scorers: Sequence[str] = SWEEP_SCORERS
-                       ) -> tuple[dict[str, PairScores], list[str]]:
+                       scorers: Sequence[str] = SWEEP_SCORERS, work: dict | None = None,
+                       seed: int = 0) -> tuple[dict[str, PairScores], list[str]]:
     """Every swept scorer's pairs scoring at least ``lowest``, without ``N x N``.
 
     Plain and IDF-weighted Jaccard come from exact filters; MinHash is
     streamed over all pairs while the corpus has at most
     :data:`~newsdedup.studies.sweep_pairs.MINHASH_MAX_ITEMS` items and left
-    out above that (the second value names what was left out).
+    out above that (the second value names what was left out). Given a
+    ``work`` dict, IDF-weighted Jaccard is left out too when its prefix
+    filter would list more pairs than
+    :data:`~newsdedup.studies.sweep_floor.FILTER_PAIRS_PER_ITEM` per item
+    (estimated from a pair sample of ``seed``; ``work`` receives the estimate).
     """
     n = shingled.matrix.shape[0]
     pairs: dict[str, PairScores] = {}
@@ -181,6 +189,14 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
         if scorer == "minhash" and n > MINHASH_MAX_ITEMS:
             skipped.append(scorer)
             continue
+        if scorer == "idf-jaccard" and work is not None:
+            work.update(weighted_filter_work(shingled, idf_weights(shingled), lowest, seed=seed))
+            if work["listed_high"] > work["budget_listed"]:
+                progress(f"calibrate: {scorer} left out of the sweep: its prefix filter would "
+                         f"list about {work['listed']:,.0f} pairs at {lowest:.2f}, over "
+                         f"{work['budget_listed']:,} ({FILTER_PAIRS_PER_ITEM} per item)")
+                skipped.append(scorer)
+                continue
         progress(f"calibrate: {scorer} pairs >= {lowest:.2f} ({n:,} items)")
         tell = rate_reporter(progress, f"calibrate: {scorer} pairs")
         pairs[scorer] = scorer_pairs(shingled, scorer, lowest, progress=tell)
@@ -238,8 +254,10 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
                  f"{floor.reason}")
         grid = grid[grid >= floor.lowest]
     # Without --full only plain Jaccard is swept: the calibration reads its sweep alone.
+    work: dict = {}
     pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress,
-                                        SWEEP_SCORERS if options.extra else ("jaccard",))
+                                        SWEEP_SCORERS if options.extra else ("jaccard",),
+                                        work, options.seed)
     progress(f"calibrate: threshold sweep ({len(grid)} thresholds, greedy clustering per "
              "threshold on the pair lists)")
     sweeps = sweep_from_pairs(len(items), pairs, grid.tolist(),
@@ -272,7 +290,9 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, parameters, {"minhash_max_items": MINHASH_MAX_ITEMS,
                                           "left_out": skipped, "simulation_sample": sampled,
-                                          "floor": floor.record()})
+                                          "floor": floor.record(),
+                                          "idf_filter": work if "idf-jaccard" in skipped
+                                          else None})
     progress(f"calibrate: wrote {out / name / 'calibrate'} and {out / name / 'calibration.json'}")
     return cal
 
@@ -329,7 +349,9 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                       {"left_out": scale["left_out"],
                        "minhash_max_items": scale["minhash_max_items"]}
                       if scale["left_out"] else {}) | (
-                          {"floor": scale["floor"]} if scale["floor"] else {}),
+                          {"floor": scale["floor"]} if scale["floor"] else {}) | (
+                          {"idf_filter_left_out": scale["idf_filter"]}
+                          if scale["idf_filter"] else {}),
         "evidence": options.evidence.record(),
     } | ({} if options.extra else {"extra_studies": False})
     write_csv(both, out_dir / "both_sided.csv")
