@@ -159,3 +159,30 @@ def test_raised_sweep_floor_is_recorded_and_the_sweep_is_the_dense_one_above_it(
     recalibrate("feed", path, tmp_path / "out")
     again = json.loads((folder / "params.json").read_text(encoding="utf-8"))
     assert again["sweep"]["floor"] == floor
+
+
+def test_idf_sweep_left_out_over_its_filter_budget_and_the_calibration_is_unchanged(
+        tmp_path, monkeypatch):
+    from newsdedup.studies import sweep_floor
+
+    corpus, _ = _corpus(tmp_path, 1.0)
+    monkeypatch.setattr(sweep_floor, "SWEEP_MIN_PAIRS", 0)  # as if the corpus were large
+    run_calibrate(corpus, "with", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    monkeypatch.setattr(sweep_floor, "FILTER_PAIRS_PER_ITEM", 1)
+    run_calibrate(corpus, "without", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    folder = tmp_path / "out" / "without" / "calibrate"
+    params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
+    assert "idf-jaccard" in params["sweep"]["left_out"]
+    work = params["sweep"]["idf_filter_left_out"]
+    assert work["budget_listed"] == len(corpus.items) and work["listed_high"] > len(corpus.items)
+    sweep = pd.read_csv(folder / "sweep.csv")
+    assert "idf-jaccard" not in set(sweep["scorer"])
+    kept = pd.read_csv(tmp_path / "out" / "with" / "calibrate" / "sweep.csv")
+    assert "idf-jaccard" in set(kept["scorer"])
+    pd.testing.assert_frame_equal(sweep[sweep["scorer"] == "jaccard"].reset_index(drop=True),
+                                  kept[kept["scorer"] == "jaccard"].reset_index(drop=True))
+    cal = {k: json.loads((tmp_path / "out" / k / "calibration.json").read_text("utf-8"))
+           for k in ("with", "without")}
+    for key in ("recommended_threshold", "upper_bound", "band", "method",
+                "estimated_precision"):
+        assert cal["with"][key] == cal["without"][key]

@@ -78,3 +78,34 @@ def test_clopper_pearson_matches_the_textbook_bounds():
     assert lo[1] == pytest.approx(0.0866, abs=1e-4) and hi[1] == pytest.approx(0.4910, abs=1e-4)
     with pytest.raises(ValueError):
         choose_floor(_english(5), [0.2, 0.1])
+
+
+def test_weighted_filter_work_estimates_what_the_filter_lists_and_yields(monkeypatch):
+    from newsdedup.score.jaccard import idf_weights
+    from newsdedup.score.prefix import candidate_mask, prefix_candidates
+    from newsdedup.studies import sweep_floor
+    from newsdedup.studies.measure_streamed import pair_at
+
+    sh = _english(400)
+    w = idf_weights(sh)
+    t = 0.1
+    x = sh.matrix.tocsr()
+    members = np.arange(sh.n_items)
+    got = {(int(a), int(b)) for i, j in prefix_candidates(x, w, t, members)
+           for a, b in zip(i, j, strict=True)}
+    # The mask, applied to every pair, yields exactly the filter's candidates.
+    a, b = pair_at(sh.n_items, np.arange(79_800))
+    listed, cand = candidate_mask(x, w, t, members, a, b)
+    assert {(int(p), int(q)) for p, q in zip(a[cand], b[cand], strict=True)} == got
+    assert listed.sum() > cand.sum() > 0
+    # A sample estimates those counts within its spread.
+    monkeypatch.setattr(sweep_floor, "SWEEP_MIN_PAIRS", 0)
+    monkeypatch.setattr(sweep_floor, "FILTER_PAIRS_PER_ITEM", 1)
+    work = sweep_floor.weighted_filter_work(sh, w, t, sample=200_000, seed=2)
+    assert work["sample_pairs"] == 200_000 and work["budget_listed"] == 400
+    assert work["candidates"] == pytest.approx(len(got), rel=0.1)
+    assert work["listed_low"] <= listed.sum() <= work["listed_high"]
+    # With every pair inside the budget nothing is sampled.
+    monkeypatch.setattr(sweep_floor, "FILTER_PAIRS_PER_ITEM", 1000)
+    whole = sweep_floor.weighted_filter_work(sh, w, t)
+    assert whole["sample_pairs"] == 0 and whole["listed"] == whole["total_pairs"] == 79_800
