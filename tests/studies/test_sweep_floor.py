@@ -109,3 +109,20 @@ def test_weighted_filter_work_estimates_what_the_filter_lists_and_yields(monkeyp
     monkeypatch.setattr(sweep_floor, "FILTER_PAIRS_PER_ITEM", 1000)
     whole = sweep_floor.weighted_filter_work(sh, w, t)
     assert whole["sample_pairs"] == 0 and whole["listed"] == whole["total_pairs"] == 79_800
+
+
+def test_sample_size_resolves_a_count_near_the_budget():
+    from newsdedup.studies.sweep_floor import (
+        FLOOR_HITS_AT_BUDGET,
+        FLOOR_MAX_SAMPLE_PAIRS,
+        FLOOR_SAMPLE_PAIRS,
+        floor_sample_size,
+    )
+
+    total, budget = 4_999_950_000, 5_000_000
+    m = floor_sample_size(total, budget)
+    assert m * budget / total == pytest.approx(FLOOR_HITS_AT_BUDGET, rel=1e-3)
+    lo, hi = clopper_pearson(np.array([FLOOR_HITS_AT_BUDGET]), m)
+    assert (hi[0] * total - budget) / budget < 0.07  # a count at the budget, known to ~6%
+    assert floor_sample_size(10**6, 10**6) == FLOOR_SAMPLE_PAIRS
+    assert floor_sample_size(10**13, 10**6) == FLOOR_MAX_SAMPLE_PAIRS
