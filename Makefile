@@ -23,9 +23,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	$(BIN)/python -m compileall -q src
 	touch $(STAMP)
 
 install: $(STAMP)  ## create .venv and install newsdedup with its dependencies
+
+# The editable install runs the package from src/, and where PYTHONDONTWRITEBYTECODE is
+# set every process would compile its modules again (pip compiles a wheel's the same way).
+.PHONY: bytecode
+bytecode: $(STAMP)  ## compile src/ to .pyc again after editing it (git-ignored)
+	$(BIN)/python -m compileall -q src
 
 reproduce: $(STAMP)  ## the main job: all published tables and figures for the pinned corpus
 	$(BIN)/newsdedup run $(RUN_ARGS)

@@ -18,11 +18,20 @@ results root, so the committed results stay untouched); that they print the
 published numbers is tested in ``tests/e2e/test_block_commands.py`` and
 ``tests/e2e/test_reproduce.py``. Machines are shared and noisy: read the
 medians and the ratio measured in the same run.
+
+What the package's processes start from is recorded beside the times: the
+``bytecode`` column counts the package modules under ``src/`` with a current
+``.pyc`` (``make install`` and ``make bytecode`` compile them; where
+``PYTHONDONTWRITEBYTECODE`` is set, as on this machine, Python never caches
+them itself, so a module without one is compiled again in every process),
+and ``load`` is the highest one-minute load average seen at the start of a
+run.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import statistics
@@ -72,6 +81,21 @@ def real_python3() -> str:
     return done.stdout.strip()
 
 
+def bytecode_state() -> str:
+    """``"current/modules"``: package modules whose ``.pyc`` matches the source's mtime."""
+    sources = sorted((ROOT / "src" / "newsdedup").rglob("*.py"))
+    current = 0
+    for src in sources:
+        pyc = Path(importlib.util.cache_from_source(str(src)))
+        if pyc.is_file():
+            with pyc.open("rb") as fh:
+                header = fh.read(12)
+            # PEP 552 header: magic, flags, then the source's mtime (timestamp-based pycs).
+            mtime = int.from_bytes(header[8:12], "little")
+            current += mtime == int(src.stat().st_mtime) & 0xFFFFFFFF
+    return f"{current}/{len(sources)}"
+
+
 def run_once(cmd: list[str], cwd: Path) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one process; fails on a non-zero exit."""
     t0 = time.perf_counter()
@@ -105,16 +129,21 @@ def bench(repeat: int, python: str) -> pd.DataFrame:
                 if r % 2:  # alternate which side goes first
                     sides.reverse()
                 for side, cmd in sides:
+                    load = os.getloadavg()[0]
                     seconds, rss = run_once(cmd, work)
                     rows.append({"round": r, "step": step, "side": side, "seconds": seconds,
-                                 "rss_mb": rss})
-                    print(f"round {r}: {step:<9} {side:<9} {seconds:6.2f} s {rss:7.1f} MB",
-                          flush=True)
+                                 "rss_mb": rss, "load": load})
+                    print(f"round {r}: {step:<9} {side:<9} {seconds:6.2f} s {rss:7.1f} MB "
+                          f"(load {load:.2f})", flush=True)
     return pd.DataFrame(rows)
 
 
-def summary(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per step: median seconds and peak RSS of each side, and the ratio; then the sum."""
+def summary(runs: pd.DataFrame, bytecode: str) -> pd.DataFrame:
+    """Per step: median seconds and peak RSS of each side, and the ratio; then the sum.
+
+    Every row also carries ``bytecode`` (see :func:`bytecode_state`) and the
+    highest load average seen at the start of the step's runs.
+    """
     rows = []
     for step, _, _ in STEPS:
         part = runs[runs["step"] == step]
@@ -124,16 +153,19 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
                      "seed_s": statistics.median(seed["seconds"]),
                      "newsdedup_s": statistics.median(ours["seconds"]),
                      "seed_rss_mb": float(seed["rss_mb"].max()),
-                     "newsdedup_rss_mb": float(ours["rss_mb"].max())})
+                     "newsdedup_rss_mb": float(ours["rss_mb"].max()),
+                     "load": float(part["load"].max())})
     table = pd.DataFrame(rows)
     total = {"step": "all", "runs": int(table["runs"].min()),
              "seed_s": table["seed_s"].sum(), "newsdedup_s": table["newsdedup_s"].sum(),
              "seed_rss_mb": table["seed_rss_mb"].max(),
-             "newsdedup_rss_mb": table["newsdedup_rss_mb"].max()}
+             "newsdedup_rss_mb": table["newsdedup_rss_mb"].max(),
+             "load": table["load"].max()}
     table = pd.concat([table, pd.DataFrame([total])], ignore_index=True)
     table["ratio"] = table["seed_s"] / table["newsdedup_s"]
+    table["bytecode"] = bytecode
     return table[["step", "runs", "seed_s", "newsdedup_s", "ratio", "seed_rss_mb",
-                  "newsdedup_rss_mb"]]
+                  "newsdedup_rss_mb", "load", "bytecode"]]
 
 
 def plot(table: pd.DataFrame, path: Path) -> None:
@@ -167,8 +199,11 @@ def main(argv=None) -> int:
                          "runs, resolved past version-manager shims)")
     ap.add_argument("--out", type=Path, default=OUT, help="folder of blocks.csv and blocks.png")
     args = ap.parse_args(argv)
+    bytecode = bytecode_state()
+    print(f"package modules with current bytecode: {bytecode}; PYTHONDONTWRITEBYTECODE="
+          f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}", flush=True)
     runs = bench(args.repeat, args.python or real_python3())
-    table = summary(runs)
+    table = summary(runs, bytecode)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     args.out.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out / "blocks.csv", index=False, float_format="%.3f")

@@ -38,6 +38,13 @@ def test_any_probabilities_equal_numpy(raw, n, seed):
     _both(seed, n, p, 25, np.arange(1, len(p)))
 
 
+@pytest.mark.parametrize("pvals", [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.0, 1.0, 0.0]])
+def test_probability_used_up_before_the_last_category_equals_numpy(pvals):
+    # Found by hypothesis: nothing is left for the later categories (0 / 0 in the conditionals).
+    for n in (0, 1, 7):
+        _both(3, n, np.asarray(pvals), 25, np.arange(1, len(pvals)))
+
+
 def test_large_draws_use_the_compiled_path_and_equal_numpy():
     g, k = 20000, 15000
     pvals = np.append(np.full(k, 1.0 / g), 1.0 - k / g)

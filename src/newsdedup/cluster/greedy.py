@@ -29,7 +29,6 @@ from functools import cache
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components as _cc
 
 
 @dataclass(frozen=True)
@@ -447,7 +446,11 @@ def connected_components(
     edges = s >= threshold  # NaN compares False: no edge
     if allowed is not None:
         edges &= np.asarray(allowed, dtype=bool)
-    _, raw = _cc(sp.csr_matrix(edges), directed=False)
+    # Imported here: scipy.sparse.csgraph pulls in scipy.linalg (a few tenths of a second),
+    # which the greedy clustering every command runs does not need.
+    from scipy.sparse.csgraph import connected_components as components
+
+    _, raw = components(sp.csr_matrix(edges), directed=False)
     # Renumber so group ids follow the first member, as in greedy_clusters.
     _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
     by_first = np.argsort(first, kind="stable")

@@ -24,6 +24,7 @@ from newsdedup.cluster.dedupe import DedupeConfig
 from newsdedup.cluster.sweep import sweep_items_left
 from newsdedup.corpus.load import load_corpus
 from newsdedup.paths import sha256_file
+from newsdedup.progress import rate_reporter
 from newsdedup.runs.commit import commits
 from newsdedup.runs.console import calibration_console, sensitivity_console
 from newsdedup.runs.evidence import Evidence, calibration_evidence
@@ -48,7 +49,6 @@ from newsdedup.studies.calibration import (
 from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
 from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.measure import normalized_texts
-from newsdedup.studies.measure_streamed import rate_reporter
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
 from newsdedup.studies.sweep_floor import (
     FILTER_PAIRS_PER_ITEM,

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import IO, Any, TypeVar
 
+from newsdedup.progress import rate_line
 from newsdedup.runs.files import Progress, quiet
 
 __all__ = ["ALWAYS_SAID", "Bar", "Reporter", "bar", "counter", "rate_line", "tracked", "tracker"]
@@ -36,23 +37,6 @@ T = TypeVar("T")
 ALWAYS_SAID = ("rejected ", "warning")
 """Messages starting with these are printed even under ``--quiet`` (nothing dropped silently)."""
 
-
-def rate_line(label: str, done: int, total: int | None, seconds: float, unit: str = "") -> str:
-    """One progress line: done of total, share, rate and ETA.
-
-    Examples:
-        >>> rate_line("pairs", 50, 100, 10.0)
-        'pairs: 50 / 100 (50.0%), 5/s, ETA 10 s'
-        >>> rate_line("rows", 7, None, 2.0, " rows")
-        'rows: 7 rows, 3.5 rows/s'
-    """
-    rate = done / seconds if seconds > 0 else float("inf")
-    shown = f"{rate:,.0f}" if rate >= 100 else f"{rate:.3g}"  # 0.0862 blocks/s, not 0/s
-    if total is None:
-        return f"{label}: {done:,}{unit}, {shown}{unit}/s"
-    eta = (total - done) / rate if rate > 0 else float("inf")
-    return (f"{label}: {done:,} / {total:,}{unit} ({100 * done / max(total, 1):.1f}%), "
-            f"{shown}{unit}/s, ETA {eta:,.0f} s")
 
 
 class Bar:

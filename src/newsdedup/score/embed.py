@@ -55,6 +55,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from newsdedup.progress import rate_reporter
+
 __all__ = [
     "BACKENDS",
     "DEFAULT_BACKEND",
@@ -377,24 +379,6 @@ class _Cache:
         self.parts = []
 
 
-def _reporter(say: Callable[[str], None] | None, label: str, total: int,
-              every: float = 5.0) -> Callable[[int], None]:
-    """A ``done`` callback telling ``say`` the count, rate and ETA, at most every ``every`` s."""
-    start = time.perf_counter()
-    last = [start]
-
-    def tell(done: int) -> None:
-        now = time.perf_counter()
-        if say is None or (done < total and now - last[0] < every):
-            return
-        last[0] = now
-        rate = done / (now - start) if now > start else float("inf")
-        eta = (total - done) / rate if rate > 0 else float("inf")
-        say(f"{label}: {done:,} / {total:,} texts ({100 * done / total:.1f}%), "
-            f"{rate:,.1f}/s, ETA {eta:,.0f} s")
-
-    return tell
-
 
 def embed(
     texts: Sequence[str],
@@ -446,13 +430,13 @@ def embed(
     uniq, first = np.unique(keys, return_index=True)
     _, hit = cache.lookup(uniq)
     todo = np.sort(first[~hit])  # the first occurrence of each missing text, in input order
-    tell = _reporter(progress, f"embed {identity['backend']}", len(todo))
+    tell = rate_reporter(progress, f"embed {identity['backend']}", unit=" texts")
     try:
         for start in range(0, len(todo), CHUNK):
             part = todo[start:start + CHUNK]
             vectors = model.encode([texts[k] for k in part], role)
             cache.add(keys[part], vectors)
-            tell(start + len(part))
+            tell(start + len(part), len(todo))
     finally:  # a failed or interrupted run keeps what it encoded (as a part file)
         if sys.exc_info()[0] is None:
             cache.close()

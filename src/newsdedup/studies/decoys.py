@@ -59,6 +59,7 @@ import pandas as pd
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS as DEFAULT_DECOY_DAYS
 from newsdedup.studies.defaults import DEFAULT_PRECISION as DEFAULT_PRECISION
+from newsdedup.studies.quantiles import beta_ppf, nbinom_ppf
 
 CONFIDENCE = 0.95  # two-sided confidence of the intervals
 
@@ -86,10 +87,9 @@ def clopper_pearson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[flo
     """
     if not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    from scipy.stats import beta  # scipy.stats costs about a second to import: here, not above
     a = (1.0 - confidence) / 2
-    low = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
-    high = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
+    low = 0.0 if k == 0 else float(beta_ppf(a, k, n - k + 1))
+    high = 1.0 if k == n else float(beta_ppf(1 - a, k + 1, n - k))
     return low, high
 
 
@@ -336,10 +336,9 @@ def _nearest(counts: np.ndarray, eligible: np.ndarray, confidence: float
              ) -> list[tuple[int, int]]:
     """Per value: ``(decoys, eligible)`` with its nearest other value (highest lower bound)."""
     k_all, m_all = np.asarray(counts, dtype=np.int64), np.asarray(eligible, dtype=np.int64)
-    from scipy.stats import beta
     # Clopper-Pearson lower ends of every value pair in one call (a bootstrap asks often).
     with np.errstate(invalid="ignore"):
-        lows = np.where(k_all > 0, beta.ppf((1.0 - confidence) / 2, np.maximum(k_all, 1),
+        lows = np.where(k_all > 0, beta_ppf((1.0 - confidence) / 2, np.maximum(k_all, 1),
                                             np.maximum(m_all - k_all + 1, 1)), 0.0)
     out = []
     for a in range(len(counts)):
@@ -370,11 +369,10 @@ def extrapolate(k: int, m: int, targets: int, confidence: float) -> tuple[float,
         return 0.0, 0.0, 0.0
     if not m:  # no rate to borrow: anything from none to all of them may be false
         return 0.0, 0.0, float(targets)
-    from scipy.stats import nbinom
     pi = m / (m + targets)
     a = (1.0 - confidence) / 2
-    low = 0.0 if k == 0 else float(nbinom.ppf(a, k, pi))
-    high = float(nbinom.ppf(1 - a, k + 1, pi))
+    low = 0.0 if k == 0 else float(nbinom_ppf(a, k, pi))
+    high = float(nbinom_ppf(1 - a, k + 1, pi))
     return targets * k / m, min(low, targets), min(high, float(targets))
 
 

@@ -32,6 +32,7 @@ import pandas as pd
 from newsdedup.corpus.cells import unescape_cell
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.decoys import CONFIDENCE, Interval, clopper_pearson
+from newsdedup.studies.quantiles import beta_ppf
 
 BOOTSTRAP = 1000
 """Bootstrap resamples of the measured intervals."""
@@ -192,13 +193,12 @@ def bin_sample_size(halfwidth: float = 0.1, confidence: float = CONFIDENCE) -> i
     """
     if not 0 < halfwidth < 0.5:
         raise ValueError(f"halfwidth must be in (0, 0.5), got {halfwidth}")
-    from scipy.stats import beta  # scipy.stats costs about a second to import: here, not above
     a = (1.0 - confidence) / 2
     n = 2
     while True:
         k = n // 2
-        lo = float(beta.ppf(a, k, n - k + 1))
-        hi = float(beta.ppf(1 - a, k + 1, n - k))
+        lo = float(beta_ppf(a, k, n - k + 1))
+        hi = float(beta_ppf(1 - a, k + 1, n - k))
         if hi - lo <= 2 * halfwidth:
             return n
         n += 1

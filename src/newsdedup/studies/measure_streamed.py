@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from newsdedup.progress import rate_reporter
 from newsdedup.score.jaccard import PairScores, pair_jaccard
 from newsdedup.score.minhash import signatures
 from newsdedup.studies.measure import (
@@ -33,7 +34,7 @@ from newsdedup.studies.measure import (
 from newsdedup.studies.pairstream import PairStats, stream_pair_stats
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
-__all__ = ["HISTOGRAM_EDGES", "StreamedNgram", "pair_at", "rate_reporter", "run_streamed"]
+__all__ = ["HISTOGRAM_EDGES", "StreamedNgram", "pair_at", "run_streamed"]
 
 HISTOGRAM_EDGES = np.linspace(0.0, 1.0, 101)
 """The bins of ``histogram.csv`` (``MeasureReport.histogram``'s default, 100 bins)."""
@@ -106,34 +107,6 @@ def pair_at(n: int, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     i = np.searchsorted(starts, positions, side="right") - 1
     return i, positions - starts[i] + i + 1
 
-
-def rate_reporter(say: Callable[[str], None], label: str, every: float = 5.0,
-                  clock: Callable[[], float] = time.monotonic) -> Callable[[int, int], None]:
-    """A ``(done, total)`` callback that tells ``say`` the progress, rate and ETA.
-
-    It speaks at most once per ``every`` seconds, and always at the end.
-
-    Examples:
-        >>> said, ticks = [], iter([0.0, 10.0, 20.0])
-        >>> tell = rate_reporter(said.append, "pairs", clock=lambda: next(ticks))
-        >>> tell(50, 100); tell(100, 100)
-        >>> said
-        ['pairs: 50 / 100 (50.0%), 5/s, ETA 10 s', 'pairs: 100 / 100 (100.0%), 5/s, ETA 0 s']
-    """
-    start = clock()
-    last = [start]
-
-    def tell(done: int, total: int) -> None:
-        now = clock()
-        if now - last[0] < every and done < total:
-            return
-        last[0] = now
-        rate = done / (now - start) if now > start else float("inf")
-        eta = (total - done) / rate if rate > 0 else float("inf")
-        say(f"{label}: {done:,} / {total:,} ({100 * done / max(total, 1):.1f}%), "
-            f"{rate:,.0f}/s, ETA {eta:,.0f} s")
-
-    return tell
 
 
 def _table(stats: PairStats) -> pd.DataFrame:

@@ -24,14 +24,15 @@ it out of that region on the UCI head.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, near_pass, prepare
+from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, prepare
 from newsdedup.cluster.sweep import PartitionSweep
+from newsdedup.progress import rate_reporter
 from newsdedup.studies.decoys import (
     CONFIDENCE,
     DecoySpace,
@@ -41,7 +42,6 @@ from newsdedup.studies.decoys import (
     point_false,
     precision_interval,
 )
-from newsdedup.studies.measure_streamed import rate_reporter
 from newsdedup.studies.multinomial import multinomial_dot
 
 BOOTSTRAP = 1000  # cluster resamples of merge_precision's interval
@@ -319,33 +319,6 @@ def merge_estimate(labels: np.ndarray, space: DecoySpace, compared: Compared,
     high = max(high, d * (1 + scale))
     false = Interval(float(value), low, high)
     return out | {"false": false, "precision": precision_interval(false, merged)}
-
-
-def dedupe_labels(items: pd.DataFrame, config: DedupeConfig, thresholds: Sequence[float]
-                  ) -> tuple[np.ndarray, Iterator[tuple[float, np.ndarray]]]:
-    """The dedupe's partition at every threshold, prepared and scored once.
-
-    Args:
-        items: The corpus.
-        config: The dedupe settings (its ``threshold`` is ignored).
-        thresholds: The grid.
-
-    Returns:
-        ``(blocks, partitions)``: the gate bucket of every item, and an
-        iterator of ``(threshold, group label per item)`` in grid order (the
-        same partition :func:`newsdedup.cluster.dedupe.dedupe` makes).
-    """
-    prep = prepare(items, config)
-    grid = [float(t) for t in thresholds]
-    pairs = near_pairs(prep, min(grid)) if grid else None
-    blocks = prep.buckets[prep.exact_id] if len(items) else np.zeros(0, np.int64)
-
-    def partitions() -> Iterator[tuple[float, np.ndarray]]:
-        for t in grid:
-            assert pairs is not None
-            yield t, near_pass(prep, pairs, t).labels[prep.exact_id]
-
-    return np.asarray(blocks, dtype=np.int64), partitions()
 
 
 def block_pairs(blocks: np.ndarray) -> int:

@@ -93,7 +93,11 @@ def _kernels():
     """:func:`_conditionals` and :func:`_weighted_draws` compiled by numba on first use."""
     from numba import njit
 
-    return njit(cache=True)(_conditionals), njit(cache=True)(_weighted_draws)
+    # IEEE division in _conditionals, as NumPy's C does it: once the earlier categories hold
+    # all the probability, what is left is 0 and ``pix[j] / 0`` is nan (or inf), which
+    # _inversion_only sends to NumPy's own draw; numba's default would raise instead.
+    return (njit(cache=True, error_model="numpy")(_conditionals),
+            njit(cache=True)(_weighted_draws))
 
 
 def _conditionals(pix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
