@@ -39,6 +39,7 @@ import pandas as pd
 
 from newsdedup.score.jaccard import pair_jaccard
 from newsdedup.studies.measure_streamed import pair_at
+from newsdedup.studies.quantiles import beta_ppf
 from newsdedup.text.shingle import ShingleMatrix
 
 __all__ = ["FILTER_PAIRS_PER_ITEM", "FLOOR_CONFIDENCE", "FLOOR_HITS_AT_BUDGET",
@@ -152,13 +153,11 @@ def clopper_pearson(hits: np.ndarray, m: int, confidence: float = FLOOR_CONFIDEN
         >>> lo.round(3).tolist(), hi.round(3).tolist()
         ([0.0, 0.692], [0.308, 1.0])
     """
-    from scipy.stats import beta  # about a second to import: here, not at the top
-
     k = np.asarray(hits, dtype=np.float64)
     a = (1.0 - confidence) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        lo = np.where(k > 0, beta.ppf(a, np.maximum(k, 1), m - k + 1), 0.0)
-        hi = np.where(k < m, beta.ppf(1 - a, k + 1, np.maximum(m - k, 1)), 1.0)
+        lo = np.where(k > 0, beta_ppf(a, np.maximum(k, 1), m - k + 1), 0.0)
+        hi = np.where(k < m, beta_ppf(1 - a, k + 1, np.maximum(m - k, 1)), 1.0)
     return lo, hi
 
 
