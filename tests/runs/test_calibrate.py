@@ -120,3 +120,69 @@ def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, mo
     assert params["sensitivity"]["items_used"] + params["sensitivity"]["items_skipped"] == 20
     assert params["sweep"]["left_out"] == ["minhash"]
     assert "minhash" not in set(pd.read_csv(folder / "sweep.csv")["scorer"])
+
+
+def test_raised_sweep_floor_is_recorded_and_the_sweep_is_the_dense_one_above_it(
+        tmp_path, monkeypatch):
+    from newsdedup.cluster.greedy import greedy_clusters
+    from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
+    from newsdedup.studies import sweep_floor
+    from newsdedup.studies.measure import normalized_texts
+    from newsdedup.text.shingle import shingle_matrix
+
+    corpus, path = _corpus(tmp_path, 1.0)
+    n = len(corpus.items)
+    # As if the corpus were large: a budget of 2 pairs per item, no minimum.
+    monkeypatch.setattr(sweep_floor, "SWEEP_MIN_PAIRS", 0)
+    monkeypatch.setattr(sweep_floor, "SWEEP_PAIRS_PER_ITEM", 2)
+    run_calibrate(corpus, "feed", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    folder = tmp_path / "out" / "feed" / "calibrate"
+    params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
+    floor = params["sweep"]["floor"]
+    assert floor["requested"] == 0.05 and floor["lowest"] > 0.05
+    assert floor["budget_pairs"] == 2 * n and params["sweep"]["thresholds"][0] == floor["lowest"]
+    assert "Sweep floor" in (folder / "calibrate.md").read_text(encoding="utf-8")
+    sweep = pd.read_csv(folder / "sweep.csv")
+    assert sweep["threshold"].min() == pytest.approx(floor["lowest"])
+    # Above the floor every figure is the dense one, and every item is in some group.
+    m = jaccard_matrix(shingle_matrix(normalized_texts(corpus.items), 4))
+    rows = sweep[sweep["scorer"] == "jaccard"]
+    grid = rows["threshold"].tolist()
+    assert rows["pairs"].tolist() == upper_pairs(m).count_at_or_above(grid).tolist()
+    assert rows["items_left"].tolist() == [greedy_clusters(m, t).n_groups for t in grid]
+    assert rows["pairs"].iloc[0] <= 2 * n
+    labels = greedy_clusters(m, grid[0]).labels
+    assert len(labels) == n and (labels >= 0).all()
+    evidence = pd.read_csv(folder / "precision_recall.csv")
+    assert evidence["threshold"].min() == pytest.approx(floor["lowest"])
+    # Rerunning from params.json asks for the same 0.05 and lands on the same floor.
+    recalibrate("feed", path, tmp_path / "out")
+    again = json.loads((folder / "params.json").read_text(encoding="utf-8"))
+    assert again["sweep"]["floor"] == floor
+
+
+def test_idf_sweep_left_out_over_its_filter_budget_and_the_calibration_is_unchanged(
+        tmp_path, monkeypatch):
+    from newsdedup.studies import sweep_floor
+
+    corpus, _ = _corpus(tmp_path, 1.0)
+    monkeypatch.setattr(sweep_floor, "SWEEP_MIN_PAIRS", 0)  # as if the corpus were large
+    run_calibrate(corpus, "with", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    monkeypatch.setattr(sweep_floor, "FILTER_PAIRS_PER_ITEM", 1)
+    run_calibrate(corpus, "without", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    folder = tmp_path / "out" / "without" / "calibrate"
+    params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
+    assert "idf-jaccard" in params["sweep"]["left_out"]
+    work = params["sweep"]["idf_filter_left_out"]
+    assert work["budget_listed"] == len(corpus.items) and work["listed_high"] > len(corpus.items)
+    sweep = pd.read_csv(folder / "sweep.csv")
+    assert "idf-jaccard" not in set(sweep["scorer"])
+    kept = pd.read_csv(tmp_path / "out" / "with" / "calibrate" / "sweep.csv")
+    assert "idf-jaccard" in set(kept["scorer"])
+    pd.testing.assert_frame_equal(sweep[sweep["scorer"] == "jaccard"].reset_index(drop=True),
+                                  kept[kept["scorer"] == "jaccard"].reset_index(drop=True))
+    cal = {k: json.loads((tmp_path / "out" / k / "calibration.json").read_text("utf-8"))
+           for k in ("with", "without")}
+    for key in ("recommended_threshold", "upper_bound", "band", "method",
+                "estimated_precision"):
+        assert cal["with"][key] == cal["without"][key]

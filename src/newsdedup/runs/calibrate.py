@@ -38,7 +38,7 @@ from newsdedup.runs.files import (
     write_markdown,
     write_params,
 )
-from newsdedup.score.jaccard import PairScores
+from newsdedup.score.jaccard import PairScores, idf_weights
 from newsdedup.score.minhash import MinHashParams
 from newsdedup.studies.calibration import (
     Calibration,
@@ -50,6 +50,11 @@ from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
 from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
+from newsdedup.studies.sweep_floor import (
+    FILTER_PAIRS_PER_ITEM,
+    choose_floor,
+    weighted_filter_work,
+)
 from newsdedup.studies.sweep_pairs import (
     MINHASH_MAX_ITEMS,
     SWEEP_SCORERS,
@@ -164,14 +169,18 @@ def simulation_texts(texts: list[str], options: CalibrateOptions
 
 
 def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
-                       scorers: Sequence[str] = SWEEP_SCORERS
-                       ) -> tuple[dict[str, PairScores], list[str]]:
+                       scorers: Sequence[str] = SWEEP_SCORERS, work: dict | None = None,
+                       seed: int = 0) -> tuple[dict[str, PairScores], list[str]]:
     """Every swept scorer's pairs scoring at least ``lowest``, without ``N x N``.
 
     Plain and IDF-weighted Jaccard come from exact filters; MinHash is
     streamed over all pairs while the corpus has at most
     :data:`~newsdedup.studies.sweep_pairs.MINHASH_MAX_ITEMS` items and left
-    out above that (the second value names what was left out).
+    out above that (the second value names what was left out). Given a
+    ``work`` dict, IDF-weighted Jaccard is left out too when its prefix
+    filter would list more pairs than
+    :data:`~newsdedup.studies.sweep_floor.FILTER_PAIRS_PER_ITEM` per item
+    (estimated from a pair sample of ``seed``; ``work`` receives the estimate).
     """
     n = shingled.matrix.shape[0]
     pairs: dict[str, PairScores] = {}
@@ -180,6 +189,14 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
         if scorer == "minhash" and n > MINHASH_MAX_ITEMS:
             skipped.append(scorer)
             continue
+        if scorer == "idf-jaccard" and work is not None:
+            work.update(weighted_filter_work(shingled, idf_weights(shingled), lowest, seed=seed))
+            if work["listed_high"] > work["budget_listed"]:
+                progress(f"calibrate: {scorer} left out of the sweep: its prefix filter would "
+                         f"list about {work['listed']:,.0f} pairs at {lowest:.2f}, over "
+                         f"{work['budget_listed']:,} ({FILTER_PAIRS_PER_ITEM} per item)")
+                skipped.append(scorer)
+                continue
         progress(f"calibrate: {scorer} pairs >= {lowest:.2f} ({n:,} items)")
         tell = rate_reporter(progress, f"calibrate: {scorer} pairs")
         pairs[scorer] = scorer_pairs(shingled, scorer, lowest, progress=tell)
@@ -229,9 +246,18 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     sens = simulate(texts, options.sensitivity())
     grid = default_grid(options.sweep_lo, options.sweep_hi)
     shingled = shingle_matrix(normalized_texts(items, options.scheme), options.n)
+    # The pairs above the lowest threshold must stay O(N): English letter n-grams put a fixed
+    # share of all N^2 pairs above 0.05, so the sweep starts higher there (and says so).
+    floor = choose_floor(shingled, grid.tolist(), seed=options.seed)
+    if floor.raised:
+        progress(f"calibrate: sweep starts at {floor.lowest:.2f}, not {floor.requested:.2f}: "
+                 f"{floor.reason}")
+        grid = grid[grid >= floor.lowest]
     # Without --full only plain Jaccard is swept: the calibration reads its sweep alone.
+    work: dict = {}
     pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress,
-                                        SWEEP_SCORERS if options.extra else ("jaccard",))
+                                        SWEEP_SCORERS if options.extra else ("jaccard",),
+                                        work, options.seed)
     progress(f"calibrate: threshold sweep ({len(grid)} thresholds, greedy clustering per "
              "threshold on the pair lists)")
     sweeps = sweep_from_pairs(len(items), pairs, grid.tolist(),
@@ -263,7 +289,10 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     swept = [*pairs, SEED000] if options.extra else [*pairs]
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, parameters, {"minhash_max_items": MINHASH_MAX_ITEMS,
-                                          "left_out": skipped, "simulation_sample": sampled})
+                                          "left_out": skipped, "simulation_sample": sampled,
+                                          "floor": floor.record(),
+                                          "idf_filter": work if "idf-jaccard" in skipped
+                                          else None})
     progress(f"calibrate: wrote {out / name / 'calibrate'} and {out / name / 'calibration.json'}")
     return cal
 
@@ -319,7 +348,10 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                   "minhash": MinHashParams.published().as_dict() | {"lsh": None}} | (
                       {"left_out": scale["left_out"],
                        "minhash_max_items": scale["minhash_max_items"]}
-                      if scale["left_out"] else {}),
+                      if scale["left_out"] else {}) | (
+                          {"floor": scale["floor"]} if scale["floor"] else {}) | (
+                          {"idf_filter_left_out": scale["idf_filter"]}
+                          if scale["idf_filter"] else {}),
         "evidence": options.evidence.record(),
     } | ({} if options.extra else {"extra_studies": False})
     write_csv(both, out_dir / "both_sided.csv")
@@ -345,6 +377,10 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                                                                   {"f": ".1f"})),
             ("Threshold sweep (every 0.05)", markdown_table(
                 sweep_wide.reset_index().iloc[::5], ".0f", {"threshold": ".2f"})),
+            *([("Sweep floor", f"The sweep starts at {scale['floor']['lowest']:.2f}: "
+                                f"{scale['floor']['reason']} (params.json: sweep.floor).")]
+              if scale["floor"] and scale["floor"]["lowest"] > scale["floor"]["requested"]
+              else []),
             ("Recommendation", calibration_console(cal).strip()),
             ("Estimated precision and recall of the dedupe (every 0.05)", markdown_table(
                 evidence.curve.iloc[::5][[c for c in evidence.curve.columns
@@ -424,7 +460,10 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
     options = CalibrateOptions(n=sens["n"], fractions=tuple(sens["fractions"]),
                                trials=sens["trials"], seed=sens["seed"],
                                min_words=sens["min_words"], method=sens["method"],
-                               sweep_lo=grid[0], sweep_hi=grid[-1], scheme=sens["scheme"],
+                               # A raised floor records the threshold that was asked for.
+                               sweep_lo=(params["sweep"].get("floor") or {}).get(
+                                   "requested", grid[0]),
+                               sweep_hi=grid[-1], scheme=sens["scheme"],
                                evidence=recorded_evidence(params.get("evidence") or {}),
                                # No sample recorded: every item was simulated.
                                simulation_items=int((sens.get("sample") or {}).get(

@@ -38,7 +38,8 @@ import scipy.sparse as sp
 from newsdedup.score.jaccard import DocumentFrequency, idf_weights
 from newsdedup.text.shingle import ShingleMatrix
 
-__all__ = ["candidate_source", "pair_scores", "prefix_candidates", "row_mass", "scorer_weights"]
+__all__ = ["candidate_mask", "candidate_source", "pair_scores", "prefix_candidates", "row_mass",
+           "scorer_weights"]
 
 _SLACK = 1e-9
 _PREFIX_SLACK = 1e-6  # only widens prefixes: more candidates, never fewer
@@ -97,6 +98,40 @@ def prefix_candidates(
         ok = common + rest >= need
         a, b = members[r[ok]], members[c[ok]]
         yield np.minimum(a, b), np.maximum(a, b)
+
+
+def candidate_mask(x: sp.csr_matrix, weights: np.ndarray, threshold: float, members: np.ndarray,
+                   a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What :func:`prefix_candidates` does with each pair ``(a[p], b[p])`` of ``members``.
+
+    The same prefixes and tests, applied to the given pairs only, so that a
+    seeded sample of pairs estimates the filter's work before it runs.
+    ``a`` and ``b`` are positions in ``members`` (``a != b``).
+
+    Returns:
+        ``(listed, candidate)``: whether the pair shares a prefix shingle (an
+        entry of the filter's sparse product, which is its cost: every such
+        pair is listed, then tested), and whether it is yielded.
+
+    Examples:
+        >>> x = sp.csr_matrix(np.array([[1, 1, 1, 0], [1, 1, 0, 1], [0, 0, 0, 1]]))
+        >>> [m.tolist() for m in candidate_mask(x, np.ones(4), 0.5, np.arange(3),
+        ...                                     np.array([0, 0]), np.array([1, 2]))]
+        [[True, False], [True, False]]
+    """
+    t = float(threshold)
+    pre = _prefixes(x[np.asarray(members, dtype=np.int64)].tocsr(),
+                    np.asarray(weights, dtype=np.float64), t)
+    r, c = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    pattern = pre.prefix.copy()
+    pattern.data[:] = 1.0
+    common = np.asarray(pre.prefix[r].multiply(pattern[c]).sum(axis=1)).ravel()
+    shares = np.asarray(pattern[r].multiply(pattern[c]).sum(axis=1)).ravel() > 0
+    mass = pre.mass
+    small, large = np.minimum(mass[r], mass[c]), np.maximum(mass[r], mass[c])
+    rest = np.where(pre.last[r] <= pre.last[c], pre.suffix[r], pre.suffix[c])
+    need = (t - _PREFIX_SLACK) / (1 + t) * (mass[r] + mass[c])
+    return shares, shares & (small >= (t - _SLACK) * large) & (common + rest >= need)
 
 
 @dataclass(frozen=True)
