@@ -236,3 +236,14 @@ def test_measure_prints_skipped_lsh_counts(corpus, tmp_path, capsys):
                            sampled_error_pairs=50, error_perms=(16,), lsh_max_pairs=0)
     run_measure_step(loaded, "feed", tmp_path, config)
     assert "/ candidates   - / matches   - / recall nan" in capsys.readouterr().out
+
+
+def test_sweep_pairs_per_item_reaches_the_calibrate_options():
+    from newsdedup.cli.options import calibrate_options
+    from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
+
+    for cmd in ("calibrate", "run"):
+        args = build_parser().parse_args([cmd, "--sweep-pairs-per-item", "200"])
+        assert calibrate_options(args).sweep_pairs_per_item == 200
+        args = build_parser().parse_args([cmd])
+        assert calibrate_options(args).sweep_pairs_per_item == SWEEP_PAIRS_PER_ITEM

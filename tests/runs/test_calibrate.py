@@ -132,15 +132,16 @@ def test_raised_sweep_floor_is_recorded_and_the_sweep_is_the_dense_one_above_it(
 
     corpus, path = _corpus(tmp_path, 1.0)
     n = len(corpus.items)
-    # As if the corpus were large: a budget of 2 pairs per item, no minimum.
+    # As if the corpus were large: no minimum, and a budget of 2 pairs per item (the option).
     monkeypatch.setattr(sweep_floor, "SWEEP_MIN_PAIRS", 0)
-    monkeypatch.setattr(sweep_floor, "SWEEP_PAIRS_PER_ITEM", 2)
-    run_calibrate(corpus, "feed", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    run_calibrate(corpus, "feed", tmp_path / "out",
+                  CalibrateOptions(**OPTS, sweep_pairs_per_item=2), echo=False)
     folder = tmp_path / "out" / "feed" / "calibrate"
     params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
     floor = params["sweep"]["floor"]
     assert floor["requested"] == 0.05 and floor["lowest"] > 0.05
     assert floor["budget_pairs"] == 2 * n and params["sweep"]["thresholds"][0] == floor["lowest"]
+    assert floor["pairs_per_item"] == 2 and "(2 per item)" in floor["reason"]
     assert "Sweep floor" in (folder / "calibrate.md").read_text(encoding="utf-8")
     sweep = pd.read_csv(folder / "sweep.csv")
     assert sweep["threshold"].min() == pytest.approx(floor["lowest"])

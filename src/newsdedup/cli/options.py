@@ -17,6 +17,7 @@ from newsdedup.studies.defaults import (
     PUBLISHED_THRESHOLDS,
     SAMPLE_PAIRS,
     SIMULATION_ITEMS,
+    SWEEP_PAIRS_PER_ITEM,
 )
 
 if TYPE_CHECKING:  # the run modules are imported by the command that runs, not by the parser
@@ -250,6 +251,10 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--simulation-items", type=int, default=SIMULATION_ITEMS, metavar="N",
                    help="simulate on a seeded sample of N items when the corpus is larger (the "
                         "simulation's cost is per item; default %(default)s)")
+    g.add_argument("--sweep-pairs-per-item", type=int, default=SWEEP_PAIRS_PER_ITEM, metavar="K",
+                   help="pairs per item the threshold sweep may list (at least 1M in all); "
+                        "where more pairs score >= 0.05, as in English text, the sweep starts "
+                        "higher and params.json says why (default %(default)s)")
     g = p.add_argument_group("evidence (estimated precision and recall per threshold)")
     g.add_argument("--decoy-field", metavar="NAME",
                    help="column whose differing values mark pairs that cannot be one story "
@@ -277,6 +282,7 @@ def calibrate_options(args) -> CalibrateOptions:
     return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
                             seed=args.sim_seed, min_words=args.min_words, method=args.method,
                             evidence=evidence, simulation_items=args.simulation_items,
+                            sweep_pairs_per_item=args.sweep_pairs_per_item,
                             extra=getattr(args, "full", True))
 
 

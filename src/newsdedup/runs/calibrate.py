@@ -46,7 +46,7 @@ from newsdedup.studies.calibration import (
     default_grid,
     sensitivity_quantiles,
 )
-from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION
+from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION, SWEEP_PAIRS_PER_ITEM
 from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
@@ -114,6 +114,9 @@ class CalibrateOptions:
         simulation_items: Largest number of items the word-retention
             simulation runs on; a larger corpus is simulated on a seeded
             sample of this many items (its cost is per item).
+        sweep_pairs_per_item: Pairs per item the sweep may list: above about
+            1,400 items its lowest threshold rises from ``sweep_lo`` until the
+            pairs fit (:func:`newsdedup.studies.sweep_floor.choose_floor`).
         extra: Whether to run the studies beyond published block 2 and the
             calibration: the sweeps of the IDF and MinHash scorers and of the
             seed-000 dedupe, the all-pairs decoy curves (``decoy_pairs.csv``)
@@ -136,6 +139,7 @@ class CalibrateOptions:
     scheme: str = DEFAULT_SCHEME
     evidence: EvidenceOptions = field(default_factory=lambda: EvidenceOptions())
     simulation_items: int = SIMULATION_ITEMS
+    sweep_pairs_per_item: int = SWEEP_PAIRS_PER_ITEM
     extra: bool = True
 
     def sensitivity(self) -> SensitivityParams:
@@ -248,7 +252,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     shingled = shingle_matrix(normalized_texts(items, options.scheme), options.n)
     # The pairs above the lowest threshold must stay O(N): English letter n-grams put a fixed
     # share of all N^2 pairs above 0.05, so the sweep starts higher there (and says so).
-    floor = choose_floor(shingled, grid.tolist(), seed=options.seed)
+    floor = choose_floor(shingled, grid.tolist(), seed=options.seed,
+                         per_item=options.sweep_pairs_per_item)
     if floor.raised:
         progress(f"calibrate: sweep starts at {floor.lowest:.2f}, not {floor.requested:.2f}: "
                  f"{floor.reason}")
@@ -468,6 +473,9 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
                                # No sample recorded: every item was simulated.
                                simulation_items=int((sens.get("sample") or {}).get(
                                    "sampled", max(len(corpus.items), SIMULATION_ITEMS))),
+                               # Nothing sampled for the floor: every pair fit, any budget does.
+                               sweep_pairs_per_item=int((params["sweep"].get("floor") or {}).get(
+                                   "pairs_per_item") or SWEEP_PAIRS_PER_ITEM),
                                extra=params.get("extra_studies", True))
     return run_calibrate(corpus, name, root, options, progress, echo=False)
 

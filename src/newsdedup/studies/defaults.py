@@ -38,3 +38,11 @@ two-day-old rewrites pass for decoys and inflate the false-merge estimate.
 
 DEFAULT_PRECISION = 0.95
 """Target precision of the recommended threshold."""
+
+SWEEP_PAIRS_PER_ITEM = 50
+"""Pairs per item the sweep may list: 50 x 24 bytes per pair (two int64 ids and a float64
+score) is 1.2 KB per item and scorer, 120 MB at 100k items. Korean headlines at the
+requested 0.05 hold about 41 per item at 100k (so their sweep is unchanged), English ones
+about 350. A cost budget, not a property of any corpus: ``newsdedup calibrate
+--sweep-pairs-per-item`` raises it on a machine with memory and time to spare (the sweep then
+starts lower) or lowers it on a small one."""

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.score.jaccard import pair_jaccard
+from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
 from newsdedup.studies.measure_streamed import pair_at
 from newsdedup.studies.quantiles import beta_ppf
 from newsdedup.text.shingle import ShingleMatrix
@@ -46,12 +47,6 @@ __all__ = ["FILTER_PAIRS_PER_ITEM", "FLOOR_CONFIDENCE", "FLOOR_HITS_AT_BUDGET",
            "FLOOR_MAX_SAMPLE_PAIRS", "FLOOR_SAMPLE_PAIRS", "SWEEP_MIN_PAIRS",
            "SWEEP_PAIRS_PER_ITEM", "SweepFloor", "choose_floor", "clopper_pearson",
            "floor_sample_size", "pair_budget", "weighted_filter_work"]
-
-SWEEP_PAIRS_PER_ITEM = 50
-"""Pairs per item the sweep may list: 50 x 24 bytes per pair (two int64 ids and a float64
-score) is 1.2 KB per item and scorer, 120 MB at 100k items. Korean headlines at the
-requested 0.05 hold about 41 per item at 100k (so their sweep is unchanged), English ones
-about 350."""
 
 SWEEP_MIN_PAIRS = 1_000_000
 """Pairs the sweep may always list (24 MB): a corpus with no more pairs than this in all
@@ -89,14 +84,20 @@ FLOOR_CONFIDENCE = 0.95
 """Two-sided confidence of the interval whose upper end must fit the budget."""
 
 
-def pair_budget(n_items: int) -> int:
-    """Pairs the sweep may list for ``n_items`` items: ``max(1M, 50 N)``.
+def pair_budget(n_items: int, per_item: int | None = None) -> int:
+    """Pairs the sweep may list for ``n_items`` items: ``max(1M, per_item x N)``.
+
+    ``per_item`` is :data:`~newsdedup.studies.defaults.SWEEP_PAIRS_PER_ITEM`
+    (50) unless given (``newsdedup calibrate --sweep-pairs-per-item``).
 
     Examples:
-        >>> pair_budget(387), pair_budget(100_000)
-        (1000000, 5000000)
+        >>> pair_budget(387), pair_budget(100_000), pair_budget(100_000, 200)
+        (1000000, 5000000, 20000000)
     """
-    return max(SWEEP_MIN_PAIRS, SWEEP_PAIRS_PER_ITEM * int(n_items))
+    per = SWEEP_PAIRS_PER_ITEM if per_item is None else int(per_item)
+    if per < 1:
+        raise ValueError(f"pairs per item must be at least 1, got {per}")
+    return max(SWEEP_MIN_PAIRS, per * int(n_items))
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class SweepFloor:
             (``pairs``) and the interval (``low``, ``high``); empty when
             nothing was sampled.
         reason: One sentence on the choice.
+        per_item: Pairs per item of the budget (None: a budget given outright).
     """
 
     requested: float
@@ -125,6 +127,7 @@ class SweepFloor:
     seed: int
     estimates: pd.DataFrame
     reason: str
+    per_item: int | None = None
 
     @property
     def raised(self) -> bool:
@@ -136,7 +139,7 @@ class SweepFloor:
         if not self.sample:
             return None
         return {"requested": self.requested, "lowest": self.lowest, "budget_pairs": self.budget,
-                "pairs_per_item": SWEEP_PAIRS_PER_ITEM, "total_pairs": self.total_pairs,
+                "pairs_per_item": self.per_item, "total_pairs": self.total_pairs,
                 "sample_pairs": self.sample, "seed": self.seed,
                 "confidence": FLOOR_CONFIDENCE, "method": "sampled (Clopper-Pearson)",
                 "estimates": [{k: (float(v) if k != "hits" else int(v)) for k, v in row.items()}
@@ -162,16 +165,20 @@ def clopper_pearson(hits: np.ndarray, m: int, confidence: float = FLOOR_CONFIDEN
 
 
 def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | None = None,
-                 sample: int | None = None, seed: int = 0) -> SweepFloor:
+                 sample: int | None = None, seed: int = 0, per_item: int | None = None
+                 ) -> SweepFloor:
     """The lowest grid threshold whose pairs fit ``budget`` (module docstring).
 
     Args:
         shingled: The items' shingle matrix (the sweep's n-gram size and text).
         grid: The sweep's thresholds, ascending; ``grid[0]`` is the one requested.
-        budget: Pairs the sweep may list; :func:`pair_budget` of ``N`` by default.
+        budget: Pairs the sweep may list; :func:`pair_budget` of ``N`` and
+            ``per_item`` by default.
         sample: Pairs to sample when ``N(N-1)/2`` exceeds the budget;
             :func:`floor_sample_size` by default.
         seed: Seed of the sample.
+        per_item: Pairs per item of the default budget
+            (:data:`~newsdedup.studies.defaults.SWEEP_PAIRS_PER_ITEM` if None).
 
     Returns:
         A :class:`SweepFloor`; ``lowest`` is a value of ``grid``.
@@ -181,12 +188,16 @@ def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | N
         raise ValueError("the sweep grid must be non-empty and increasing")
     n = shingled.n_items
     total = n * (n - 1) // 2
-    budget = pair_budget(n) if budget is None else int(budget)
+    if budget is None:
+        per = SWEEP_PAIRS_PER_ITEM if per_item is None else int(per_item)
+        budget = pair_budget(n, per)
+    else:
+        budget, per = int(budget), None
     requested = float(t[0])
     if total <= budget:
         return SweepFloor(requested, requested, budget, total, 0, seed,
                           pd.DataFrame(columns=["threshold", "hits", "pairs", "low", "high"]),
-                          f"all {total:,} pairs fit the budget of {budget:,}")
+                          f"all {total:,} pairs fit the budget of {budget:,}", per)
     sample = floor_sample_size(total, budget) if sample is None else int(sample)
     rng = np.random.default_rng(seed)
     i, j = pair_at(n, rng.integers(0, total, size=sample, dtype=np.int64))
@@ -207,10 +218,11 @@ def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | N
         first = table.iloc[0]
         reason = (f"at the requested {requested:.2f} an estimated {first['pairs']:,.0f} pairs "
                   f"[{first['low']:,.0f}, {first['high']:,.0f}] exceed the budget of "
-                  f"{budget:,} ({SWEEP_PAIRS_PER_ITEM} per item); {float(t[pick]):.2f} is the "
-                  f"lowest threshold whose estimate (at most {at['high']:,.0f}) fits"
+                  f"{budget:,}" + (f" ({per} per item)" if per else "")
+                  + f"; {float(t[pick]):.2f} is the lowest threshold whose estimate "
+                  f"(at most {at['high']:,.0f}) fits"
                   + ("" if len(fits) else "; none fits, so the sweep starts at the top"))
-    return SweepFloor(requested, float(t[pick]), budget, total, sample, seed, table, reason)
+    return SweepFloor(requested, float(t[pick]), budget, total, sample, seed, table, reason, per)
 
 
 FILTER_PAIRS_PER_ITEM = 2000
