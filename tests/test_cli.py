@@ -247,3 +247,5 @@ def test_sweep_pairs_per_item_reaches_the_calibrate_options():
         assert calibrate_options(args).sweep_pairs_per_item == 200
         args = build_parser().parse_args([cmd])
         assert calibrate_options(args).sweep_pairs_per_item == SWEEP_PAIRS_PER_ITEM
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["calibrate", "--sweep-pairs-per-item", "0"])

@@ -96,6 +96,22 @@ def ints(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(msg) from None
 
 
+def positive(text: str) -> int:
+    """Parse an integer of at least 1 (an argparse type).
+
+    Examples:
+        >>> positive("50")
+        50
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer of at least 1, got {text!r}")
+    return value
+
+
 def words(text: str) -> tuple[str, ...]:
     """Parse a comma-separated list of words (an argparse type)."""
     return tuple(w.strip() for w in text.split(",") if w.strip())
@@ -251,7 +267,8 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--simulation-items", type=int, default=SIMULATION_ITEMS, metavar="N",
                    help="simulate on a seeded sample of N items when the corpus is larger (the "
                         "simulation's cost is per item; default %(default)s)")
-    g.add_argument("--sweep-pairs-per-item", type=int, default=SWEEP_PAIRS_PER_ITEM, metavar="K",
+    g.add_argument("--sweep-pairs-per-item", type=positive, default=SWEEP_PAIRS_PER_ITEM,
+                   metavar="K",
                    help="pairs per item the threshold sweep may list (at least 1M in all); "
                         "where more pairs score >= 0.05, as in English text, the sweep starts "
                         "higher and params.json says why (default %(default)s)")
