@@ -68,7 +68,10 @@ def dask_threshold_join(
         The same :class:`~newsdedup.score.join.JoinResult` as the single-machine join.
     """
     index = build_index(shingled, threshold)
-    shared = client.scatter(index, broadcast=True)
+    # hash=False: a key of its own per call. With hashed keys, scattering data equal to what
+    # an earlier call just released can race that release and hang (dask/distributed
+    # issues 8576 and 3703); the test's repeated small inputs met it under load.
+    shared = client.scatter(index, broadcast=True, hash=False)
     ranges = index.blocks(block)
     futures = client.map(join_block, [shared] * len(ranges), [lo for lo, _ in ranges],
                          [hi for _, hi in ranges], pure=False)
@@ -175,10 +178,10 @@ def dask_dedupe(
     reference = None
     if config.scorer == "idf":
         # Scattered first: data passed inside the task graph is copied through the scheduler.
-        head_parts = client.scatter([[heads[k] for k in r] for r in rows])
+        head_parts = client.scatter([[heads[k] for k in r] for r in rows], hash=False)
         counts = client.map(_survivor_frequencies, head_parts, config=config, pure=False)
         reference = client.submit(_merge_all, counts, pure=False)
-    parts = client.scatter([items.iloc[r] for r in rows])
+    parts = client.scatter([items.iloc[r] for r in rows], hash=False)
     tables = client.gather(client.map(_dedupe_part, parts, config=config, reference=reference,
                                       pure=False))
     # Renumber groups by first row over all partitions, as dedupe numbers them.
