@@ -109,6 +109,12 @@ class JoinIndex:
             smaller one: ``min(k, ceil(2t/(1+t)|x|))``.
         bitmap: ``uint64 (M, 8)``: bit ``rank % 512`` set for every shingle.
         n_items: Items of the whole collection, empty ones included.
+        probe_t: ``prefix`` transposed (rank x item, CSR), built once: a
+            block's product reads the posting lists of its mid prefixes from
+            it. Transposing ``prefix[lo:end]`` per block instead costs
+            ``O(end - lo)`` rows each time, ``O(N**2 / block)`` in all: half
+            of a 100k-item join at J >= 0.05 in 335-row blocks, and nearly
+            all of it at 1M items in 64-row blocks.
     """
 
     threshold: float
@@ -124,6 +130,7 @@ class JoinIndex:
     min_shared: np.ndarray
     bitmap: np.ndarray
     n_items: int
+    probe_t: sp.csr_matrix
 
     def blocks(self, block: int = DEFAULT_JOIN_BLOCK) -> list[tuple[int, int]]:
         """Row ranges ``[lo, hi)`` of the size-sorted items, in order."""
@@ -188,7 +195,7 @@ def build_index(shingled: ShingleMatrix, threshold: float, compiled: bool = Fals
                      mid=mid[0], suffix=probe[1], mid_suffix=mid[1], last=probe[2],
                      mid_last=mid[2],
                      min_shared=np.minimum(_PREFIX_K, need_mid).astype(np.int32),
-                     bitmap=bitmap, n_items=x.shape[0])
+                     bitmap=bitmap, n_items=x.shape[0], probe_t=probe[0].T.tocsr())
 
 
 _BITMAP_WORDS = 8  # 512 bits: ~10% of the symmetric difference of two 50-shingle items collide
@@ -270,14 +277,15 @@ def join_block(index: JoinIndex, lo: int, hi: int) -> JoinResult:
     t_lo = t - _SLACK
     if hi <= lo:
         return _empty_result(t)
-    # Length filter: later rows are at least as large; stop where |y| > |x|/t.
-    end = int(np.searchsorted(sizes, sizes[hi - 1] / t_lo, side="right"))
-    # Rows are the smaller items of their pairs: mid prefixes against probe prefixes.
-    shared = index.mid[lo:hi] @ index.prefix[lo:end].T
+    # Rows are the smaller items of their pairs: mid prefixes against probe prefixes, over
+    # every item's postings (the earlier and the far larger ones fail the tests below).
+    shared = index.mid[lo:hi] @ index.probe_t
     # Cheapest test first, on the product's own arrays: enough shared prefix shingles.
     row = np.repeat(np.arange(lo, hi, dtype=np.int32), np.diff(shared.indptr))
     ok = shared.data >= index.min_shared[row]
-    r, c, cnt = row[ok], shared.indices[ok] + np.int32(lo), shared.data[ok]
+    r, c, cnt = row[ok], shared.indices[ok], shared.data[ok]
+    # Later rows only (sorted by size: at least as large), and the length filter
+    # |y| <= |x| / t.
     ok = (c > r) & (t_lo * sizes[c] <= sizes[r])
     r, c, cnt = r[ok].astype(np.int64), c[ok].astype(np.int64), cnt[ok].astype(np.int64)
     n_cand = len(r)
