@@ -17,6 +17,7 @@ from numba import njit
 
 _P = np.uint64((1 << 61) - 1)
 _LOW29 = np.uint64((1 << 29) - 1)
+_LOW32 = np.uint64(0xFFFFFFFF)
 _S29 = np.uint64(29)
 _S32 = np.uint64(32)
 _S61 = np.uint64(61)
@@ -76,43 +77,46 @@ def crc32_of_codepoints(points, starts, table):  # pragma: no cover - compiled
 def mersenne_min_hashes(indptr, indices, h, a, b, out):  # pragma: no cover - compiled
     """Row-wise minimum of ``(a[p] * h[col] + b[p]) mod (2**61 - 1)`` over each row's columns.
 
-    The arithmetic of :func:`newsdedup.score.minhash.affine_mod_mersenne61`
-    (``a`` split in 32-bit halves, folds by ``2**61 == 1 (mod P)``), computed
-    per shingle occurrence instead of gathered from a vocabulary x k table:
-    the table does not fit in cache and the gather was memory-bound.
+    Exact, as :func:`newsdedup.score.minhash.affine_mod_mersenne61`, but with
+    ``a`` split at bit 29 rather than 32, which saves three of the 17 vector
+    operations per value: ``a_lo * h < 2**61`` needs no fold, and
+    ``a_hi * h < 2**64`` times ``2**29`` folds as ``(high >> 32) + (high mod
+    2**32) * 2**29`` (``2**61 == 1 (mod P)``). The four terms are each
+    ``< 2**61``, so their sum stays below ``2**63``; one fold leaves it below
+    ``P + 4``, and ``min(v, v - P)`` (``v - P`` wraps unless ``v >= P``)
+    finishes the reduction. Computed per shingle occurrence instead of gathered
+    from a vocabulary x k table: the table does not fit in cache and the
+    gather was memory-bound. The shingle loop is outside and the permutation
+    loop inside, over a ``k``-wide accumulator that stays in L1 and
+    vectorizes; the other orders (a permutation outside, or blocks of 32
+    permutations) and a gathered table measured slower on 100k English
+    headlines.
 
     Args:
-        indptr: CSR row pointers.
+        indptr: CSR row pointers (any integer dtype: the matrix's own, no copy).
         indices: CSR column of each occurrence.
         h: ``uint64`` hash per column, below ``2**32``.
         a: ``uint64`` multipliers in ``[1, P)``.
         b: ``uint64`` offsets in ``[0, P)``.
-        out: ``uint64 (rows, len(a))``, written for every non-empty row (empty rows untouched).
+        out: ``uint64 (rows, len(a))``, every row written; an empty row
+            holds ``P`` (the sentinel), so ``out`` may come from ``np.empty``.
     """
     k = a.shape[0]
-    a_lo = a & np.uint64(0xFFFFFFFF)
-    a_hi = a >> _S32
+    a_lo = a & _LOW29
+    a_hi = a >> _S29
     acc = np.empty(k, dtype=np.uint64)
     for r in range(len(indptr) - 1):
         lo, hi = indptr[r], indptr[r + 1]
-        if hi == lo:
-            continue
         acc[:] = _P
         for q in range(lo, hi):
             hv = h[indices[q]]
             for p in range(k):
-                low = a_lo[p] * hv
                 high = a_hi[p] * hv
-                total = (high >> _S29) + ((high & _LOW29) << _S32)
-                total += (low & _P) + (low >> _S61) + b[p]
+                total = (high >> _S32) + ((high & _LOW32) << _S29) + a_lo[p] * hv + b[p]
                 v = (total & _P) + (total >> _S61)
-                if v >= _P:
-                    v -= _P
-                if v < acc[p]:
-                    acc[p] = v
+                v = min(v, v - _P)
+                acc[p] = min(acc[p], v)
         out[r, :] = acc
-
-
 
 
 @njit(cache=True)

@@ -203,6 +203,37 @@ Below it (the pinned archive has ~40k occurrences x 128) the numpy path takes
 less time than importing numba and loading its cached code (~0.5 s)."""
 
 
+PART_CELLS = 1 << 23
+"""Work (units x ``k``) per part of a compiled job spread over two threads.
+
+Small enough that a job has dozens of parts, so a thread that shares its
+core with another process takes fewer of them (a fixed half each left the
+whole job waiting on the slower core); large enough that the hand-over of
+a part (tens of microseconds) stays small beside its few milliseconds."""
+
+
+def _on_two_threads(work, cum: np.ndarray, k: int) -> None:
+    """Call ``work(lo, hi)`` over consecutive parts of ``len(cum) - 1`` units, on two threads.
+
+    Parts hold about :data:`PART_CELLS` cells by the cumulative work ``cum``
+    (``cum[u]``: work before unit ``u``, e.g. a CSR ``indptr``), so rows are
+    split by their shingle count, not their number. The threads take the
+    next part as they finish one; ``work`` must release the GIL and write
+    disjoint outputs per part, so the result is the same bytes as one call
+    over everything.
+    """
+    units = len(cum) - 1
+    parts = int(min(max(units, 1), max(1, (int(cum[-1]) * k) // PART_CELLS)))
+    bounds = np.unique(np.searchsorted(cum, np.linspace(cum[0], cum[-1], parts + 1)))
+    bounds[0], bounds[-1] = 0, units
+    bounds = np.unique(bounds)
+    if len(bounds) <= 2:
+        work(0, units)
+        return
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(work, bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
 def _numba_signatures(shingled: ShingleMatrix, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The published family through the compiled kernels (:mod:`newsdedup.score.kernels`)."""
     from newsdedup.score.kernels import CRC_TABLE, crc32_of_codepoints, mersenne_min_hashes
@@ -213,13 +244,13 @@ def _numba_signatures(shingled: ShingleMatrix, a: np.ndarray, b: np.ndarray) -> 
     np.cumsum(np.fromiter(map(len, vocab), np.int64, len(vocab)), out=starts[1:])
     h = crc32_of_codepoints(points, starts, CRC_TABLE)
     x = shingled.matrix
-    out = np.full((x.shape[0], a.shape[0]), MERSENNE61, dtype=np.uint64)
-    indptr, indices = x.indptr.astype(np.int64), x.indices.astype(np.int64)
-    half = x.shape[0] // 2
-    # Two threads on disjoint rows (the kernel releases the GIL): the same bytes as one.
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(lambda rows: mersenne_min_hashes(indptr[rows], indices, h, a, b, out[rows]),
-                      (slice(0, half + 1), slice(half, None))))
+    # The kernel writes every row (the sentinel for empty ones) and reads the
+    # matrix's own index arrays: no 100 MB fill and no int64 copies first.
+    out = np.empty((x.shape[0], a.shape[0]), dtype=np.uint64)
+    indptr, indices = x.indptr, x.indices
+    _on_two_threads(
+        lambda lo, hi: mersenne_min_hashes(indptr[lo : hi + 1], indices, h, a, b, out[lo:hi]),
+        indptr, a.shape[0])
     return out
 
 
@@ -312,10 +343,8 @@ def _numba_agreements(sigs: np.ndarray, i: np.ndarray, j: np.ndarray, out: np.nd
 
     sigs = np.ascontiguousarray(sigs)
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
-    half = len(i) // 2
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the kernel releases the GIL
-        list(pool.map(lambda part: signature_agreements(sigs, i[part], j[part], out[part]),
-                      (slice(0, half), slice(half, None))))
+    _on_two_threads(lambda lo, hi: signature_agreements(sigs, i[lo:hi], j[lo:hi], out[lo:hi]),
+                    np.arange(len(i) + 1), sigs.shape[1])
 
 
 def estimate_pairs(
