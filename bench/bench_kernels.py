@@ -12,7 +12,8 @@ its peak RSS:
   (``sig_numpy``), checked identical; baseline ``sig_rensa``: rensa's
   ``RMinHash.digest_matrix_from_token_sets`` on the same shingle sets (its own
   hash, k = 128, seed 42; the token lists are built outside the timing).
-  Shingling is excluded from all three.
+  Shingling is excluded from all three. ``sig_numba`` and ``sig_rensa``
+  alternate run by run, so a shared machine's changing load falls on both.
 * ``join_j*``: the exact threshold join, compiled kernel against the numpy
   kernel (sparse product per block), checked pair for pair and score for
   score (median of ``--join-repeat`` runs, default 1); the numpy baseline
@@ -160,6 +161,32 @@ def _estimate_rows(rows, lang, size, sm, repeat):
     rows[-2]["identical"] = rows[-1]["identical"] = True
 
 
+def _interleaved(rows, lang, size, steps: dict, repeat: int) -> None:
+    """Time ``steps`` round by round, each once per round, one row each (median, CPU, RSS).
+
+    On a shared machine the load drifts over seconds; run one step's repeats
+    after the other's and the drift falls on one side. Alternating puts it on
+    both alike. Each result is dropped before the next call, as in ``_timed``.
+    """
+    times = {name: [] for name in steps}
+    cpu = dict.fromkeys(steps, 0.0)
+    peak = dict.fromkeys(steps, 0)
+    delta = dict.fromkeys(steps, 0)
+    for _ in range(repeat):
+        for name, fn in steps.items():
+            print(f"[bench-kernels] {lang} {size}: {name} ...", file=sys.stderr, flush=True)
+            cpu0 = time.process_time()
+            secs, _, pk, dl = _timed(fn, 1)
+            cpu[name] += time.process_time() - cpu0
+            times[name].append(secs)
+            peak[name], delta[name] = max(peak[name], pk), max(delta[name], dl)
+    for name in steps:
+        rows.append({"language": lang, "n_items": size, "step": name,
+                     "median_s": float(np.median(times[name])),
+                     "cpu_s_per_run": cpu[name] / repeat, "repeats": repeat,
+                     "peak_rss_mb": peak[name] / 2**20, "step_rss_mb": delta[name] / 2**20})
+
+
 def _signature_rows(rows, lang, size, sm, repeat):
     import rensa
 
@@ -169,15 +196,17 @@ def _signature_rows(rows, lang, size, sm, repeat):
     sets = [[sm.vocab[c] for c in x.indices[x.indptr[r]:x.indptr[r + 1]]]
             for r in range(x.shape[0])]
     params = MinHashParams.published(K)
-    fast = _row(rows, lang, size, "sig_numba",
-                lambda: signatures(sm, params, kernel="numba"), repeat)
+    # The compiled kernel and rensa alternate (the target is their ratio); the numpy
+    # path, ten times slower, runs after them and is checked against the compiled one.
+    _interleaved(rows, lang, size, {
+        "sig_numba": lambda: signatures(sm, params, kernel="numba"),
+        "sig_rensa": lambda: rensa.RMinHash.digest_matrix_from_token_sets(sets, K, 42),
+    }, repeat)
+    fast = signatures(sm, params, kernel="numba")
     slow = _row(rows, lang, size, "sig_numpy",
                 lambda: signatures(sm, params, kernel="numpy"), repeat)
     assert np.array_equal(fast, slow)
     rows[-1]["identical"] = True
-    fast = slow = None
-    _row(rows, lang, size, "sig_rensa",
-         lambda: rensa.RMinHash.digest_matrix_from_token_sets(sets, K, 42), repeat)
 
 
 def _join_rows(rows, lang, size, sm, repeat, numpy_join_max):
