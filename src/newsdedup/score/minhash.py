@@ -212,20 +212,23 @@ whole job waiting on the slower core); large enough that the hand-over of
 a part (tens of microseconds) stays small beside its few milliseconds."""
 
 
-def _on_two_threads(work, cum: np.ndarray, k: int) -> None:
-    """Call ``work(lo, hi)`` over consecutive parts of ``len(cum) - 1`` units, on two threads.
+def _on_two_threads(work, units: int, k: int, cum: np.ndarray | None = None) -> None:
+    """Call ``work(lo, hi)`` over consecutive parts of ``units`` units, on two threads.
 
-    Parts hold about :data:`PART_CELLS` cells by the cumulative work ``cum``
-    (``cum[u]``: work before unit ``u``, e.g. a CSR ``indptr``), so rows are
-    split by their shingle count, not their number. The threads take the
-    next part as they finish one; ``work`` must release the GIL and write
-    disjoint outputs per part, so the result is the same bytes as one call
-    over everything.
+    Parts hold about :data:`PART_CELLS` cells, a unit being ``k`` cells, or
+    ``k`` per occurrence when ``cum`` gives the cumulative work (``cum[u]``:
+    occurrences before unit ``u``, a CSR ``indptr``), so rows are split by
+    their shingle count, not their number. The threads take the next part as
+    they finish one; ``work`` must release the GIL and write disjoint outputs
+    per part, so the result is the same bytes as one call over everything.
     """
-    units = len(cum) - 1
-    parts = int(min(max(units, 1), max(1, (int(cum[-1]) * k) // PART_CELLS)))
-    bounds = np.unique(np.searchsorted(cum, np.linspace(cum[0], cum[-1], parts + 1)))
-    bounds[0], bounds[-1] = 0, units
+    total = units if cum is None else int(cum[-1])
+    parts = min(max(units, 1), max(1, total * k // PART_CELLS))
+    if cum is None:
+        bounds = np.linspace(0, units, parts + 1).astype(np.int64)
+    else:
+        bounds = np.searchsorted(cum, np.linspace(cum[0], cum[-1], parts + 1))
+        bounds[0], bounds[-1] = 0, units
     bounds = np.unique(bounds)
     if len(bounds) <= 2:
         work(0, units)
@@ -250,7 +253,7 @@ def _numba_signatures(shingled: ShingleMatrix, a: np.ndarray, b: np.ndarray) -> 
     indptr, indices = x.indptr, x.indices
     _on_two_threads(
         lambda lo, hi: mersenne_min_hashes(indptr[lo : hi + 1], indices, h, a, b, out[lo:hi]),
-        indptr, a.shape[0])
+        x.shape[0], a.shape[0], cum=indptr)
     return out
 
 
@@ -344,7 +347,7 @@ def _numba_agreements(sigs: np.ndarray, i: np.ndarray, j: np.ndarray, out: np.nd
     sigs = np.ascontiguousarray(sigs)
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     _on_two_threads(lambda lo, hi: signature_agreements(sigs, i[lo:hi], j[lo:hi], out[lo:hi]),
-                    np.arange(len(i) + 1), sigs.shape[1])
+                    len(i), sigs.shape[1])
 
 
 def estimate_pairs(
