@@ -96,6 +96,9 @@ def test_split_draws_give_way_where_a_draw_is_irregular(monkeypatch):
     assert not multinomial._split_draws(rng, 3, p, logq, np.ones(k, np.int64), out)
     assert rng.bit_generator.state == before  # untouched: the caller draws in sequence
     _both(4, 3, pvals, 50, np.arange(k))
+    # No trials: no draw takes a uniform, whatever the number of categories.
+    for pv in ([0.5, 0.5], [0.2, 0.3, 0.5]):
+        _both(4, 0, np.asarray(pv), 10, np.arange(1, len(pv)))
     # A regular case splits, and says so.
     assert multinomial._split_draws(rng, g, p, logq, np.ones(k, np.int64), out)
 

@@ -115,7 +115,8 @@ def _split_draws(rng: np.random.Generator, n: int, p: np.ndarray, logq: np.ndarr
         Whether the draws were made (else ``out`` is to be ignored and ``rng`` is untouched).
     """
     bits = rng.bit_generator
-    if not isinstance(bits, np.random.PCG64) or not (p > 0.0).all():
+    # No trials or a category of probability 0: some draws take no uniform at all.
+    if not isinstance(bits, np.random.PCG64) or n <= 0 or not (p > 0.0).all():
         return False
     state = bits.state
     if state["has_uint32"]:
