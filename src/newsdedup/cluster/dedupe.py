@@ -371,7 +371,8 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
     """
     return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
                           candidate_source(prep.shingles, prep.weights, threshold),
-                          pair_scores=prep.scorer.run_pairs)
+                          pair_scores=prep.scorer.run_pairs,
+                          pairs_above=prep.scorer.pairs_above)
 
 
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],

@@ -407,6 +407,13 @@ class BucketLimits:
 
 DEFAULT_LIMITS = BucketLimits()
 
+PairsAbove = Callable[[np.ndarray, np.ndarray, np.ndarray, float],
+                      "tuple[np.ndarray, np.ndarray, np.ndarray] | None"]
+"""``pairs_above(items, starts, ends, threshold) -> (i, j, score) or None``: the pairs of
+:data:`~newsdedup.cluster.listed.PairScoring` that reach ``threshold``, in its order
+(:meth:`newsdedup.score.scorers.BlockScorer.pairs_above`); None when the scorer has no
+such path."""
+
 PAIR_PATH_MIN = 1 << 20
 """Within-bucket pairs from which :func:`bucketed_pairs` lists and scores pairs one by one.
 
@@ -423,6 +430,7 @@ def bucketed_pairs(
     limits: BucketLimits | None = None,
     pair_scores: PairScoring | None = None,
     pair_path_min: int | None = None,
+    pairs_above: PairsAbove | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair inside one bucket that scores at or above ``threshold``.
 
@@ -450,6 +458,9 @@ def bucketed_pairs(
             ``pair_path_min`` pairs, their pairs are listed and scored one by
             one instead of in packed blocks (same result, no cross-bucket work).
         pair_path_min: See ``pair_scores`` (None: :data:`PAIR_PATH_MIN`).
+        pairs_above: On that path, the kept pairs of the listed buckets straight from
+            the scorer (:data:`PairsAbove`; same pairs and scores, without listing the
+            others); None, or None returned, lists them and uses ``pair_scores``.
 
     Returns:
         ``(i, j, score)`` with ``i < j``, sorted by ``(i, j)``.
@@ -471,8 +482,8 @@ def bucketed_pairs(
     # their share of the batch too (the compiled pairs cost less than the candidates).
     listed = ~(huge & (sizes > lim.max_size))
     if pair_scores is not None and int((sizes * (sizes - 1) // 2)[listed].sum()) >= listed_min:
-        return _listed_path(pair_scores, block, candidates, items, starts, ends, listed,
-                            threshold, progress)
+        return _listed_path((pair_scores, pairs_above), block, candidates, items, starts,
+                            ends, listed, threshold, progress)
     return _packed_path(block, buckets, threshold, chunk, progress, candidates,
                         (items, starts, ends, huge))
 
@@ -523,14 +534,23 @@ def _packed_path(block: Callable[[np.ndarray, np.ndarray], np.ndarray], buckets:
     return sorted_pairs(*out)
 
 
-def _listed_path(pair_scores: PairScoring, block: Callable[[np.ndarray, np.ndarray], np.ndarray],
+def _listed_path(scoring: tuple[PairScoring, PairsAbove | None],
+                 block: Callable[[np.ndarray, np.ndarray], np.ndarray],
                  candidates: Candidates | None, items: np.ndarray, starts: np.ndarray,
                  ends: np.ndarray, listed: np.ndarray, threshold: float,
                  progress: Callable[[int, int], None] | None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`bucketed_pairs` with the ``listed`` buckets' pairs listed, the others' candidates."""
-    out = listed_pairs(pair_scores, items, starts[listed], ends[listed], threshold, progress,
-                       int(items.size))
+    pair_scores, pairs_above = scoring
+    kept = (pairs_above(items, starts[listed], ends[listed], threshold)
+            if pairs_above is not None else None)
+    if kept is None:
+        out = listed_pairs(pair_scores, items, starts[listed], ends[listed], threshold,
+                           progress, int(items.size))
+    else:
+        out = ([kept[0]], [kept[1]], [kept[2]])
+        if progress:
+            progress(int((ends - starts)[listed].sum()), int(items.size))
     done = int((ends - starts)[listed].sum())
     for lo_b, hi_b in zip(starts[~listed], ends[~listed], strict=True):
         for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b],  # type: ignore[arg-type]
