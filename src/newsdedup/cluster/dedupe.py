@@ -49,6 +49,7 @@ from newsdedup.cluster.keep import (
     dense_rank,
     keep_criteria,
     kept_because,
+    text_codes,
     text_column,
 )
 from newsdedup.score.jaccard import DocumentFrequency
@@ -332,8 +333,10 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
     heads = headlines(items, config)
     criteria = keep_criteria(items, config.syndicators, config.opaque_hosts)
     rank = dense_rank(*criteria)
-    order = canonical_order(rank, heads.heads, _ids(items))
-    exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass)
+    # One sort of the headlines serves the visiting order and the exact pass.
+    head_codes = text_codes(heads.heads)
+    order = canonical_order(rank, heads.heads, _ids(items), head_codes)
+    exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass, head_codes)
     # Titles alone: the compared titles normalized by the scheme are the exact-pass keys.
     texts = ([heads.heads[r] for r in survivors.tolist()] if config.text == "title" else
              item_texts(_text_frame(items, heads.titles, config.text), config.text,
