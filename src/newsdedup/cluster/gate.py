@@ -48,6 +48,7 @@ from newsdedup.cluster.listed import PairScoring, listed_pairs, sorted_pairs, ve
 # Google-News style titles end in " - 연합뉴스"; other feeds use " | outlet".
 # The separators need spaces on both sides so "AI-기반" or "3-4위" are not cut.
 _OUTLET_SEPARATORS: tuple[str, ...] = (" - ", " | ")
+_DASH, _BAR = _OUTLET_SEPARATORS
 
 # Where a headline's subject ends: whitespace, commas, colons and the middle
 # dots, in their ASCII, full-width and CJK forms. "·" (U+00B7) is the common
@@ -93,7 +94,10 @@ def strip_outlet(headline: str) -> str:
         'Forex - Pound drops to 2-week low vs dollar'
     """
     text = headline.strip()
-    cut = max(map(text.rfind, _OUTLET_SEPARATORS))
+    # The last of the two separators (written out: this runs once per row).
+    cut, other = text.rfind(_DASH), text.rfind(_BAR)
+    if other > cut:
+        cut = other
     if cut <= 0:
         return text
     # Both separators are three characters long.
