@@ -82,3 +82,18 @@ def test_canonical_order_ranks_ids_of_ties_only_same_order(rows, given_codes):
     got = canonical_order(rank, heads, ids, codes)
     assert got.dtype == np.int64
     assert got.tolist() == _full_order(rank, heads, ids).tolist()
+
+
+@pytest.mark.parametrize("present", [(), ("host",), ("url",), ("published_at",),
+                                     ("host", "url", "published_at")])
+def test_absent_columns_read_as_empty_ones(present):
+    from newsdedup.cluster.keep import OPAQUE_HOSTS, SYNDICATORS, keep_criteria
+
+    full = pd.DataFrame({"id": ["a", "b", "c"], "title": ["x", "y", "z"], "host": ["", "", ""],
+                         "url": ["", "", ""], "published_at": ["", "", ""]})
+    part = full.drop(columns=[c for c in ("host", "url", "published_at") if c not in present])
+    want = keep_criteria(full, SYNDICATORS, OPAQUE_HOSTS)
+    got = keep_criteria(part, SYNDICATORS, OPAQUE_HOSTS)
+    for a, b in zip(want, got, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert got[1].all() and not got[0].any() and np.isneginf(got[2]).all()

@@ -43,7 +43,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from newsdedup.cluster.listed import PairScoring, listed_pairs, sorted_pairs, verified_pairs
+from newsdedup.cluster.listed import (
+    PairsAbove,
+    PairScoring,
+    listed_pairs,
+    sorted_pairs,
+    verified_pairs,
+)
 
 # Google-News style titles end in " - 연합뉴스"; other feeds use " | outlet".
 # The separators need spaces on both sides so "AI-기반" or "3-4위" are not cut.
@@ -94,10 +100,7 @@ def strip_outlet(headline: str) -> str:
         'Forex - Pound drops to 2-week low vs dollar'
     """
     text = headline.strip()
-    # The last of the two separators (written out: this runs once per row).
-    cut, other = text.rfind(_DASH), text.rfind(_BAR)
-    if other > cut:
-        cut = other
+    cut = max(text.rfind(_DASH), text.rfind(_BAR))  # the last separator (no map: per row)
     if cut <= 0:
         return text
     # Both separators are three characters long.
@@ -411,13 +414,6 @@ class BucketLimits:
 
 DEFAULT_LIMITS = BucketLimits()
 
-PairsAbove = Callable[[np.ndarray, np.ndarray, np.ndarray, float],
-                      "tuple[np.ndarray, np.ndarray, np.ndarray] | None"]
-"""``pairs_above(items, starts, ends, threshold) -> (i, j, score) or None``: the pairs of
-:data:`~newsdedup.cluster.listed.PairScoring` that reach ``threshold``, in its order
-(:meth:`newsdedup.score.scorers.BlockScorer.pairs_above`); None when the scorer has no
-such path."""
-
 PAIR_PATH_MIN = 1 << 20
 """Within-bucket pairs from which :func:`bucketed_pairs` lists and scores pairs one by one.
 
@@ -545,16 +541,8 @@ def _listed_path(scoring: tuple[PairScoring, PairsAbove | None],
                  progress: Callable[[int, int], None] | None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`bucketed_pairs` with the ``listed`` buckets' pairs listed, the others' candidates."""
-    pair_scores, pairs_above = scoring
-    kept = (pairs_above(items, starts[listed], ends[listed], threshold)
-            if pairs_above is not None else None)
-    if kept is None:
-        out = listed_pairs(pair_scores, items, starts[listed], ends[listed], threshold,
-                           progress, int(items.size))
-    else:
-        out = ([kept[0]], [kept[1]], [kept[2]])
-        if progress:
-            progress(int((ends - starts)[listed].sum()), int(items.size))
+    out = listed_pairs(scoring[0], items, starts[listed], ends[listed], threshold, progress,
+                       int(items.size), pairs_above=scoring[1])
     done = int((ends - starts)[listed].sum())
     for lo_b, hi_b in zip(starts[~listed], ends[~listed], strict=True):
         for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b],  # type: ignore[arg-type]

@@ -50,6 +50,8 @@ def _timestamps(items: pd.DataFrame) -> np.ndarray:
     Raises:
         ValueError: A non-empty ``published_at`` is not a date (names its row and id).
     """
+    if "published_at" not in items.columns:
+        return np.full(len(items), -np.inf)  # every date unknown, without parsing ""s
     texts = text_column(items, "published_at")
     frame = pd.DataFrame({"id": text_column(items, "id") if "id" in items.columns
                           else [str(v) for v in items.index], "published_at": texts})
@@ -128,6 +130,10 @@ def dense_rank(syndicated: np.ndarray, opaque: np.ndarray, ts: np.ndarray) -> np
 def keep_criteria(items: pd.DataFrame, syndicators: Sequence[str],
                    opaque_hosts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: syndicated copy?, opaque link?, publication time (UTC seconds, -inf unknown)."""
+    if "host" not in items.columns and "url" not in items.columns:
+        # No host known: nobody is a syndicator and every link is opaque (nothing to link to).
+        n = len(items)
+        return np.zeros(n, dtype=bool), np.ones(n, dtype=bool), _timestamps(items)
     hosts = pd.Series(text_column(items, "host"), dtype=object)
     url_hosts = pd.Series(hosts_of(text_column(items, "url")), dtype=object)
     # A feed has few distinct hosts: match each once, then map back to the rows.
