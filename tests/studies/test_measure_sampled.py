@@ -211,3 +211,26 @@ def test_sampled_path_on_one_or_two_items(size):
     assert got.summary()["pairs"].tolist() == [size * (size - 1) // 2] * 3
     assert got.thresholds()["real"].tolist() == [size - 1] * 15  # identical texts: J = 1
     assert len(got.errors) == (0 if size == 1 else 2)
+
+
+def test_the_sampled_path_takes_its_intervals_without_scipy_stats():
+    # Its histogram bounds (Clopper-Pearson) and error interval (normal) come from
+    # studies.quantiles; scipy.stats would add about a second to every process.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from newsdedup.studies.measure_sampled import measure_sampled_ngram\n"
+        "from newsdedup.studies.measure import MeasureConfig\n"
+        "from newsdedup.studies.synthetic import enlarge, headline_pool\n"
+        "texts = list(enlarge(headline_pool('ko'), 300, seed=1).text)\n"
+        "cfg = MeasureConfig(ngrams=(3,), top_ngram=3, sample_pairs=2_000,\n"
+        "                    sampled_error_pairs=200, error_perms=(16,))\n"
+        "got = measure_sampled_ngram(texts, 3, cfg)\n"
+        "assert (got.hist.exact_method == 'sampled').any()\n"
+        "print('scipy.stats' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"

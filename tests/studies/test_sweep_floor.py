@@ -7,10 +7,10 @@ import pytest
 from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
 from newsdedup.studies.calibration import default_grid
 from newsdedup.studies.measure import normalized_texts
+from newsdedup.studies.quantiles import clopper_pearson
 from newsdedup.studies.sweep_floor import (
     SWEEP_MIN_PAIRS,
     choose_floor,
-    clopper_pearson,
     pair_budget,
 )
 from newsdedup.studies.synthetic import enlarge, headline_pool

@@ -59,38 +59,15 @@ import pandas as pd
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS as DEFAULT_DECOY_DAYS
 from newsdedup.studies.defaults import DEFAULT_PRECISION as DEFAULT_PRECISION
-from newsdedup.studies.quantiles import beta_ppf, nbinom_ppf
-
-CONFIDENCE = 0.95  # two-sided confidence of the intervals
+from newsdedup.studies.quantiles import CONFIDENCE as CONFIDENCE
+from newsdedup.studies.quantiles import clopper_pearson as clopper_pearson
+from newsdedup.studies.quantiles import nbinom_ppf
 
 _DAY = 86400.0
 
 
 class NoDecoys(ValueError):
     """No decoy rule applies to a corpus; the caller falls back to the published bound."""
-
-
-def clopper_pearson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Exact two-sided binomial interval of a rate ``k / n``.
-
-    Args:
-        k: Successes, ``0 <= k <= n``.
-        n: Trials, ``n >= 0`` (``n == 0`` gives ``(0, 1)``).
-        confidence: Two-sided confidence level.
-
-    Returns:
-        ``(low, high)`` in ``[0, 1]``.
-
-    Examples:
-        >>> [round(x, 4) for x in clopper_pearson(0, 10)]
-        [0.0, 0.3085]
-    """
-    if not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    a = (1.0 - confidence) / 2
-    low = 0.0 if k == 0 else float(beta_ppf(a, k, n - k + 1))
-    high = 1.0 if k == n else float(beta_ppf(1 - a, k + 1, n - k))
-    return low, high
 
 
 @dataclass(frozen=True)
@@ -337,9 +314,7 @@ def _nearest(counts: np.ndarray, eligible: np.ndarray, confidence: float
     """Per value: ``(decoys, eligible)`` with its nearest other value (highest lower bound)."""
     k_all, m_all = np.asarray(counts, dtype=np.int64), np.asarray(eligible, dtype=np.int64)
     # Clopper-Pearson lower ends of every value pair in one call (a bootstrap asks often).
-    with np.errstate(invalid="ignore"):
-        lows = np.where(k_all > 0, beta_ppf((1.0 - confidence) / 2, np.maximum(k_all, 1),
-                                            np.maximum(m_all - k_all + 1, 1)), 0.0)
+    lows = clopper_pearson(k_all, m_all, confidence)[0]
     out = []
     for a in range(len(counts)):
         best: tuple[float, float, int] | None = None

@@ -35,6 +35,7 @@ from newsdedup.studies.calibration import order_quantiles
 from newsdedup.studies.defaults import ERROR_PERMS as ERROR_PERMS
 from newsdedup.studies.defaults import PAIR_BUDGET, SAMPLE_PAIRS
 from newsdedup.studies.defaults import PUBLISHED_THRESHOLDS as PUBLISHED_THRESHOLDS
+from newsdedup.studies.quantiles import norm_ppf
 from newsdedup.text.normalize import DEFAULT_SCHEME, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
@@ -403,11 +404,9 @@ def error_intervals(errors: pd.DataFrame, total_pairs: int, confidence: float) -
     """
     if errors.empty or int(errors["pairs"].max()) >= total_pairs:
         return errors
-    from scipy.stats import norm  # only a sampled error table needs it (and its import cost)
-
     m = errors["pairs"].to_numpy(dtype=np.float64)
     var = np.maximum(errors["rmse"] ** 2 - errors["err_mean"] ** 2, 0.0) * m / np.maximum(m - 1, 1)
-    half = norm.ppf(0.5 + confidence / 2) * np.sqrt(var / m)
+    half = norm_ppf(0.5 + confidence / 2) * np.sqrt(var / m)
     return errors.assign(err_mean_lo=np.maximum(errors["err_mean"] - half, 0.0),
                          err_mean_hi=errors["err_mean"] + half, method="sampled",
                          of_pairs=total_pairs)

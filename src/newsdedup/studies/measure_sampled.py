@@ -56,6 +56,7 @@ from newsdedup.studies.measure import (
 )
 from newsdedup.studies.measure_streamed import HISTOGRAM_EDGES, pair_at
 from newsdedup.studies.pairstream import Track, untracked
+from newsdedup.studies.quantiles import clopper_pearson, norm_ppf
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix, sorted_unique
 
 __all__ = ["STREAM_RATE", "SampledNgram", "band_buckets", "band_candidates", "band_pair_bound",
@@ -184,16 +185,6 @@ def band_pair_bound(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) 
     return band_buckets(sigs, empty, bands, rows)[0]
 
 
-def _clopper(k: np.ndarray, m: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    from scipy.stats import beta  # scipy.stats costs about a second to import: here, not above
-    a = (1.0 - confidence) / 2
-    k = np.asarray(k, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        lo = np.where(k > 0, beta.ppf(a, k, m - k + 1), 0.0)
-        hi = np.where(k < m, beta.ppf(1 - a, k + 1, m - k), 1.0)
-    return np.nan_to_num(lo), np.nan_to_num(hi, nan=1.0)
-
-
 @dataclass(frozen=True)
 class SampledNgram:
     """One n-gram size measured from the join, LSH and a pair sample (``NgramMeasurement``'s API).
@@ -280,7 +271,7 @@ def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: 
                                  ("estimate", est_join, es_s[below])):
         part = np.histogram(listed, bins=e)[0].astype(np.float64)
         k = np.histogram(sampled, bins=e)[0]
-        lo, hi = _clopper(k, m, confidence)
+        lo, hi = clopper_pearson(k, m, confidence)
         point = k / m if m else np.zeros(len(k))
         exact = (e[:-1] >= t0) if col == "exact" else np.zeros(len(k), bool)
         exact |= outside == 0
@@ -295,14 +286,13 @@ def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: 
 def _error_figures(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: np.ndarray,
                    t0: float, total: int, confidence: float) -> dict:
     """Mean and max ``|estimate - exact|``: join pairs exactly, the rest from the sample."""
-    from scipy.stats import norm
     below = ex_s < t0
     err_s = np.abs(es_s[below] - ex_s[below])
     err_j = np.abs(est_join - join.score)
     outside, m = total - len(join), len(err_s)
     mean_s = math.fsum(err_s) / m if m else float("nan")
     sd = float(np.std(err_s, ddof=1)) if m > 1 else float("nan")
-    half = norm.ppf(0.5 + confidence / 2) * sd / math.sqrt(m) if m > 1 else float("nan")
+    half = float(norm_ppf(0.5 + confidence / 2)) * sd / math.sqrt(m) if m > 1 else float("nan")
     exact_sum = math.fsum(err_j)
 
     def mean_of(x: float) -> float:

@@ -15,19 +15,31 @@ result: the ``log`` of each category's ``1 - p`` is computed once instead of
 once per draw (it does not depend on the draw), and the inversion's bound
 (which needs a ``sqrt``) is computed only when the count could exceed it.
 When some category would take NumPy's other binomial branch (``p > 0.5`` or
-``n p > 30``) the call falls back to ``rng.multinomial`` itself. Tests compare
-both with ``rng.multinomial`` draw by draw, including the generator's state after.
+``n p > 30``) the call falls back to ``rng.multinomial`` itself. Large calls
+(:data:`SPLIT_MIN`) run their draws in slices on two threads: almost every
+draw takes one uniform per category, so each slice starts on a copy of the
+PCG64 generator jumped to its place in the stream (``advance``), and a slice
+that meets an irregular draw sends the whole call back to the sequential
+kernel. Tests compare every path with ``rng.multinomial`` draw by draw,
+including the generator's state after.
 """
 
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
 import numpy as np
 
 INVERSION_MAX_NP = 30.0
 """NumPy's binomial uses inversion while ``n p <= 30`` (and ``p <= 0.5``)."""
+
+SPLIT_MIN = 1 << 23
+"""Binomials from which the compiled draws run in :data:`SPLIT_PARTS` slices on as many
+threads (:func:`_split_draws`); below it a thread's start is a visible share."""
+
+SPLIT_PARTS = 2
 
 COMPILED_MIN = 1 << 20
 """Binomials (draws x categories) from which the compiled path runs; below it NumPy's
@@ -70,7 +82,61 @@ def multinomial_dot(rng: np.random.Generator, n: int, pvals: np.ndarray, size: i
     p, logq = conditionals(pix)
     if not _inversion_only(p, n):
         return rng.multinomial(n, pix, size=size)[:, :-1] @ w
-    return _kernels()[1](rng, int(n), p, logq, int(size), w)
+    out = np.zeros(size, dtype=np.int64)
+    if size * len(w) >= SPLIT_MIN and _split_draws(rng, int(n), p, logq, w, out):
+        return out
+    _kernels()[1](rng, int(n), p, logq, w, out, False)
+    return out
+
+
+def _split_draws(rng: np.random.Generator, n: int, p: np.ndarray, logq: np.ndarray,
+                 w: np.ndarray, out: np.ndarray, parts: int = 0) -> bool:
+    """The draws in slices on as many threads, each slice at its own place in the stream.
+
+    Almost every draw takes exactly one uniform per category (``len(p)``), so
+    draw ``r`` starts ``r * len(p)`` uniforms into the stream, and PCG64 can
+    jump there (``advance``) without drawing. Each slice runs on a copy of the
+    generator so advanced and checks that its draws were regular; if one was
+    not, nothing is kept and ``rng`` is untouched (False: the caller draws in
+    sequence). Otherwise ``rng`` is advanced past every draw, as drawing in
+    sequence would have left it. A generator of another kind, or one holding
+    a buffered 32-bit half (which ``advance`` would discard), is not split.
+
+    Args:
+        rng: The generator of the call.
+        n: Trials per draw.
+        p: Conditional probability of each category but the last (:func:`conditionals`).
+        logq: ``log(1 - p)``.
+        w: Weight of each category but the last.
+        out: The weighted sum of each draw, filled in place.
+        parts: Slices (threads); :data:`SPLIT_PARTS` if 0.
+
+    Returns:
+        Whether the draws were made (else ``out`` is to be ignored and ``rng`` is untouched).
+    """
+    bits = rng.bit_generator
+    # No trials or a category of probability 0: some draws take no uniform at all.
+    if not isinstance(bits, np.random.PCG64) or n <= 0 or not (p > 0.0).all():
+        return False
+    state = bits.state
+    if state["has_uint32"]:
+        return False
+    parts = parts or SPLIT_PARTS
+    per_draw = len(p)
+    edges = np.linspace(0, len(out), parts + 1).astype(np.int64).tolist()
+    gens = []
+    for lo in edges[:-1]:
+        copy = np.random.PCG64()
+        copy.state = state
+        gens.append(np.random.Generator(copy.advance(lo * per_draw)))
+    kernel = _kernels()[1]
+    with ThreadPoolExecutor(max_workers=parts) as pool:  # the kernel releases the GIL
+        jobs = [pool.submit(kernel, g, n, p, logq, w, out[lo:hi], True)
+                for g, lo, hi in zip(gens, edges[:-1], edges[1:], strict=True)]
+        regular = all([job.result() for job in jobs])
+    if regular:
+        bits.advance(len(out) * per_draw)
+    return regular
 
 
 def conditionals(pix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -97,7 +163,7 @@ def _kernels():
     # all the probability, what is left is 0 and ``pix[j] / 0`` is nan (or inf), which
     # _inversion_only sends to NumPy's own draw; numba's default would raise instead.
     return (njit(cache=True, error_model="numpy")(_conditionals),
-            njit(cache=True)(_weighted_draws))
+            njit(cache=True, nogil=True)(_weighted_draws))
 
 
 def _conditionals(pix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -112,10 +178,12 @@ def _conditionals(pix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, logq
 
 
-def _weighted_draws(rng, n: int, p: np.ndarray, logq: np.ndarray, size: int,
-                    w: np.ndarray) -> np.ndarray:
-    out = np.zeros(size, dtype=np.int64)
-    for r in range(size):
+def _weighted_draws(rng, n: int, p: np.ndarray, logq: np.ndarray, w: np.ndarray,
+                    out: np.ndarray, regular: bool) -> bool:
+    # Fills out[r] for r < len(out). With ``regular`` it stops (returning False) at the
+    # first draw that does not take exactly one uniform per category: trials used up
+    # before the last category, or an inversion restarted past its bound.
+    for r in range(out.shape[0]):
         dn = n
         total = 0
         for j in range(p.shape[0]):
@@ -135,6 +203,8 @@ def _weighted_draws(rng, n: int, p: np.ndarray, logq: np.ndarray, size: int,
                         npq = dn * pj
                         bound = int(min(float(dn), npq + 10.0 * math.sqrt(npq * q + 1)))
                     if bound >= 0 and x > bound:
+                        if regular:
+                            return False
                         x = 0
                         px = qn
                         u = rng.random()
@@ -144,6 +214,8 @@ def _weighted_draws(rng, n: int, p: np.ndarray, logq: np.ndarray, size: int,
             total += x * w[j]
             dn -= x
             if dn <= 0:
+                if regular and j < p.shape[0] - 1:
+                    return False
                 break
         out[r] = total
-    return out
+    return True

@@ -40,12 +40,12 @@ import pandas as pd
 from newsdedup.score.jaccard import pair_jaccard
 from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
 from newsdedup.studies.measure_streamed import pair_at
-from newsdedup.studies.quantiles import beta_ppf
+from newsdedup.studies.quantiles import clopper_pearson
 from newsdedup.text.shingle import ShingleMatrix
 
 __all__ = ["FILTER_PAIRS_PER_ITEM", "FLOOR_CONFIDENCE", "FLOOR_HITS_AT_BUDGET",
            "FLOOR_MAX_SAMPLE_PAIRS", "FLOOR_SAMPLE_PAIRS", "SWEEP_MIN_PAIRS",
-           "SWEEP_PAIRS_PER_ITEM", "SweepFloor", "choose_floor", "clopper_pearson",
+           "SWEEP_PAIRS_PER_ITEM", "SweepFloor", "choose_floor",
            "floor_sample_size", "pair_budget", "weighted_filter_work"]
 
 SWEEP_MIN_PAIRS = 1_000_000
@@ -147,23 +147,6 @@ class SweepFloor:
                 "reason": self.reason}
 
 
-def clopper_pearson(hits: np.ndarray, m: int, confidence: float = FLOOR_CONFIDENCE
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact two-sided interval of a binomial share: ``hits`` successes of ``m`` draws.
-
-    Examples:
-        >>> lo, hi = clopper_pearson(np.array([0, 10]), 10)
-        >>> lo.round(3).tolist(), hi.round(3).tolist()
-        ([0.0, 0.692], [0.308, 1.0])
-    """
-    k = np.asarray(hits, dtype=np.float64)
-    a = (1.0 - confidence) / 2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lo = np.where(k > 0, beta_ppf(a, np.maximum(k, 1), m - k + 1), 0.0)
-        hi = np.where(k < m, beta_ppf(1 - a, k + 1, np.maximum(m - k, 1)), 1.0)
-    return lo, hi
-
-
 def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | None = None,
                  sample: int | None = None, seed: int = 0, per_item: int | None = None
                  ) -> SweepFloor:
@@ -205,7 +188,7 @@ def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | N
     scores = np.sort(np.concatenate([pair_jaccard(shingled, i[k:k + _CHUNK], j[k:k + _CHUNK])
                                      for k in range(0, sample, _CHUNK)] or [np.zeros(0)]))
     hits = sample - np.searchsorted(scores, t, side="left")  # sampled pairs scoring >= t
-    lo, hi = clopper_pearson(hits, sample)
+    lo, hi = clopper_pearson(hits, sample, FLOOR_CONFIDENCE)
     fits = np.flatnonzero(hi * total <= budget)
     pick = int(fits[0]) if len(fits) else len(t) - 1
     table = pd.DataFrame({"threshold": t, "hits": hits, "pairs": hits / sample * total,
@@ -265,7 +248,7 @@ def weighted_filter_work(shingled: ShingleMatrix, weights: np.ndarray, threshold
     rng = np.random.default_rng(seed)
     a, b = pair_at(m, rng.integers(0, total, size=sample, dtype=np.int64))
     listed, cand = candidate_mask(x, weights, threshold, members, a, b)
-    lo, hi = clopper_pearson(np.array([listed.sum()]), sample)
+    lo, hi = clopper_pearson(np.array([listed.sum()]), sample, FLOOR_CONFIDENCE)
     return out | {"sample_pairs": sample, "listed": float(listed.mean() * total),
                   "listed_low": float(lo[0] * total), "listed_high": float(hi[0] * total),
                   "candidates": float(cand.mean() * total)}
