@@ -11,6 +11,7 @@ where a false merge loses an article.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -112,7 +113,7 @@ def shingle_matrix(texts: Sequence[str], n: int) -> ShingleMatrix:
     joined = "".join(texts)
     # Code points -> dense ids; an n-gram is then one integer in base |alphabet|.
     points = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
-    if points.size >= COMPILED_MIN:
+    if points.size >= (COMPILED_MIN >> 4 if "numba" in sys.modules else COMPILED_MIN):
         return _shingle_matrix_compiled(texts, n, joined, points, lengths)
     # Dense ids by hashing (first-seen numbering): any bijection will do, and a
     # hash table is several times faster than the sort behind np.unique.
@@ -146,10 +147,11 @@ def shingle_matrix(texts: Sequence[str], n: int) -> ShingleMatrix:
     return ShingleMatrix(matrix=matrix, vocab=vocab, n=n)
 
 
-COMPILED_MIN = 1 << 18
+COMPILED_MIN = 1 << 20
 """Code points from which :func:`shingle_matrix` runs compiled
-(:mod:`newsdedup.text.shingle_kernels`; same matrix and vocabulary). Below it the numpy
-path is fast enough, and small corpora skip numba's import (about half a second)."""
+(:mod:`newsdedup.text.shingle_kernels`; same matrix and vocabulary), about 40k Korean
+headlines: below it the numpy path costs less than numba's import (about half a second).
+Once numba is imported, from a sixteenth of it."""
 
 
 def _shingle_matrix_compiled(texts: Sequence[str], n: int, joined: str, points: np.ndarray,
