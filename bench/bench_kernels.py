@@ -118,6 +118,17 @@ def _warm_numba() -> float:
     scorer = make_scorer(sm, "idf")
     bucketed_pairs(scorer.block, np.zeros(3, np.int64), 0.3, pair_scores=scorer.run_pairs,
                    pair_path_min=0)
+    # The dedupe's other compiled steps: shingling, kept bucket pairs, greedy walk.
+    scorer.pairs_above(np.arange(3), np.array([0]), np.array([3]), 0.3)
+    from newsdedup.cluster.greedy import greedy_pairs
+    from newsdedup.text import shingle
+
+    greedy_pairs(2, np.array([0]), np.array([1]), np.array([0.5]), 0.3, compiled=True)
+    saved, shingle.COMPILED_MIN = shingle.COMPILED_MIN, 0
+    try:
+        shingle_matrix(["abcdef", "abcdeg"], 3)
+    finally:
+        shingle.COMPILED_MIN = saved
     dedupe(pd.DataFrame({"title": ["a b", "a c"]}), DedupeConfig())
     return time.perf_counter() - t0
 

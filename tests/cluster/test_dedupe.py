@@ -455,3 +455,19 @@ def test_thresholds_outside_the_unit_interval_are_refused(threshold):
     # Before: threshold -1 with the gate off merged every item into one group.
     with pytest.raises(ValueError, match=r"threshold must be a number in \[0, 1\]"):
         DedupeConfig(threshold=threshold, gate=False)
+
+
+@pytest.mark.parametrize("ids", [["a", "b", "c", "d"], pd.array(["a", "b", "c", "d"], dtype=object),
+                                 [3, 1, 2, 0], None,
+                                 pd.array(["a", "b", "c", "d"], dtype="string[python]")])
+def test_representative_column_typed_as_a_list_of_ids(ids):
+    titles = ["진천군 스마트 돌봄 착수", "진천군 스마트돌봄 본격 착수", "어드밴트 참여",
+              "경북도 AI"]
+    items = pd.DataFrame({"title": titles} if ids is None else {"id": ids, "title": titles})
+    out = dedupe(items).items
+    labels = (items["id"] if ids is not None else items.index.to_series()).tolist()
+    rep_of_group = {g: labels[k] for k, g in enumerate(out["group"])
+                    if out["is_representative"].iloc[k]}
+    want = pd.Series([rep_of_group[g] for g in out["group"]], index=items.index)
+    assert out["representative"].dtype == want.dtype
+    assert out["representative"].tolist() == want.tolist()

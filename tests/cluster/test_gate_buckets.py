@@ -194,9 +194,13 @@ def test_listed_pair_path_equals_block_path(texts, t, scorer, chunk, keys, limit
     cand = candidate_source(prep.shingles, prep.weights, t)
     listed = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk, candidates=cand,
                             limits=limits, pair_scores=prep.scorer.run_pairs, pair_path_min=0)
-    for a, b in zip(blocks, listed, strict=True):
-        assert a.dtype == b.dtype
+    above = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk, candidates=cand,
+                           limits=limits, pair_scores=prep.scorer.run_pairs, pair_path_min=0,
+                           pairs_above=prep.scorer.pairs_above)
+    for a, b, c in zip(blocks, listed, above, strict=True):
+        assert a.dtype == b.dtype == c.dtype
         assert np.array_equal(a, b)  # scores bit for bit
+        assert np.array_equal(a, c)
 
 
 def _reference_paths(monkeypatch):

@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from newsdedup.cluster.keep import canonical_order, keep_rank, kept_because
 
@@ -57,3 +59,41 @@ def test_kept_because_names_the_first_rule_that_decides():
         "original-over-syndicator", "direct-over-redirect", "tie-break", "tie-break", ""]
     newer = kept_because((syndicated, opaque, np.array([0, 0, 0, 0, 9.0])), rows[2:4], reps[2:4])
     assert newer.tolist() == ["newer", "newer"]
+
+
+def _full_order(rank, heads, ids):
+    """The order as first written: every id ranked, whatever the ties."""
+    from newsdedup.cluster.keep import text_codes
+
+    return np.lexsort((np.arange(len(rank)), text_codes(ids), text_codes(heads),
+                       -np.asarray(rank))).astype(np.int64)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 2), st.sampled_from(["", "a", "b", "가", "ab"]),
+                               st.sampled_from(["1", "2", "10", "x", ""])), max_size=40),
+       given_codes=st.booleans())
+def test_canonical_order_ranks_ids_of_ties_only_same_order(rows, given_codes):
+    from newsdedup.cluster.keep import text_codes
+
+    rank = np.array([r for r, _, _ in rows], dtype=np.int64)
+    heads, ids = [h for _, h, _ in rows], [i for _, _, i in rows]
+    codes = text_codes(heads) if given_codes else None
+    got = canonical_order(rank, heads, ids, codes)
+    assert got.dtype == np.int64
+    assert got.tolist() == _full_order(rank, heads, ids).tolist()
+
+
+@pytest.mark.parametrize("present", [(), ("host",), ("url",), ("published_at",),
+                                     ("host", "url", "published_at")])
+def test_absent_columns_read_as_empty_ones(present):
+    from newsdedup.cluster.keep import OPAQUE_HOSTS, SYNDICATORS, keep_criteria
+
+    full = pd.DataFrame({"id": ["a", "b", "c"], "title": ["x", "y", "z"], "host": ["", "", ""],
+                         "url": ["", "", ""], "published_at": ["", "", ""]})
+    part = full.drop(columns=[c for c in ("host", "url", "published_at") if c not in present])
+    want = keep_criteria(full, SYNDICATORS, OPAQUE_HOSTS)
+    got = keep_criteria(part, SYNDICATORS, OPAQUE_HOSTS)
+    for a, b in zip(want, got, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert got[1].all() and not got[0].any() and np.isneginf(got[2]).all()

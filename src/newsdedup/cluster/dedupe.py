@@ -49,6 +49,7 @@ from newsdedup.cluster.keep import (
     dense_rank,
     keep_criteria,
     kept_because,
+    text_codes,
     text_column,
 )
 from newsdedup.score.jaccard import DocumentFrequency
@@ -332,8 +333,10 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
     heads = headlines(items, config)
     criteria = keep_criteria(items, config.syndicators, config.opaque_hosts)
     rank = dense_rank(*criteria)
-    order = canonical_order(rank, heads.heads, _ids(items))
-    exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass)
+    # One sort of the headlines serves the visiting order and the exact pass.
+    head_codes = text_codes(heads.heads)
+    order = canonical_order(rank, heads.heads, _ids(items), head_codes)
+    exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass, head_codes)
     # Titles alone: the compared titles normalized by the scheme are the exact-pass keys.
     texts = ([heads.heads[r] for r in survivors.tolist()] if config.text == "title" else
              item_texts(_text_frame(items, heads.titles, config.text), config.text,
@@ -371,7 +374,7 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
     """
     return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
                           candidate_source(prep.shingles, prep.weights, threshold),
-                          pair_scores=prep.scorer.run_pairs)
+                          pair_scores=prep.scorer.run_pairs, pairs_above=prep.scorer.pairs_above)
 
 
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -487,10 +490,9 @@ def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: Prepared,
     join_scores[survivors] = near.join_scores
     joined_to[survivors] = np.where(near.joined_to >= 0,
                                     survivors[np.maximum(near.joined_to, 0)], -1)
-    ids = items["id"].tolist() if "id" in items.columns else items.index.tolist()
     rep_rows = reps[labels] if n_rows else labels
     out = items.assign(group=labels.astype(np.int64), is_representative=is_rep,
-                       representative=[ids[r] for r in rep_rows],
+                       representative=_representative_ids(items, rep_rows),
                        stage=stage.astype(object), score_to_rep=score.astype(np.float64),
                        lead=prep.leads, rule=rule.astype(object),
                        kept_because=kept_because(prep.criteria, np.arange(n_rows), rep_rows))
@@ -498,6 +500,20 @@ def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: Prepared,
                             join_scores=join_scores, joined_to=joined_to.astype(np.int64))
     return DedupeResult(items=out, config=config, clustering=clustering,
                         scorer_params=prep.scorer.params)
+
+
+def _representative_ids(items: pd.DataFrame, rows: np.ndarray
+                        ) -> pd.api.extensions.ExtensionArray | list:
+    """Id (or index label) of each row's representative, typed as a list of them would be.
+
+    A string column in the dtype pandas gives a list of strings is taken from directly.
+    """
+    col = items["id"] if "id" in items.columns else None
+    if (col is not None and isinstance(col.dtype, pd.StringDtype)
+            and col.dtype == pd.Series([""]).dtype and not col.hasnans):
+        return col.array.take(rows)
+    ids = col.tolist() if col is not None else items.index.tolist()
+    return [ids[r] for r in rows]
 
 
 def check_unique_ids(items: pd.DataFrame) -> None:

@@ -43,11 +43,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from newsdedup.cluster.listed import PairScoring, listed_pairs, sorted_pairs, verified_pairs
+from newsdedup.cluster.listed import (
+    PairsAbove,
+    PairScoring,
+    listed_pairs,
+    sorted_pairs,
+    verified_pairs,
+)
 
 # Google-News style titles end in " - 연합뉴스"; other feeds use " | outlet".
 # The separators need spaces on both sides so "AI-기반" or "3-4위" are not cut.
 _OUTLET_SEPARATORS: tuple[str, ...] = (" - ", " | ")
+_DASH, _BAR = _OUTLET_SEPARATORS
 
 # Where a headline's subject ends: whitespace, commas, colons and the middle
 # dots, in their ASCII, full-width and CJK forms. "·" (U+00B7) is the common
@@ -93,7 +100,7 @@ def strip_outlet(headline: str) -> str:
         'Forex - Pound drops to 2-week low vs dollar'
     """
     text = headline.strip()
-    cut = max(map(text.rfind, _OUTLET_SEPARATORS))
+    cut = max(text.rfind(_DASH), text.rfind(_BAR))  # the last separator (no map: per row)
     if cut <= 0:
         return text
     # Both separators are three characters long.
@@ -423,6 +430,7 @@ def bucketed_pairs(
     limits: BucketLimits | None = None,
     pair_scores: PairScoring | None = None,
     pair_path_min: int | None = None,
+    pairs_above: PairsAbove | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair inside one bucket that scores at or above ``threshold``.
 
@@ -450,6 +458,9 @@ def bucketed_pairs(
             ``pair_path_min`` pairs, their pairs are listed and scored one by
             one instead of in packed blocks (same result, no cross-bucket work).
         pair_path_min: See ``pair_scores`` (None: :data:`PAIR_PATH_MIN`).
+        pairs_above: On that path, the kept pairs of the listed buckets straight from
+            the scorer (:data:`PairsAbove`; same pairs and scores, without listing the
+            others); None, or None returned, lists them and uses ``pair_scores``.
 
     Returns:
         ``(i, j, score)`` with ``i < j``, sorted by ``(i, j)``.
@@ -471,8 +482,8 @@ def bucketed_pairs(
     # their share of the batch too (the compiled pairs cost less than the candidates).
     listed = ~(huge & (sizes > lim.max_size))
     if pair_scores is not None and int((sizes * (sizes - 1) // 2)[listed].sum()) >= listed_min:
-        return _listed_path(pair_scores, block, candidates, items, starts, ends, listed,
-                            threshold, progress)
+        return _listed_path((pair_scores, pairs_above), block, candidates, items, starts,
+                            ends, listed, threshold, progress)
     return _packed_path(block, buckets, threshold, chunk, progress, candidates,
                         (items, starts, ends, huge))
 
@@ -523,14 +534,15 @@ def _packed_path(block: Callable[[np.ndarray, np.ndarray], np.ndarray], buckets:
     return sorted_pairs(*out)
 
 
-def _listed_path(pair_scores: PairScoring, block: Callable[[np.ndarray, np.ndarray], np.ndarray],
+def _listed_path(scoring: tuple[PairScoring, PairsAbove | None],
+                 block: Callable[[np.ndarray, np.ndarray], np.ndarray],
                  candidates: Candidates | None, items: np.ndarray, starts: np.ndarray,
                  ends: np.ndarray, listed: np.ndarray, threshold: float,
                  progress: Callable[[int, int], None] | None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`bucketed_pairs` with the ``listed`` buckets' pairs listed, the others' candidates."""
-    out = listed_pairs(pair_scores, items, starts[listed], ends[listed], threshold, progress,
-                       int(items.size))
+    out = listed_pairs(scoring[0], items, starts[listed], ends[listed], threshold, progress,
+                       int(items.size), pairs_above=scoring[1])
     done = int((ends - starts)[listed].sum())
     for lo_b, hi_b in zip(starts[~listed], ends[~listed], strict=True):
         for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b],  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ to make it explicit.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -215,7 +216,8 @@ def greedy_pairs(
         order: Visiting order, a permutation of ``range(n)``; index order by default.
         rank: Representative preference per item, higher is better; None: founders stay.
         compiled: Run the numba walk (:func:`greedy_walk`); None: from
-            :data:`COMPILED_MIN` items plus pairs on. Both give the same clustering.
+            :data:`COMPILED_MIN` items plus pairs on (a sixteenth of it once numba is
+            imported). Both give the same clustering.
 
     Returns:
         The :class:`Clustering`.
@@ -226,7 +228,11 @@ def greedy_pairs(
         ([0, 0, 1], [-1, 0, -1])
     """
     visit, pref = _visit_and_rank(n, order, rank)
-    if not (n + len(i) >= COMPILED_MIN if compiled is None else compiled):
+    if compiled is None:
+        # Once numba is imported (a large dedupe scored its buckets compiled) only the
+        # compiled walk's own load is left to repay.
+        compiled = n + len(i) >= (COMPILED_MIN >> 4 if "numba" in sys.modules else COMPILED_MIN)
+    if not compiled:
         return _greedy_python(n, i, j, score, threshold, visit, pref)
     labels, reps, join_scores, joined_to = greedy_walk(
         visit, *pair_csr(n, i, j, score, threshold), threshold, *_prefs(pref), False)

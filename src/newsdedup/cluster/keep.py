@@ -50,6 +50,8 @@ def _timestamps(items: pd.DataFrame) -> np.ndarray:
     Raises:
         ValueError: A non-empty ``published_at`` is not a date (names its row and id).
     """
+    if "published_at" not in items.columns:
+        return np.full(len(items), -np.inf)  # every date unknown, without parsing ""s
     texts = text_column(items, "published_at")
     frame = pd.DataFrame({"id": text_column(items, "id") if "id" in items.columns
                           else [str(v) for v in items.index], "published_at": texts})
@@ -128,6 +130,10 @@ def dense_rank(syndicated: np.ndarray, opaque: np.ndarray, ts: np.ndarray) -> np
 def keep_criteria(items: pd.DataFrame, syndicators: Sequence[str],
                    opaque_hosts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: syndicated copy?, opaque link?, publication time (UTC seconds, -inf unknown)."""
+    if "host" not in items.columns and "url" not in items.columns:
+        # No host known: nobody is a syndicator and every link is opaque (nothing to link to).
+        n = len(items)
+        return np.zeros(n, dtype=bool), np.ones(n, dtype=bool), _timestamps(items)
     hosts = pd.Series(text_column(items, "host"), dtype=object)
     url_hosts = pd.Series(hosts_of(text_column(items, "url")), dtype=object)
     # A feed has few distinct hosts: match each once, then map back to the rows.
@@ -140,7 +146,8 @@ def keep_criteria(items: pd.DataFrame, syndicators: Sequence[str],
     return syndicated, opaque, _timestamps(items)
 
 
-def canonical_order(rank: np.ndarray, heads: Sequence[str], ids: Sequence[str]) -> np.ndarray:
+def canonical_order(rank: np.ndarray, heads: Sequence[str], ids: Sequence[str],
+                    head_codes: np.ndarray | None = None) -> np.ndarray:
     """Row order that does not depend on the input order: rank, then content.
 
     Best rank first (so a group's founder is its best representative and is
@@ -151,6 +158,7 @@ def canonical_order(rank: np.ndarray, heads: Sequence[str], ids: Sequence[str]) 
         rank: :func:`keep_rank` per row.
         heads: Normalized headline per row.
         ids: Id per row, as strings.
+        head_codes: :func:`text_codes` of ``heads`` when the caller has them.
 
     Returns:
         ``int64`` permutation of the rows.
@@ -159,8 +167,31 @@ def canonical_order(rank: np.ndarray, heads: Sequence[str], ids: Sequence[str]) 
         >>> canonical_order(np.array([0, 1, 1]), ["b", "z", "a"], ["1", "2", "3"]).tolist()
         [2, 1, 0]
     """
-    return np.lexsort((np.arange(len(rank)), _sorted_codes(ids), _sorted_codes(heads),
-                       -np.asarray(rank))).astype(np.int64)
+    rank = np.asarray(rank)
+    heads_c = _sorted_codes(heads) if head_codes is None else np.asarray(head_codes)
+    # Ids only decide between rows equal in rank and headline: rank the ids of those
+    # rows alone (the same relative order as ranking all ids, one short sort instead).
+    by_head = np.lexsort((heads_c, -rank))
+    r, h = rank[by_head], heads_c[by_head]
+    same = (r[1:] == r[:-1]) & (h[1:] == h[:-1])
+    tied = np.zeros(len(rank), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    rows = by_head[tied]
+    id_codes = np.zeros(len(rank), dtype=np.int64)
+    if rows.size:
+        id_codes[rows] = _sorted_codes([ids[k] for k in rows.tolist()])
+    return np.lexsort((np.arange(len(rank)), id_codes, heads_c, -rank)).astype(np.int64)
+
+
+def text_codes(values: Sequence[str]) -> np.ndarray:
+    """Dense rank of each string in code-point order: equal strings, equal codes.
+
+    Examples:
+        >>> text_codes(["b", "a", "b", ""]).tolist()
+        [2, 1, 2, 0]
+    """
+    return _sorted_codes(values)
 
 
 def _sorted_codes(values: Sequence[str]) -> np.ndarray:

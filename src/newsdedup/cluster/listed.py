@@ -13,20 +13,27 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["PairScoring", "listed_pairs", "sorted_pairs", "verified_pairs"]
+__all__ = ["PairScoring", "PairsAbove", "listed_pairs", "sorted_pairs", "verified_pairs"]
 
 PairScoring = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """``pair_scores(items, starts, ends, i, j) -> float64``: the score of every pair inside
 each run ``items[starts[k]:ends[k]]``, listed as ``(i, j)`` run by run, each member with
 every later member (:meth:`newsdedup.score.scorers.BlockScorer.run_pairs`)."""
 
+PairsAbove = Callable[[np.ndarray, np.ndarray, np.ndarray, float],
+                      "tuple[np.ndarray, np.ndarray, np.ndarray] | None"]
+"""``pairs_above(items, starts, ends, threshold) -> (i, j, score) or None``: the pairs of
+:data:`PairScoring` that reach ``threshold``, in its order, without listing the others
+(:meth:`newsdedup.score.scorers.BlockScorer.pairs_above`); None when the scorer has no
+such path."""
+
 _PAIRS_PER_STEP = 1 << 22  # listed pairs scored at once (memory knob only)
 
 
 def listed_pairs(pair_scores: PairScoring, items: np.ndarray, starts: np.ndarray,
                   ends: np.ndarray, threshold: float,
-                  progress: Callable[[int, int], None] | None, total: int
-                  ) -> tuple[list[np.ndarray], ...]:
+                  progress: Callable[[int, int], None] | None, total: int,
+                  pairs_above: PairsAbove | None = None) -> tuple[list[np.ndarray], ...]:
     """Every pair inside the runs ``items[starts[k]:ends[k]]`` scoring ``>= threshold``.
 
     Args:
@@ -37,6 +44,8 @@ def listed_pairs(pair_scores: PairScoring, items: np.ndarray, starts: np.ndarray
         threshold: Keep pairs with ``score >= threshold``.
         progress: Called with ``(items done, total)`` after each group of runs.
         total: The ``total`` reported to ``progress``.
+        pairs_above: Asked first for the kept pairs (:data:`PairsAbove`); when it gives
+            None, or is None, the pairs are listed and scored by ``pair_scores``.
 
     Returns:
         Lists of ``i``, ``j`` and score arrays, one entry per group of runs.
@@ -48,6 +57,11 @@ def listed_pairs(pair_scores: PairScoring, items: np.ndarray, starts: np.ndarray
     sizes = ends - starts
     if not sizes.size:
         return out
+    kept = pairs_above(items, starts, ends, threshold) if pairs_above is not None else None
+    if kept is not None:
+        if progress:
+            progress(int(sizes.sum()), total)
+        return [kept[0]], [kept[1]], [kept[2]]
     npairs = sizes * (sizes - 1) // 2
     group = (np.cumsum(npairs) - npairs) // _PAIRS_PER_STEP
     bounds = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])

@@ -215,6 +215,39 @@ class BlockScorer:
                         np.asarray(ends, dtype=np.int64), out)
         return out
 
+    def pairs_above(self, items: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                    threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The pairs inside each run of items scoring ``>= threshold``, without listing all.
+
+        The pairs of :meth:`run_pairs` that reach ``threshold``, with the same scores bit
+        for bit and in the same order, from the compiled
+        :func:`newsdedup.score.bucket_kernels.run_pairs_above`; only the kept pairs are
+        ever held in memory.
+
+        Args:
+            items: Item indices, grouped in runs (a run is one bucket).
+            starts: First position of each run.
+            ends: Past-the-end position of each run.
+            threshold: Lowest score kept.
+
+        Returns:
+            ``(i, j, score)``, or None for the MinHash and embedding scorers (their
+            caller lists the pairs and uses :meth:`run_pairs`).
+        """
+        if self._sigs is not None or self._vectors is not None:
+            return None
+        from newsdedup.score.bucket_kernels import MASS_MARGIN, run_pairs_above
+
+        x = self._x
+        if not x.has_sorted_indices:
+            x = x.sorted_indices()
+        i, j, score = run_pairs_above(
+            x.indptr.astype(np.int64), x.indices.astype(np.int64),
+            np.asarray(x.data, dtype=np.float64), self._mass, np.asarray(items, dtype=np.int64),
+            np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64),
+            float(threshold), MASS_MARGIN)
+        return i, j, score
+
 
 def _idf_of(shingled: ShingleMatrix, reference: DocumentFrequency | None) -> np.ndarray:
     """IDF weights of ``shingled``'s vocabulary: from the batch, or from ``reference``."""

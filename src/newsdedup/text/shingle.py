@@ -11,6 +11,7 @@ where a false merge loses an article.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -112,6 +113,8 @@ def shingle_matrix(texts: Sequence[str], n: int) -> ShingleMatrix:
     joined = "".join(texts)
     # Code points -> dense ids; an n-gram is then one integer in base |alphabet|.
     points = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    if points.size >= (COMPILED_MIN >> 4 if "numba" in sys.modules else COMPILED_MIN):
+        return _shingle_matrix_compiled(texts, n, joined, points, lengths)
     # Dense ids by hashing (first-seen numbering): any bijection will do, and a
     # hash table is several times faster than the sort behind np.unique.
     ids, alphabet = pd.factorize(points)
@@ -141,6 +144,28 @@ def shingle_matrix(texts: Sequence[str], n: int) -> ShingleMatrix:
         shape=(len(texts), v),
     )
     vocab = [joined[p : p + n] for p in pos[first].tolist()]
+    return ShingleMatrix(matrix=matrix, vocab=vocab, n=n)
+
+
+COMPILED_MIN = 1 << 20
+"""Code points from which :func:`shingle_matrix` runs compiled
+(:mod:`newsdedup.text.shingle_kernels`; same matrix and vocabulary), about 40k Korean
+headlines: below it the numpy path costs less than numba's import (about half a second).
+Once numba is imported, from a sixteenth of it."""
+
+
+def _shingle_matrix_compiled(texts: Sequence[str], n: int, joined: str, points: np.ndarray,
+                             lengths: np.ndarray) -> ShingleMatrix:
+    """:func:`shingle_matrix` by the numba kernels (one hash pass, per-row sorts)."""
+    from newsdedup.text.shingle_kernels import alphabet_ids, shingle_csr
+
+    ids, base = alphabet_ids(points)
+    if max(base, 1) ** n >= 2**63:
+        return _shingle_matrix_dicts(texts, n)  # packed codes would overflow int64
+    indptr, indices, first = shingle_csr(ids, lengths, n, max(base, 1))
+    matrix = sp.csr_matrix((np.ones(len(indices), dtype=np.int32), indices, indptr),
+                           shape=(len(texts), len(first)))
+    vocab = [joined[p : p + n] for p in first.tolist()]
     return ShingleMatrix(matrix=matrix, vocab=vocab, n=n)
 
 
