@@ -239,7 +239,12 @@ def _on_two_threads(work, units: int, k: int, cum: np.ndarray | None = None) -> 
 
 def _numba_signatures(shingled: ShingleMatrix, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The published family through the compiled kernels (:mod:`newsdedup.score.kernels`)."""
-    from newsdedup.score.kernels import CRC_TABLE, crc32_of_codepoints, mersenne_min_hashes
+    from newsdedup.score.kernels import (
+        CRC_TABLE,
+        crc32_of_codepoints,
+        empty_signatures,
+        mersenne_min_hashes,
+    )
 
     vocab = shingled.vocab
     points = np.frombuffer("".join(vocab).encode("utf-32-le"), dtype=np.uint32)
@@ -248,8 +253,9 @@ def _numba_signatures(shingled: ShingleMatrix, a: np.ndarray, b: np.ndarray) -> 
     h = crc32_of_codepoints(points, starts, CRC_TABLE)
     x = shingled.matrix
     # The kernel writes every row (the sentinel for empty ones) and reads the
-    # matrix's own index arrays: no 100 MB fill and no int64 copies first.
-    out = np.empty((x.shape[0], a.shape[0]), dtype=np.uint64)
+    # matrix's own index arrays: no 100 MB fill and no int64 copies first; the
+    # output comes in 4 KiB pages (see empty_signatures).
+    out = empty_signatures(x.shape[0], a.shape[0])
     indptr, indices = x.indptr, x.indices
     _on_two_threads(
         lambda lo, hi: mersenne_min_hashes(indptr[lo : hi + 1], indices, h, a, b, out[lo:hi]),
