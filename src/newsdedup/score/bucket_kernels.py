@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from newsdedup.score.kernels import marked_score
+
 MASS_MARGIN = 1e-9
 """Relative margin of the mass bound: a pair is skipped only when
 ``min(mass) < threshold * max(mass) * (1 - MASS_MARGIN)``, far beyond float64 rounding
@@ -71,11 +73,7 @@ def run_pairs_above(indptr, indices, data, mass, items, starts, ends,
                     lo, hi = min(mass[i], mass[j]), max(mass[i], mass[j])
                     if lo < factor * hi:
                         continue
-                inter = 0.0
-                for q in range(indptr[j], indptr[j + 1]):
-                    inter += marker[indices[q]]
-                union = mass[i] + mass[j] - inter
-                score = inter / union if union > 0 else 0.0
+                score = marked_score(indptr, indices, marker, mass, i, j)
                 if score >= threshold:
                     if at == cap:
                         cap *= 2

@@ -134,6 +134,21 @@ def mersenne_min_hashes(indptr, indices, h, a, b, out):  # pragma: no cover - co
 
 
 @njit(cache=True)
+def marked_score(indptr, indices, marker, mass, i, j):  # pragma: no cover - compiled
+    """Weighted Jaccard of rows ``i`` and ``j``, row ``i``'s weights spread in ``marker``.
+
+    Row ``j`` adds ``marker[col]`` over its sorted columns (see
+    :func:`run_pair_scores` for why that equals the sparse product bit for bit);
+    0.0 for an empty union.
+    """
+    inter = 0.0
+    for q in range(indptr[j], indptr[j + 1]):
+        inter += marker[indices[q]]
+    union = mass[i] + mass[j] - inter
+    return inter / union if union > 0 else 0.0
+
+
+@njit(cache=True)
 def run_pair_scores(indptr, indices, data, mass, items, starts, ends, out):  # pragma: no cover
     """Weighted Jaccard of every pair inside each run ``items[starts[k]:ends[k]]``.
 
@@ -167,12 +182,7 @@ def run_pair_scores(indptr, indices, data, mass, items, starts, ends, out):  # p
             for q in range(indptr[i], indptr[i + 1]):
                 marker[indices[q]] = data[q]
             for m2 in range(m + 1, ends[k]):
-                j = items[m2]
-                inter = 0.0
-                for q in range(indptr[j], indptr[j + 1]):
-                    inter += marker[indices[q]]
-                union = mass[i] + mass[j] - inter
-                out[at] = inter / union if union > 0 else 0.0
+                out[at] = marked_score(indptr, indices, marker, mass, i, items[m2])
                 at += 1
             for q in range(indptr[i], indptr[i + 1]):
                 marker[indices[q]] = 0.0
