@@ -108,9 +108,14 @@ def test_block_commands_import_no_heavy_library(pinned, tmp_path):
         "for c in ('crosshost', 'measure', 'calibrate'):\n"
         f"    assert main([c, '--out', {str(tmp_path)!r}, '--quiet']) == 0\n"
         "    print(sorted(m for m in heavy if m in sys.modules), flush=True)\n"
+        "    print('special', 'scipy.special' in sys.modules, flush=True)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False, timeout=600)
     assert done.returncode == 0, done.stderr
     loaded = [line for line in done.stdout.splitlines() if line.startswith("[")]
     assert loaded == ["[]"] * 4  # the parser, crosshost, measure, calibrate
+    # scipy.special serves the sampled measure's and the calibration's intervals only:
+    # crosshost and measure on the pinned corpus (exact paths) do not import it.
+    special = [line for line in done.stdout.splitlines() if line.startswith("special")]
+    assert special[:2] == ["special False"] * 2

@@ -35,7 +35,6 @@ from newsdedup.studies.calibration import order_quantiles
 from newsdedup.studies.defaults import ERROR_PERMS as ERROR_PERMS
 from newsdedup.studies.defaults import PAIR_BUDGET, SAMPLE_PAIRS
 from newsdedup.studies.defaults import PUBLISHED_THRESHOLDS as PUBLISHED_THRESHOLDS
-from newsdedup.studies.quantiles import norm_ppf
 from newsdedup.text.normalize import DEFAULT_SCHEME, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
@@ -404,6 +403,10 @@ def error_intervals(errors: pd.DataFrame, total_pairs: int, confidence: float) -
     """
     if errors.empty or int(errors["pairs"].max()) >= total_pairs:
         return errors
+    # Only a sampled error table needs it: the published block's measure stays without
+    # scipy.special's import.
+    from newsdedup.studies.quantiles import norm_ppf
+
     m = errors["pairs"].to_numpy(dtype=np.float64)
     var = np.maximum(errors["rmse"] ** 2 - errors["err_mean"] ** 2, 0.0) * m / np.maximum(m - 1, 1)
     half = norm_ppf(0.5 + confidence / 2) * np.sqrt(var / m)

@@ -56,7 +56,6 @@ from newsdedup.studies.measure import (
 )
 from newsdedup.studies.measure_streamed import HISTOGRAM_EDGES, pair_at
 from newsdedup.studies.pairstream import Track, untracked
-from newsdedup.studies.quantiles import clopper_pearson, norm_ppf
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix, sorted_unique
 
 __all__ = ["STREAM_RATE", "SampledNgram", "band_buckets", "band_candidates", "band_pair_bound",
@@ -263,6 +262,10 @@ def _sample(shingled: ShingleMatrix, sigs: np.ndarray, config: MeasureConfig, n:
 def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: np.ndarray,
                 t0: float, outside: int, confidence: float) -> pd.DataFrame:
     """Bins = exact part (join pairs) + pairs below ``t0`` spread as the sample's are."""
+    # Imported here: the measure command loads this module on every corpus, and only the
+    # sampled path needs scipy.special.
+    from newsdedup.studies.quantiles import clopper_pearson
+
     e = HISTOGRAM_EDGES
     below = ex_s < t0
     m = int(below.sum())
@@ -286,6 +289,8 @@ def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: 
 def _error_figures(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: np.ndarray,
                    t0: float, total: int, confidence: float) -> dict:
     """Mean and max ``|estimate - exact|``: join pairs exactly, the rest from the sample."""
+    from newsdedup.studies.quantiles import norm_ppf  # sampled path only, as in _histograms
+
     below = ex_s < t0
     err_s = np.abs(es_s[below] - ex_s[below])
     err_j = np.abs(est_join - join.score)
