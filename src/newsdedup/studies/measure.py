@@ -403,10 +403,7 @@ def error_intervals(errors: pd.DataFrame, total_pairs: int, confidence: float) -
     """
     if errors.empty or int(errors["pairs"].max()) >= total_pairs:
         return errors
-    # Only a sampled error table needs it: the published block's measure stays without
-    # scipy.special's import.
-    from newsdedup.studies.quantiles import norm_ppf
-
+    from newsdedup.studies.quantiles import norm_ppf  # sampled tables only: no scipy.special
     m = errors["pairs"].to_numpy(dtype=np.float64)
     var = np.maximum(errors["rmse"] ** 2 - errors["err_mean"] ** 2, 0.0) * m / np.maximum(m - 1, 1)
     half = norm_ppf(0.5 + confidence / 2) * np.sqrt(var / m)
