@@ -11,11 +11,14 @@ from newsdedup.runs.console import crosshost_console
 from newsdedup.runs.crosshost import CrossHostOptions, cross_host_report, exact_scores
 from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
 from newsdedup.studies.crosshost import (
+    DEFAULT_HOSTS,
     all_pairs_max,
+    choose_hosts,
     cross_host,
     cross_pair_count,
     host_groups,
     ordered_counts,
+    score_day_bins,
     window_pair_count,
 )
 from newsdedup.studies.synthetic import enlarge, headline_pool
@@ -89,7 +92,7 @@ def _synthetic(size: int, hosts: int, seed: int = 0) -> pd.DataFrame:
 
 
 def test_block_path_equals_dense_on_pinned(pinned, rep):
-    got = cross_host_report(pinned.items, CrossHostOptions())
+    got = cross_host_report(pinned.items, CrossHostOptions(hosts=DEFAULT_HOSTS))
     assert got.listing is None
     pd.testing.assert_frame_equal(got.pairs, rep.pairs)
     assert got.summary() == rep.summary()
@@ -141,3 +144,56 @@ def test_window_pair_count_equals_brute_force(hosts, days, window):
     assert cross_pair_count(groups) == sum(
         1 for a in range(n) for b in range(a + 1, n)
         if a in focus and b in focus and hosts[a] != hosts[b])
+
+
+# --- the host set: given, the published pair, or the corpus's own ---------------------------
+
+def test_the_pinned_archive_keeps_its_published_pair_and_others_their_own_hosts(pinned):
+    assert choose_hosts(pinned.items, pinned=True).hosts == DEFAULT_HOSTS
+    own = choose_hosts(pinned.items)
+    # Every URL host of the archive, most items first (counted independently here).
+    counts = pinned.items["host"].value_counts()
+    assert set(own.hosts) == set(counts.index) and own.hosts[0] == counts.index[0]
+    assert own.column == "host" and "URL hosts" in own.how
+    assert choose_hosts(pinned.items, ("x.example",), pinned=True).hosts == ("x.example",)
+
+
+def test_derived_hosts_are_capped_and_say_so():
+    items = pd.DataFrame({"host": [f"h{k % 30}.example" for k in range(300)] + ["h0.example"],
+                          "source": ""})
+    got = choose_hosts(items, max_hosts=5)
+    assert got.hosts[0] == "h0.example" and len(got.hosts) == 5
+    assert got.how.endswith("the 5 with most items of 30")
+
+
+def test_source_column_stands_in_for_missing_urls_and_nothing_means_no_hosts():
+    items = pd.DataFrame({"host": ["", "", ""], "source": ["조선", "동아", "조선"]})
+    got = choose_hosts(items)
+    assert (got.hosts, got.column) == (("조선", "동아"), "source")
+    none = choose_hosts(items.assign(source=" "))
+    assert none.hosts == () and none.how.startswith("no host information")
+
+
+def test_score_day_bins_count_every_pair_once():
+    rng = np.random.default_rng(3)
+    score = rng.random(500)
+    days = np.where(rng.random(500) < 0.1, np.nan, rng.exponential(20, 500))
+    window = days <= 3
+    bins = score_day_bins(score, days, window)
+    assert bins["pairs"].sum() == 500
+    assert bins.loc[bins.in_window, "pairs"].sum() == int(window.sum())
+    # Each pair lands in the bin whose edges hold it (checked pair by pair).
+    for s, d in zip(score[:50], days[:50], strict=True):
+        row = bins[(bins.score_lo <= s) & (s < bins.score_hi)]
+        dated = (row.days_lo <= d) & (d < row.days_hi)
+        row = row[row.days_lo.isna()] if np.isnan(d) else row[dated]
+        assert len(row) >= 1
+
+
+def test_max_rows_keeps_the_best_rows_and_every_count(pinned):
+    full = cross_host(pinned.items, exact_scores(pinned.items, 4))
+    cut = cross_host(pinned.items, exact_scores(pinned.items, 4), max_rows=10)
+    assert len(cut.pairs) == 10
+    pd.testing.assert_frame_equal(cut.pairs, full.pairs.head(10))
+    assert cut.summary() == full.summary() | {"rows_written": 10}
+    pd.testing.assert_frame_equal(cut.bins, full.bins)

@@ -2,7 +2,7 @@
 
 ``newsdedup measure | calibrate | crosshost | run | dedupe | join |
 evaluate-pairs | evaluate-clusters | signals | candidates | evaluate-gold |
-story-signals | label-sheet | figures | fetch``. Each ``cmd_*`` of
+story-signals | label-sheet | figures | report | fetch``. Each ``cmd_*`` of
 :mod:`newsdedup.cli.commands` turns the parsed arguments into the options of
 one module of :mod:`newsdedup.runs` and calls its ``run_*``; the corpus
 commands read one corpus (the pinned archive when no path is given) and write
@@ -26,6 +26,7 @@ from newsdedup.cli.parser import (
     add_figures_command,
     add_join_command,
     add_published_commands,
+    add_report_command,
     add_signal_commands,
 )
 from newsdedup.corpus.records import CorpusError
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_evaluate_commands(sub)
     add_signal_commands(sub)
     add_figures_command(sub)
+    add_report_command(sub)
     add_fetch_command(sub)
     for command in sub.choices.values():
         command.add_argument("--quiet", action="store_true",

@@ -15,6 +15,7 @@ from newsdedup.cli.options import (
     progress,
     signal_options,
 )
+from newsdedup.plots import KINDS as FIGURE_KINDS
 
 # --- commands: each calls one run module ------------------------------------------
 # Each imports its run module when it runs: a command loads only what it uses
@@ -203,10 +204,26 @@ def cmd_figures(args) -> None:
     # A headless backend: the command runs in make and CI, where no display exists.
     # Set here, not at import, so importing a plot module in a notebook leaves its backend alone.
     matplotlib.use("Agg")
-    if args.name is not None:
-        paths.results_tree(args.root or paths.RESULTS_DIR, args.name)
-    for path in write_all(args.name, args.root, which=args.only):
+    root, name, which = args.root, args.name, args.only
+    if name is not None and Path(name).is_dir() and (root is None or "/" in name):
+        # A run folder given by its path: its name and the root holding it.
+        folder = Path(name).resolve()
+        root, name = folder.parent, folder.name
+    if name is not None:
+        paths.results_tree(root or paths.RESULTS_DIR, name)
+        signals = (Path(root or paths.RESULTS_DIR) / name / "signals" / "params.json").is_file()
+        if which is FIGURE_KINDS and name != paths.PALDYN.name:
+            # Another run has no evaluation tables of its own, and signals only when run.
+            which = ("corpus", "signals") if signals else ("corpus",)
+    for path in write_all(name, root, which=which, progress=progress):
         print(path)
+
+
+def cmd_report(args) -> None:
+    """Run ``newsdedup report`` with the parsed arguments."""
+    from newsdedup.runs.report import run_report
+
+    run_report(args.run_dir, progress)
 
 
 def cmd_fetch(args) -> None:

@@ -306,10 +306,11 @@ def calibrate_options(args) -> CalibrateOptions:
 def add_crosshost_args(p: argparse.ArgumentParser) -> None:
     """Add the crosshost options to a command's parser."""
     g = p.add_argument_group("cross-host")
-    g.add_argument("--hosts", type=words,
-                   default=("deepmind.google", "blog.google"),
-                   help="host set whose cross pairs are studied (default deepmind.google,"
-                        "blog.google)")
+    g.add_argument("--hosts", type=words, default=None,
+                   help="host set whose cross pairs are studied, e.g. a.example.com,"
+                        "b.example.com (default: the corpus's own URL hosts, up to the 20 with "
+                        "most items, else its source values; deepmind.google,blog.google for "
+                        "the pinned archive)")
     g.add_argument("--window-days", type=int, default=3, help="date window, days (default 3)")
     g.add_argument("--cross-n", type=int, default=4, help="n-gram size (default 4)")
 

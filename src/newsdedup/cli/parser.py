@@ -19,6 +19,7 @@ from newsdedup.cli.commands import (
     cmd_join,
     cmd_label_sheet,
     cmd_measure,
+    cmd_report,
     cmd_run,
     cmd_signals,
     cmd_story_signals,
@@ -45,19 +46,37 @@ from newsdedup.score.kinds import SCORERS
 def add_figures_command(sub) -> None:
     """Add the ``figures`` command to the subparsers."""
     p = sub.add_parser("figures", help="draw the figures from the result tables already written",
-                       description="Draw PNG (and SVG) figures from the tables under the "
-                                   "results root; nothing is recomputed. A missing table is "
-                                   "named with the command that writes it.")
-    p.add_argument("name", nargs="?", default=None,
-                   help=f"corpus name, the folder under the results root "
+                       description="Draw PNG (and SVG) figures from the tables a run wrote; "
+                                   "nothing is recomputed, and each figure reads counts and "
+                                   "histograms, never all pairs. A figure whose tables the run "
+                                   "lacks is left out with the reason. Example: newsdedup "
+                                   "figures results/my-feed")
+    p.add_argument("name", nargs="?", default=None, metavar="RUN",
+                   help=f"a run folder (e.g. results/my-feed), or its name under --out "
                         f"(default: {paths.PALDYN.name})")
-    p.add_argument("--root", type=Path, default=None,
-                   help=f"results root (default: {paths.RESULTS_DIR})")
+    p.add_argument("--out", "--root", dest="root", type=Path, default=None,
+                   help=f"results root holding the run (default: {paths.RESULTS_DIR})")
     p.add_argument("--only", type=words, default=FIGURE_KINDS, metavar="KINDS",
                    help=f"comma-separated figure kinds out of {','.join(FIGURE_KINDS)} "
-                        f"(default: all): corpus = results/<name>/figures/, eval = "
-                        f"results/<dataset>/eval/figures/, signals = results/<name>/signals/")
+                        f"(default: all for the pinned archive, corpus for another run): "
+                        f"corpus = <run>/figures/, eval = results/<dataset>/eval/figures/, "
+                        f"signals = <run>/signals/")
     p.set_defaults(func=cmd_figures)
+
+
+def add_report_command(sub) -> None:
+    """Add the ``report`` command to the subparsers."""
+    p = sub.add_parser("report", help="one page (HTML and Markdown) of what a run found",
+                       description="Write <run>/report/report.html (one self-contained page: "
+                                   "figures inline, Korean font embedded, no network) and its "
+                                   "Markdown twin report.md from the files a run wrote: the "
+                                   "corpus, the calibration, the threshold sweep, the score "
+                                   "distributions, the series found and sampled merged groups "
+                                   "around the threshold. `newsdedup run` writes it at its end. "
+                                   "Example: newsdedup report results/my-feed")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR",
+                   help="the run folder, e.g. results/my-feed")
+    p.set_defaults(func=cmd_report)
 
 
 def add_fetch_command(sub) -> None:

@@ -220,6 +220,21 @@ RECOMMENDATION_COLUMNS = ("same_at", "different_at", "scorer", "gate", "threshol
                           "f1_hi")
 
 
+def cut_offs(summary: pd.DataFrame) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The first and the last label cut-off ``(same_at, different_at)`` of a pair study.
+
+    KorSTS and STS-B have two (grade >= 4 against <= 1, then 3.5 against 3.5); a
+    study of 0/1 labels has one, which is then both.
+
+    Examples:
+        >>> cut_offs(pd.DataFrame({"same_at": [4.0, 4.0, 3.5], "different_at": [1.0, 1.0, 3.5]}))
+        ((4.0, 1.0), (3.5, 3.5))
+    """
+    cuts = list(dict.fromkeys(zip(summary["same_at"].astype(float),
+                                  summary["different_at"].astype(float), strict=True)))
+    return cuts[0], cuts[-1]
+
+
 def recommendations(results: EvalResults) -> pd.DataFrame:
     """The recommended scorer of each cut-off with its test-split figures (a pair study).
 

@@ -3,7 +3,8 @@
 The analysis steps write CSV and JSON under ``<root>/<name>/`` (``results/``
 by default, or ``$NEWSDEDUP_RESULTS``); the figures only read those files.
 Three kinds of run write there, and each has its loader, all with the one
-signature ``(name, root=None)``:
+signature ``(name, root=None)``; :func:`load_run` and :func:`load_eval_run` take a
+run folder's path instead (what the notebooks' ``RUN_DIR`` names):
 
 * :func:`load_results`: the corpus steps (``newsdedup measure | calibrate |
   crosshost | dedupe``) -> :class:`Results`;
@@ -12,7 +13,10 @@ signature ``(name, root=None)``:
 * :func:`load_signals`: the pair signals (``newsdedup signals``) -> :class:`SignalResults`.
 
 A missing table raises :class:`FileNotFoundError` naming the file and the
-command that writes it (:func:`missing_file` words every such message).
+command that writes it (:func:`missing_file` words every such message); an
+empty file (a step with nothing to list) counts as missing. Tables are read
+when first used, so a figure reads only its own tables, whatever the size of
+the others.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ _FILES: dict[str, tuple[str, str]] = {
     "sweep": ("calibrate/sweep.csv", "calibrate"),
     "quantiles": ("calibrate/quantiles.csv", "calibrate"),
     "cross_pairs": ("crosshost/cross_pairs.csv", "crosshost"),
+    "score_days": ("crosshost/score_days.csv", "crosshost"),
     "ngram_sweep": ("measure/ngram_sweep.csv", "measure"),
     "ngram_tracks": ("measure/ngram_tracks.csv", "measure"),
     "dedupe_sweep": ("dedupe/sweep.csv", "dedupe"),
@@ -96,7 +101,15 @@ CALIBRATION_FILE = "calibration.json"
 # The n-gram sweep and the dedupe sweep are newer steps: an older results tree
 # without them still draws the other figures.
 _OPTIONAL = frozenset({"lsh", "quantiles", "ngram_sweep", "ngram_tracks", "dedupe_sweep",
-                       "gold_pairs", "precision_recall", "decoy_pairs"})
+                       "gold_pairs", "precision_recall", "decoy_pairs", "score_days"})
+
+LISTED_ROWS = 100_000
+"""Most rows of ``cross_pairs.csv`` read (it is sorted best first; ``crosshost`` writes no more)."""
+
+
+def _usable(path: Path) -> bool:
+    """A table file with at least a header (a step with nothing to list may write one byte)."""
+    return path.is_file() and path.stat().st_size > 1
 
 
 def _missing(path: Path, target: str, name: str) -> FileNotFoundError:
@@ -125,15 +138,16 @@ class _Table:
 class Results:
     """The tables of one corpus's results tree, as written by the ``newsdedup`` steps.
 
-    Every table that exists is read by :func:`load_results`. A table whose file
-    is missing raises :class:`FileNotFoundError` (naming the file and the
-    ``make`` target that writes it) when it is *used*, so a notebook that needs
-    only the measure tables works after ``make measure`` alone.
+    :func:`load_results` notes which tables exist; each is read when first
+    used. A table whose file is missing (or empty) raises
+    :class:`FileNotFoundError` (naming the file and the ``make`` target that
+    writes it) when it is *used*, so a notebook that needs only the measure
+    tables works after ``make measure`` alone.
 
     Attributes:
         name: Corpus name (the folder under the results root).
         path: The folder ``<root>/<name>/``.
-        frames: The tables found, keyed by attribute name (``histogram``, ``sweep``, ...).
+        frames: The tables read so far, keyed by attribute name (``histogram``, ``sweep``, ...).
         calibration_data: ``calibration.json`` as a dict, or None if absent.
     """
 
@@ -156,7 +170,10 @@ class Results:
                        "caught_at_recommended when a threshold was recommended).")
     sweep = _Table("``calibrate/sweep.csv``: scorer, threshold, pairs, items_left.")
     quantiles = _Table("``calibrate/quantiles.csv`` (side, f, q, value), or None.")
-    cross_pairs = _Table("``crosshost/cross_pairs.csv``: every cross-host pair, best first.")
+    cross_pairs = _Table("``crosshost/cross_pairs.csv``: the cross-host pairs, best first (at "
+                         "most :data:`LISTED_ROWS`).")
+    score_days = _Table("``crosshost/score_days.csv``: cross pairs per score and days-apart "
+                        "bin; or None (written by newer runs).")
     ngram_sweep = _Table("``measure/ngram_sweep.csv``: n, pairs, mean_shingles, mean, p50, p90, "
                          "p99, p999, max, pairs_ge_*; or None.")
     ngram_tracks = _Table("``measure/ngram_tracks.csv``: rank, i, j, n, score; or None.")
@@ -181,10 +198,26 @@ class Results:
             raise KeyError(f"unknown table {key!r}; tables: {', '.join(_FILES)}")
         if key in self.frames:
             return self.frames[key]
+        rel, target = _FILES[key]
+        if _usable(self.path / rel):
+            nrows = LISTED_ROWS if key == "cross_pairs" else None
+            self.frames[key] = pd.read_csv(self.path / rel, nrows=nrows)
+            return self.frames[key]
         if key in _OPTIONAL:
             return None
-        rel, target = _FILES[key]
         raise _missing(self.path / rel, target, self.name)
+
+    def has(self, key: str) -> bool:
+        """Whether the table ``key`` exists (and is not empty), without reading it."""
+        return _usable(self.path / _FILES[key][0])
+
+    @property
+    def crosshost_note(self) -> str | None:
+        """Why the run has no cross-host pairs (``crosshost.json``), or None when it has some."""
+        path = self.path / "crosshost" / "crosshost.json"
+        if not path.is_file():
+            return None
+        return json.loads(path.read_text(encoding="utf-8")).get("summary", {}).get("note")
 
     @property
     def calibration(self) -> dict:
@@ -263,16 +296,48 @@ def load_results(name: str = DEFAULT_NAME, root: Path | None = None) -> Results:
         FileNotFoundError: /nonexistent/no-such-corpus/measure/histogram.csv not found. ...
     """
     base = run_folder(name, root)
-    frames = {key: pd.read_csv(base / rel) for key, (rel, _) in _FILES.items()
-              if (base / rel).is_file()}
     cal_path = base / CALIBRATION_FILE
     calibration = (check_figure_fields(read_json_object(cal_path), cal_path)
                    if cal_path.is_file() else None)
-    if not frames and calibration is None:
+    if calibration is None and not any(_usable(base / rel) for rel, _ in _FILES.values()):
         rel, target = _FILES["histogram"]
         raise _missing(base / rel, target, name)
-    return Results(name=name, path=base, frames=frames, calibration_data=calibration)
+    return Results(name=name, path=base, frames={}, calibration_data=calibration)
 
+
+def load_run(run_dir: str | Path | None = None) -> Results:
+    """Read the results of one run folder, by its path (a notebook's ``RUN_DIR``).
+
+    Args:
+        run_dir: The folder ``newsdedup run`` wrote (``<out>/<name>/``); None for the
+            pinned archive's, ``<results root>/paldyn-ai-lab-news``.
+
+    Returns:
+        The :class:`Results` of that folder.
+
+    Raises:
+        FileNotFoundError: The folder holds no result at all.
+
+    Examples:
+        >>> load_run("/nonexistent/my-feed")
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: /nonexistent/my-feed/measure/histogram.csv not found. ...
+    """
+    return load_results(DEFAULT_NAME) if run_dir is None else load_results(*split_run(run_dir))
+
+
+
+def split_run(run_dir: str | Path) -> tuple[str, Path]:
+    """A run folder's ``(name, root)``: its folder name and the folder holding it.
+
+    Examples:
+        >>> name, root = split_run("/tmp/results/my-feed")
+        >>> name, root.as_posix()
+        ('my-feed', '/tmp/results')
+    """
+    folder = Path(run_dir).expanduser().absolute()
+    return folder.name, folder.parent
 
 
 # --- the labelled evaluation -------------------------------------------------------
@@ -341,6 +406,20 @@ def load_eval(name: str, root: Path | None = None) -> EvalResults:
     return EvalResults(name=name, path=path, tables=tables, recommendation=rec)
 
 
+def load_eval_run(run_dir: str | Path | None, default: str = "korsts") -> EvalResults:
+    """Read ``<run_dir>/eval/`` (a notebook's ``RUN_DIR``); None reads ``results/<default>``.
+
+    Args:
+        run_dir: The study's folder (``newsdedup evaluate-pairs --pairs FILE --name NAME``
+            writes ``results/NAME/``), or None.
+        default: The committed study read when ``run_dir`` is None.
+
+    Returns:
+        The study's tables (:func:`load_eval`).
+    """
+    return load_eval(default) if run_dir is None else load_eval(*split_run(run_dir))
+
+
 # --- the pair signals ----------------------------------------------------------------
 
 _SIGNAL_FILES = {"host_pairs": "host_pairs.csv", "funnel": "funnel.csv",
@@ -407,3 +486,12 @@ def load_signals(name: str = DEFAULT_NAME, root: Path | None = None) -> SignalRe
     days = params.get("options", {}).get("detector", {}).get("max_days")
     return SignalResults(name=name, path=base, upper_bound=bound,
                          max_days=None if days is None else float(days), **tables)
+
+
+def load_signals_run(run_dir: str | Path | None = None) -> SignalResults:
+    """Read ``<run_dir>/signals/`` (a notebook's ``RUN_DIR``); None: the pinned archive's.
+
+    Returns:
+        The signal tables (:func:`load_signals`).
+    """
+    return load_signals() if run_dir is None else load_signals(*split_run(run_dir))

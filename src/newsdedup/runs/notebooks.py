@@ -6,11 +6,22 @@ work against the current tables. They are stored without outputs, so
 ``make notebooks`` (which executes them in place) fills in the outputs for
 reading, and ``--clear`` strips them again before a commit. ``-j N`` runs N
 kernels at once; kernel start-up is most of the time of these short notebooks.
+
+**On any run.** Each notebook's first code cell is tagged ``parameters``
+(papermill's convention) and sets ``RUN_DIR``, the run folder it reads
+(None: the pinned archive's). ``--run-dir results/my-feed`` executes copies
+of the notebooks on that run: a cell setting ``RUN_DIR`` (and any ``-p NAME
+VALUE``) is inserted after the parameters cell, tagged
+``injected-parameters``, and the executed copies are written to
+``results/my-feed/notebooks/``; the committed notebooks are not touched. A
+notebook whose tables the run lacks (``metadata.newsdedup.needs``, e.g. 08
+needs ``signals/params.json``) is skipped with the reason.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import re
 import sys
@@ -51,6 +62,85 @@ def notebook_paths(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_file() and _NUMBERED.match(p.name))
+
+
+def needs(path: Path) -> list[str]:
+    """The files (relative to a run folder) a notebook reads: ``metadata.newsdedup.needs``."""
+    nb = nbformat.read(path, as_version=4)
+    return list(nb.metadata.get("newsdedup", {}).get("needs", []))
+
+
+def parameter_names(nb: nbformat.NotebookNode) -> list[str]:
+    """Names the notebook's ``parameters`` cell assigns (empty without such a cell)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            tree = ast.parse(cell.source)
+            return [t.id for node in tree.body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)]
+    return []
+
+
+def inject(nb: nbformat.NotebookNode, values: dict[str, object]) -> nbformat.NotebookNode:
+    """Insert a cell setting ``values`` after the ``parameters`` cell (papermill's way).
+
+    Only the names the parameters cell assigns are set; the cell is tagged
+    ``injected-parameters``.
+
+    Args:
+        nb: The notebook (changed in place).
+        values: Parameter name -> value (written with :func:`repr`).
+
+    Returns:
+        The same notebook.
+
+    Raises:
+        ValueError: The notebook has no ``parameters`` cell.
+
+    Examples:
+        >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("RUN_DIR = None")])
+        >>> nb.cells[0].metadata["tags"] = ["parameters"]
+        >>> inject(nb, {"RUN_DIR": "/r/feed", "OTHER": 1}).cells[1].source
+        "RUN_DIR = '/r/feed'"
+    """
+    names = parameter_names(nb)
+    if not names:
+        raise ValueError("the notebook has no cell tagged 'parameters'")
+    where = next(k for k, c in enumerate(nb.cells)
+                 if c.cell_type == "code" and "parameters" in c.metadata.get("tags", []))
+    lines = [f"{k} = {v!r}" for k, v in values.items() if k in names]
+    cell = nbformat.v4.new_code_cell("\n".join(lines))
+    cell.metadata["tags"] = ["injected-parameters"]
+    cell.pop("id", None)
+    nb.cells.insert(where + 1, cell)
+    return nb
+
+
+def prepare_run(folder: Path, run_dir: Path, values: dict[str, object],
+                progress: Progress = print) -> list[Path]:
+    """Copies of the notebooks that apply to a run, with its parameters, in ``<run>/notebooks/``.
+
+    Args:
+        folder: The notebooks' folder.
+        run_dir: The run folder.
+        values: Parameters besides ``RUN_DIR``.
+        progress: Told which notebooks are skipped and why.
+
+    Returns:
+        The copies to execute, in name order.
+    """
+    run_dir = run_dir.resolve()
+    target = run_dir / "notebooks"
+    target.mkdir(parents=True, exist_ok=True)
+    out = []
+    for path in notebook_paths(folder):
+        missing = [rel for rel in needs(path) if not (run_dir / rel).is_file()]
+        if missing:
+            progress(f"skipped {path.name}: {run_dir} has no {missing[0]}")
+            continue
+        nb = inject(nbformat.read(path, as_version=4), {"RUN_DIR": str(run_dir), **values})
+        nbformat.write(nb, target / path.name)
+        out.append(target / path.name)
+    return out
 
 
 def clear_outputs(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -217,10 +307,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--clear", action="store_true",
                         help="do not execute; remove outputs and execution counts instead "
                              "(the committed form)")
+    parser.add_argument("--run-dir", type=Path, metavar="RUN_DIR",
+                        help="execute copies of the notebooks on this run folder (e.g. "
+                             "results/my-feed), written to RUN_DIR/notebooks/; the committed "
+                             "notebooks are left as they are")
+    parser.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                        metavar=("NAME", "VALUE"),
+                        help="with --run-dir: set another parameter, e.g. -p RECALIBRATE_FROM "
+                             "path/to/corpus.jsonl (a Python literal, else a string)")
     args = parser.parse_args(argv)
     paths = notebook_paths(args.folder)
     if not paths:
         parser.exit(2, f"error: no NN-*.ipynb notebooks in {args.folder}\n")
+    if args.run_dir is not None:
+        if not args.run_dir.is_dir():
+            parser.exit(2, f"error: {args.run_dir} is not a run folder\n")
+        paths = prepare_run(args.folder, args.run_dir, dict(
+            (k, _literal(v)) for k, v in args.parameter), lambda m: print(m, flush=True))
     if args.clear:
         for k, path in enumerate(paths, 1):
             nbformat.write(clear_outputs(nbformat.read(path, as_version=4)), path)
@@ -233,6 +336,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for run in failed:
         print(f"\n{run.path}:\n{run.error}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """``newsdedup run``: every step of one corpus, in order (``make reproduce``).
 
 :func:`run_all` measures, calibrates and runs the cross-host analysis, then
-dedupes with the calibrated threshold. Each step is its own run module:
-:mod:`newsdedup.runs.measure`, :mod:`~newsdedup.runs.calibrate`,
-:mod:`~newsdedup.runs.crosshost`, :mod:`~newsdedup.runs.dedupe`.
+dedupes with the calibrated threshold, and writes the report of the run
+last. Each step is its own run module: :mod:`newsdedup.runs.measure`,
+:mod:`~newsdedup.runs.calibrate`, :mod:`~newsdedup.runs.crosshost`,
+:mod:`~newsdedup.runs.dedupe`, :mod:`~newsdedup.runs.report`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
 from newsdedup.runs.dedupe import DEDUPE_SWEEP, run_dedupe
 from newsdedup.runs.files import Progress, quiet, write_json
 from newsdedup.runs.measure import run_measure_step
+from newsdedup.runs.report import write_report
 from newsdedup.studies.measure import MeasureConfig
 
 
@@ -97,13 +99,14 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             calibrate_options: CalibrateOptions | None = None,
             crosshost_options: CrossHostOptions | None = None,
             progress: Progress = quiet, echo: bool = True) -> None:
-    """Measure, calibrate and cross-host, then dedupe with the calibrated threshold.
+    """Measure, calibrate and cross-host, dedupe with the calibrated threshold, then report.
 
-    The dedupe step is skipped (and says why) when calibration found no
-    threshold band: a threshold is never invented. Each step's wall time and
-    the peak RSS go to the console and to ``<out>/<name>/timings.json``
-    (git-ignored), with the number of items each step's outputs hold; a step
-    whose outputs lose or invent an item stops the run (:class:`StepClock`).
+    The report (``<name>/report/``, :func:`newsdedup.runs.report.write_report`)
+    is written last, from the files the steps wrote. The dedupe step is skipped
+    (and says why) when calibration found no threshold band: a threshold is
+    never invented. Each step's wall time and the peak RSS go to the console
+    and to ``<out>/<name>/timings.json`` (git-ignored), with the number of
+    items each step's outputs hold; a step whose outputs lose or invent an item stops the run (:class:`StepClock`).
 
     Args:
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
@@ -136,4 +139,7 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         with clock("dedupe"):
             result = run_dedupe(corpus, name, out, config, progress, echo, sweep=DEDUPE_SWEEP)
             clock.account("dedupe", [len(result.items)])
+        del result
     clock.check(len(corpus.items))
+    with clock("report"):
+        write_report(corpus, name, out, progress=progress)

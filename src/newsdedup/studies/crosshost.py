@@ -32,6 +32,81 @@ MAX_LISTED = 200_000
 DEFAULT_FLOOR = 0.2
 """Lowest score listed when the cross pairs are too many (the measure's lowest threshold)."""
 _BLOCK_CELLS = 1 << 22  # pairs per sparse product block (memory knob only)
+MAX_HOSTS = 20
+"""Most hosts a derived host set holds (those with most items): the cross pairs of 20 hosts
+are already most pairs of a feed, and their listing stays readable."""
+MAX_ROWS = 100_000
+"""Most cross pairs written with their texts (best first); counts and bins cover them all."""
+SCORE_BIN = 0.01
+"""Width of the score bins of :func:`score_day_bins` (the measure histogram's)."""
+DAY_EDGES = (0.0, 1.0, 2.0, 3.0, 5.0, 7.0, 14.0, 30.0, 60.0, 90.0, 180.0, 365.0, 730.0, np.inf)
+"""Edges of the days-apart bins of :func:`score_day_bins`, ``[lo, hi)``."""
+
+
+@dataclass(frozen=True)
+class HostChoice:
+    """The host set a cross-host study looks at, and where it came from.
+
+    Attributes:
+        hosts: The hosts (empty: the corpus has no host information).
+        column: The item column they are values of: ``"host"`` (from the URLs) or
+            ``"source"`` (the corpus has no URLs).
+        how: How they were chosen, in words, when derived from the corpus; None when
+            given (``--hosts``, or the pinned archive's published pair).
+    """
+
+    hosts: tuple[str, ...]
+    column: str = "host"
+    how: str | None = None
+
+
+def _nonempty_counts(values: pd.Series, name: str) -> pd.DataFrame:
+    text = values.fillna("").astype(str)
+    return ordered_counts(text[text.str.strip() != ""].tolist(), name)
+
+
+def choose_hosts(items: pd.DataFrame, given: Sequence[str] | None = None, pinned: bool = False,
+                 max_hosts: int = MAX_HOSTS) -> HostChoice:
+    """The host set of a corpus: given, the published pair, or the corpus's own.
+
+    ``given`` wins; the pinned archive keeps its published pair
+    (:data:`DEFAULT_HOSTS`); any other corpus uses its own URL hosts, the
+    ``max_hosts`` with most items; without URLs, its ``source`` values; with
+    neither, no host at all (the study then says there is no host information).
+
+    Args:
+        items: The canonical corpus frame (``host``, ``source``).
+        given: Hosts named by the user, or None.
+        pinned: Whether ``items`` is the pinned archive.
+        max_hosts: Most hosts of a derived set.
+
+    Returns:
+        The :class:`HostChoice`.
+
+    Examples:
+        >>> items = pd.DataFrame({"host": ["a.kr", "b.kr", "a.kr", ""], "source": ""})
+        >>> choose_hosts(items).hosts
+        ('a.kr', 'b.kr')
+        >>> choose_hosts(items.assign(host="", source=["x", "y", "", ""])).column
+        'source'
+        >>> choose_hosts(items.assign(host="")).hosts
+        ()
+    """
+    if given is not None:
+        return HostChoice(tuple(given))
+    if pinned:
+        return HostChoice(DEFAULT_HOSTS)
+    for column, what in (("host", "URL hosts"), ("source", "source values (it has no URLs)")):
+        if column not in items:
+            continue
+        counts = _nonempty_counts(items[column], column)
+        if len(counts):
+            top = tuple(counts[column].head(max_hosts).tolist())
+            share = ("all" if len(top) == len(counts)
+                     else f"the {len(top)} with most items of")
+            return HostChoice(top, column, f"the corpus's {what}: {share} {len(counts):,}")
+    return HostChoice((), "host", "no host information: the corpus has no URLs and no source "
+                      "column")
 
 
 def ordered_counts(values: Sequence[str], name: str) -> pd.DataFrame:
@@ -73,6 +148,9 @@ class CrossHostReport:
         listing: None when ``pairs`` holds every cross pair; else what was
             listed (:class:`CrossListing`: the cross pairs at or above a floor,
             with the exact counts of all of them).
+        totals: Counts and maxima over every scored cross pair (:class:`CrossTotals`),
+            also when ``pairs`` keeps only the best rows.
+        bins: Scored cross pairs per score and days-apart bin (:func:`score_day_bins`).
     """
 
     n_items: int
@@ -85,6 +163,8 @@ class CrossHostReport:
     upper_bound: float
     window_days: int
     listing: CrossListing | None = None
+    totals: CrossTotals | None = None
+    bins: pd.DataFrame | None = None
 
     @property
     def n_id_duplicates(self) -> int:
@@ -92,24 +172,31 @@ class CrossHostReport:
         return self.n_items - self.n_unique_ids
 
     @property
+    def counts(self) -> CrossTotals:
+        """:attr:`totals`, or the counts of :attr:`pairs` when it holds every scored pair."""
+        return self.totals if self.totals is not None else CrossTotals.of(
+            self.pairs["score"].to_numpy(), self.pairs["in_window"].to_numpy(bool),
+            self.pairs["above_bound"].to_numpy(bool))
+
+    @property
     def n_cross(self) -> int:
         """Cross-host pairs scored."""
-        return len(self.pairs)
+        return self.counts.pairs
 
     @property
     def max_score(self) -> float:
         """Highest cross-host score (0.0 without pairs)."""
-        return float(self.pairs["score"].max()) if len(self.pairs) else 0.0
+        return self.counts.max_score
 
     @property
     def n_above_bound(self) -> int:
         """Cross-host pairs scoring above the unrelated-pair upper bound."""
-        return int(self.pairs["above_bound"].sum())
+        return self.counts.above_bound
 
     @property
     def n_in_window(self) -> int:
         """Cross-host pairs published within the date window."""
-        return int(self.pairs["in_window"].sum())
+        return self.counts.in_window
 
     def summary(self) -> dict:
         """The counts of the report as a plain dict (for JSON reports).
@@ -117,11 +204,16 @@ class CrossHostReport:
         When only the pairs at or above a floor are listed, ``cross_pairs`` and
         ``in_window`` count all cross pairs (exactly), ``listed_pairs`` and
         ``list_floor`` say what was listed, and the maxima are those of the
-        listed pairs (exact when some pair reaches the floor).
+        listed pairs (exact when some pair reaches the floor). When only the
+        best scored pairs are written with their texts, ``rows_written`` says
+        how many.
         """
+        out = self._summary()
         if self.listing is not None:
-            return self._summary() | self.listing.summary(self)
-        return self._summary()
+            out |= self.listing.summary(self)
+        if len(self.pairs) < self.n_cross:
+            out["rows_written"] = len(self.pairs)
+        return out
 
     def _summary(self) -> dict:
         return {
@@ -135,10 +227,35 @@ class CrossHostReport:
             "above_upper_bound": self.n_above_bound,
             "window_days": self.window_days,
             "in_window": self.n_in_window,
-            "max_score_in_window": float(self.pairs.loc[self.pairs["in_window"], "score"].max())
-            if self.n_in_window
-            else 0.0,
+            "max_score_in_window": self.counts.max_in_window,
         }
+
+
+@dataclass(frozen=True)
+class CrossTotals:
+    """Counts and maxima over every scored cross pair.
+
+    Attributes:
+        pairs: Cross pairs scored.
+        in_window: Of them, published within the date window.
+        above_bound: Of them, scoring above the unrelated-pair bound.
+        max_score: Highest score (0.0 without pairs).
+        max_in_window: Highest score within the window (0.0 without such pairs).
+    """
+
+    pairs: int
+    in_window: int
+    above_bound: int
+    max_score: float
+    max_in_window: float
+
+    @classmethod
+    def of(cls, score: np.ndarray, in_window: np.ndarray, above: np.ndarray) -> CrossTotals:
+        """The totals of parallel per-pair arrays."""
+        window = score[in_window]
+        return cls(int(len(score)), int(in_window.sum()), int(above.sum()),
+                   float(score.max()) if len(score) else 0.0,
+                   float(window.max()) if len(window) else 0.0)
 
 
 @dataclass(frozen=True)
@@ -157,13 +274,12 @@ class CrossListing:
 
     def summary(self, rep: CrossHostReport) -> dict:
         """The summary fields that count all cross pairs, and what was listed."""
-        listed_window = rep.pairs.loc[rep.pairs["in_window"], "score"]
+        counts = rep.counts
         return {"cross_pairs": self.cross_pairs, "in_window": self.in_window,
                 "listed_pairs": rep.n_cross, "list_floor": self.floor,
-                "listed_in_window": int(len(listed_window)),
+                "listed_in_window": counts.in_window,
                 "max_score": rep.max_score if rep.n_cross else None,
-                "max_score_in_window": float(listed_window.max()) if len(listed_window)
-                else None,
+                "max_score_in_window": counts.max_in_window if counts.in_window else None,
                 "method": f"cross pairs and in_window: exact counts; pairs listed, maxima and "
                           f"above_upper_bound: exact among pairs scoring >= {self.floor:g} "
                           f"(null: no pair reaches it)"}
@@ -273,6 +389,46 @@ def window_pair_count(items: pd.DataFrame, groups: Sequence[np.ndarray],
     return within(every) - sum(within(g) for g in groups)
 
 
+def score_day_bins(score: np.ndarray, days: np.ndarray, in_window: np.ndarray) -> pd.DataFrame:
+    """Cross pairs per score bin (width :data:`SCORE_BIN`) and days-apart bin (:data:`DAY_EDGES`).
+
+    The table the cross-host figure is drawn from, whatever the number of
+    pairs. Undated pairs (no days apart) have empty day edges.
+
+    Args:
+        score: Score of each pair.
+        days: Days apart of each pair (NaN when a date is missing).
+        in_window: Whether each pair is within the date window.
+
+    Returns:
+        Columns score_lo, score_hi, days_lo, days_hi, in_window, pairs; only non-empty bins,
+        by score, then days, then in_window.
+
+    Examples:
+        >>> score_day_bins(np.array([0.105, 0.5, 0.504]), np.array([0.5, 40.0, np.nan]),
+        ...                np.array([True, False, False])).values.tolist()
+        [[0.1, 0.11, 0.0, 1.0, True, 1], [0.5, 0.51, 30.0, 60.0, False, 1],
+         [0.5, 0.51, nan, nan, False, 1]]
+    """
+    edges = np.asarray(DAY_EDGES)
+    width = int(round(1 / SCORE_BIN))
+    s_bin = np.clip(np.floor(np.asarray(score) * width + 1e-9), 0, width - 1).astype(np.int64)
+    dated = ~np.isnan(days)
+    d_bin = np.full(len(days), len(edges) - 1, dtype=np.int64)  # the last code: undated
+    d_bin[dated] = np.searchsorted(edges, days[dated], side="right") - 1
+    key = (s_bin * len(edges) + d_bin) * 2 + np.asarray(in_window, dtype=np.int64)
+    codes, counts = np.unique(key, return_counts=True)
+    s_code, rest = np.divmod(codes, 2 * len(edges))
+    d_code, win = np.divmod(rest, 2)
+    undated = d_code == len(edges) - 1
+    lo = np.where(undated, np.nan, edges[np.minimum(d_code, len(edges) - 2)])
+    hi = np.where(undated, np.nan, edges[np.minimum(d_code + 1, len(edges) - 1)])
+    return pd.DataFrame({"score_lo": np.round(s_code / width, 10),
+                         "score_hi": np.round((s_code + 1) / width, 10),
+                         "days_lo": lo, "days_hi": hi, "in_window": win.astype(bool),
+                         "pairs": counts.astype(np.int64)})
+
+
 def cross_host(
     items: pd.DataFrame,
     scores: PairScores,
@@ -280,6 +436,7 @@ def cross_host(
     window_days: int = DEFAULT_WINDOW_DAYS,
     upper_bound: float | None = None,
     listing: CrossListing | None = None,
+    max_rows: int | None = None,
 ) -> CrossHostReport:
     """Score the pairs of items on different hosts of ``hosts``.
 
@@ -292,6 +449,8 @@ def cross_host(
         upper_bound: Unrelated-pair upper bound; defaults to the max of ``scores``.
         listing: Set when ``scores`` holds only the cross pairs at or above a
             floor: their exact counts (:class:`CrossListing`).
+        max_rows: Keep only the best this many pairs in the report's ``pairs`` (with
+            their texts); the counts and bins still cover every pair. None: all.
 
     Returns:
         A :class:`CrossHostReport`.
@@ -307,18 +466,23 @@ def cross_host(
     i, j, score = sub.i[order], sub.j[order], sub.score[order]
     dates = parse_dates(items).to_numpy()
     days = np.abs((dates[i] - dates[j]) / np.timedelta64(1, "D"))
+    in_window = days <= window_days
+    above = score > bound
+    totals = CrossTotals.of(score, in_window, above)
+    bins = score_day_bins(score, days, in_window)
+    keep = slice(None) if max_rows is None else slice(0, max_rows)
     pairs = pd.DataFrame(
         {
-            "rank": np.arange(1, len(order) + 1),
-            "score": score,
-            "days_apart": days,
-            "in_window": days <= window_days,
-            "above_bound": score > bound,
-            "i": i,
-            "j": j,
+            "rank": np.arange(1, len(order) + 1)[keep],
+            "score": score[keep],
+            "days_apart": days[keep],
+            "in_window": in_window[keep],
+            "above_bound": above[keep],
+            "i": i[keep],
+            "j": j[keep],
         }
     )
-    for side, idx in (("i", i), ("j", j)):
+    for side, idx in (("i", i[keep]), ("j", j[keep])):
         for col in ("id", "host", "published_at", "title", "summary"):
             pairs[f"{col}_{side}"] = items[col].to_numpy()[idx]
 
@@ -336,4 +500,6 @@ def cross_host(
         upper_bound=bound,
         window_days=window_days,
         listing=listing,
+        totals=totals,
+        bins=bins,
     )

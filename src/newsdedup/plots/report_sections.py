@@ -1,0 +1,429 @@
+"""The sections of the run report: each reads what the run folder holds, or says it is absent.
+
+One function per section, each ``(run: RunFolder) -> Section``, registered in
+:data:`SECTIONS` in reading order. A section never fails on a missing file:
+it says plainly what the run does not hold and which command writes it. The
+numbers are read from the run's tables and ``calibration.json`` as written;
+nothing is recomputed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from newsdedup.plots.report import (
+    Absent,
+    Block,
+    Facts,
+    Plot,
+    RunFolder,
+    Section,
+    Table,
+    Text,
+    interval,
+    number,
+)
+from newsdedup.plots.report_figures import items_per_day, score_panels, sweep_curves
+
+METHODS = {
+    "labels": "precision and recall measured on labelled pairs",
+    "decoys": "precision estimated from decoys, pairs that cannot be one story",
+    "bound": "the unrelated-pair bound: the highest score of any pair, which holds only for a "
+             "corpus without duplicates",
+    "declined": "the calibration declines to recommend a threshold",
+}
+"""What each calibration method means, in a reader's words."""
+
+CORPUS_FILE = "report/corpus.json"
+NEAR_FILE = "report/near_pairs.csv"
+
+
+def _corpus_meta(run: RunFolder) -> dict | None:
+    summary = run.json(CORPUS_FILE)
+    if summary is not None:
+        return summary
+    for rel in ("calibration.json", "run.json"):
+        data = run.json(rel)
+        if data and isinstance(data.get("corpus"), dict):
+            return data["corpus"]
+    return None
+
+
+def _top_rows(counts: dict | None, rel: str, run: RunFolder, column: str) -> tuple[str, str]:
+    """``(distinct count, the largest)`` from corpus.json's counts, or the crosshost table."""
+    if counts is not None:
+        top = ", ".join(f"{k} ({v:,})" for k, v in counts["top"][:5])
+        empty = f"; {counts['empty']:,} items without" if counts["empty"] else ""
+        return f"{counts['distinct']:,}{empty}", top or "none"
+    table = run.table(rel, nrows=5)
+    if table is None:
+        return "not recorded in this run", ""
+    return f"{run.rows(rel):,} (crosshost/{rel.split('/')[-1]})", ", ".join(
+        f"{k or '(empty)'} ({v:,})" for k, v in zip(table[column], table["count"], strict=True))
+
+
+def corpus_section(run: RunFolder) -> Section:
+    """The corpus at a glance: items, rejects, sources, hosts, the span of dates."""
+    meta = _corpus_meta(run)
+    if meta is None:
+        return Section("corpus", "The corpus at a glance", (Absent(
+            "no corpus record in this run (calibration.json, run.json or report/corpus.json; "
+            "`newsdedup run FILE --name NAME` writes them)"),))
+    summary = run.json(CORPUS_FILE)
+    rejected = meta.get("rejected")
+    n_rejected = len(rejected) if isinstance(rejected, list) else rejected
+    sources, top_sources = _top_rows(summary and summary.get("sources"), "crosshost/sources.csv",
+                                     run, "source")
+    hosts, top_hosts = _top_rows(summary and summary.get("hosts"), "crosshost/hosts.csv", run,
+                                 "host")
+    rows = [("file", f"{meta.get('file')} (sha256 {str(meta.get('sha256'))[:12]}...)"),
+            ("records read", number(meta.get("records"))), ("items", number(meta.get("items"))),
+            ("records rejected", number(n_rejected)),
+            ("sources", sources), ("largest sources", top_sources),
+            ("hosts (from the URLs)", hosts), ("largest hosts", top_hosts)]
+    blocks: list[Block] = []
+    dates = (summary or {}).get("dates")
+    if dates is not None:
+        span = ("no dates" if dates["first"] is None else
+                f"{dates['first']} to {dates['last']} ({dates['span_days']:g} days)")
+        rows += [("published", span), ("items without a date", number(dates["undated"]))]
+    else:
+        rows.append(("published", "span not recorded in this run (report/corpus.json is "
+                                  "written by `newsdedup run`)"))
+    blocks.append(Facts(tuple(rows)))
+    first = (summary or {}).get("rejected_first") or (rejected if isinstance(rejected, list)
+                                                      else [])
+    if first:
+        blocks.append(Table(pd.DataFrame(first[:10]), "The first rejected records, with the "
+                            "reason (every one is listed in each step's params.json)."))
+    period = (summary or {}).get("per_period") or {}
+    if period.get("dates"):
+        blocks.append(Plot("items_per_day", items_per_day(period["dates"], period["counts"]),
+                           f"Items per {period['unit']} (UTC), the largest sources apart "
+                           f"(report/corpus.json)."))
+    elif summary is not None:
+        blocks.append(Absent("no publication dates in this corpus: no items-per-day figure"))
+    return Section("corpus", "The corpus at a glance", tuple(blocks))
+
+
+def _window(cal: dict) -> str:
+    """The calibration's date window in words, whichever field the run has."""
+    window = cal.get("window")
+    if isinstance(window, dict) and window.get("days") is not None:
+        return f"{window['days']:g} days" + (f" ({window['reason']})" if window.get("reason")
+                                             else "")
+    for days in (cal.get("window_days"), (cal.get("parameters") or {}).get("window_days")):
+        if days is not None:
+            return f"{days:g} days"
+    return "none: this calibration has no date window"
+
+
+def _series(cal: dict) -> str:
+    series = cal.get("series")
+    if not isinstance(series, dict):
+        return "not part of this calibration"
+    state = "on" if series.get("rule") else "off"
+    return (f"rule {state}; {number(series.get('found'))} series, "
+            f"{number(series.get('items'))} items")
+
+
+def _basis(cal: dict, which: str) -> str:
+    """What the interval of ``estimated_<which>`` is over, from the file or its method."""
+    estimate = cal.get(f"estimated_{which}") or {}
+    if estimate.get("basis"):
+        return str(estimate["basis"])
+    evidence = cal.get("evidence") or {}
+    method = cal.get("method")
+    if method == "labels":
+        return f"labelled pairs ({evidence.get('labels')}); bootstrap interval"
+    if which == "precision" and method == "decoys":
+        return (f"decoys ({evidence.get('decoys')}) among the pairs the dedupe compares; the "
+                f"interval spans the false merges the decoy rate allows")
+    if which == "recall":
+        return ("simulated rewrites of this corpus's items: the value is the share caught over "
+                "all word-retention levels, low and high the least and the most caught level "
+                "(a range over how hard a rewrite is, not a sampling interval)")
+    return "no estimate: this method gives no precision"
+
+
+def _estimate(cal: dict, which: str) -> str:
+    estimate = cal.get(f"estimated_{which}")
+    if not estimate or estimate.get("value") is None:
+        return "none at the threshold" if cal.get("recommended_threshold") is None else (
+            f"none ({_basis(cal, which)})")
+    return f"{interval(estimate)}, over {_basis(cal, which)}"
+
+
+def calibration_section(run: RunFolder) -> Section:
+    """The calibration: method, threshold, window, precision and recall with their bases."""
+    cal = run.json("calibration.json")
+    title = "The calibration"
+    if cal is None:
+        return Section("calibration", title, (Absent(
+            "no calibration.json in this run (`newsdedup calibrate FILE --name NAME` writes "
+            "it)"),))
+    method = str(cal.get("method") or "bound")
+    t = cal.get("recommended_threshold")
+    params = cal.get("parameters") or {}
+    setting = (f"{params.get('scorer', 'jaccard')} of character {params.get('n', '?')}-grams "
+               f"of the {params.get('text', 'title')}")
+    evidence = cal.get("evidence") or {}
+    band = cal.get("band")
+    rows = [("method", f"{method}: {METHODS.get(method, 'as calibration.json says')}"),
+            ("recommended threshold", "none" if t is None else f"{t:.2f} ({setting})"),
+            ("target precision", number(evidence.get("target_precision")
+                                        or cal.get("target_precision"), ".2f")),
+            ("date window", _window(cal)), ("series", _series(cal)),
+            ("estimated precision", _estimate(cal, "precision")),
+            ("estimated recall", _estimate(cal, "recall")),
+            ("unrelated-pair bound", number(cal.get("upper_bound"), ".3f")),
+            ("band", "none" if not band else f"({band[0]:.3f}, {band[1]:.3f}]")]
+    blocks: list[Block] = [Facts(tuple(rows))]
+    for text in (evidence.get("note"), cal.get("note"), cal.get("next")):
+        if text:
+            blocks.append(Text(str(text)))
+    if cal.get("rationale"):
+        blocks.append(Text(f"The bound's rationale: {cal['rationale']}"))
+    return Section("calibration", title, tuple(blocks))
+
+
+def _estimate_columns(curve: pd.DataFrame) -> list[tuple[str, str]]:
+    names = [("precision_measured", "precision (labels)"),
+             ("precision_holdout", "precision (hold-out)"),
+             ("decoy_precision", "precision (decoys)"), ("precision", "precision (estimated)"),
+             ("recall_measured", "recall (labels)"), ("recall_holdout", "recall (hold-out)"),
+             ("recall_sim", "recall (simulated)")]
+    if "decoy_precision" in curve:
+        names = [n for n in names if n[0] != "precision"]
+    return [(c, label) for c, label in names if c in curve and curve[c].notna().any()]
+
+
+def _sweep_rows(curve: pd.DataFrame, t: float | None) -> pd.DataFrame:
+    """Every 0.05 of the curve and the recommended threshold, estimates as ``v [lo, hi]``."""
+    grid = curve["threshold"].to_numpy()
+    on_step = (abs(grid * 20 - (grid * 20).round()) < 1e-6)
+    chosen = on_step | (abs(grid - t) < 1e-9 if t is not None else False)
+    rows = curve[chosen]
+    out = pd.DataFrame({"threshold": rows["threshold"].map(lambda x: f"{x:.2f}"),
+                        "items left": rows["items_left"].map(number)})
+    if "merged_pairs" in rows:
+        out["merged pairs"] = rows["merged_pairs"].map(number)
+    for col, label in _estimate_columns(curve):
+        out[label] = [interval({"value": v, "low": rows.get(f"{col}_low", pd.Series()).get(k),
+                                "high": rows.get(f"{col}_high", pd.Series()).get(k)})
+                      for k, v in rows[col].items()]
+    out[""] = ["recommended" if t is not None and abs(x - t) < 1e-9 else ""
+               for x in rows["threshold"]]
+    return out.reset_index(drop=True)
+
+
+def sweep_section(run: RunFolder) -> Section:
+    """Items left, merges, precision and recall per threshold, the recommended one marked."""
+    title = "The threshold sweep"
+    cal = run.json("calibration.json") or {}
+    t = cal.get("recommended_threshold")
+    target = (cal.get("evidence") or {}).get("target_precision")
+    curve = run.table("calibrate/precision_recall.csv")
+    if curve is None:
+        return Section("sweep", title, (Absent(
+            "no precision/recall curve in this run (calibrate/precision_recall.csv: "
+            "`newsdedup calibrate` writes it)"),))
+    blocks: list[Block] = [
+        Plot("sweep", sweep_curves(curve, t, target),
+             "Per threshold of the calibrated dedupe: (a) items left and merged pairs, (b) "
+             "precision with its interval, (c) recall (calibrate/precision_recall.csv)."),
+        Table(_sweep_rows(curve, t), "Every 0.05 of the sweep and the recommended threshold; "
+              "estimates as value [low, high]."),
+    ]
+    return Section("sweep", title, tuple(blocks))
+
+
+def scores_section(run: RunFolder) -> Section:
+    """The score distribution of all pairs, and the candidates against the decoys."""
+    cal = run.json("calibration.json") or {}
+    params = cal.get("parameters") or {}
+    histogram = run.table("measure/histogram.csv")
+    decoys = run.table("calibrate/decoy_pairs.csv")
+    reason = (cal.get("evidence") or {}).get("decoys") or "no decoy rule"
+    blocks: list[Block] = [Plot(
+        "scores", score_panels(histogram, decoys, str(params.get("scorer", "jaccard")),
+                               params.get("n"), cal.get("upper_bound"),
+                               cal.get("recommended_threshold"),
+                               no_decoys=f"no decoy table in this run:\n{reason}"),
+        "(a) Exact Jaccard of all pairs (measure/histogram.csv; a seeded sample of pairs on "
+        "large corpora, as measure.md says); (b) per score bin, the candidate pairs against "
+        "the unrelated pairs the decoys predict (calibrate/decoy_pairs.csv).")]
+    if histogram is None:
+        blocks.append(Absent("no score histogram in this run (measure/histogram.csv: "
+                             "`newsdedup measure --full` or `newsdedup run` writes it)"))
+    if decoys is None:
+        blocks.append(Absent(f"no decoy table in this run ({reason})"))
+    return Section("scores", "Score distributions: candidates against decoys", tuple(blocks))
+
+
+SERIES_COLUMNS = ("template", "source", "kind", "members", "count", "titles", "days", "first",
+                  "last", "example")
+
+
+def series_section(run: RunFolder) -> Section:
+    """The series and templates the calibration found (``calibrate/series.csv``)."""
+    title = "Series and templates"
+    table = run.table("calibrate/series.csv", nrows=20)
+    if table is None:
+        return Section("series", title, (Absent(
+            "no series table in this run (calibrate/series.csv: written by a calibration that "
+            "looks for recurring templates)"),))
+    total = run.rows("calibrate/series.csv")
+    shown = table[[c for c in SERIES_COLUMNS if c in table] or list(table.columns)]
+    return Section("series", title, (
+        Text(f"{number(total)} series found; the {len(shown)} largest:"),
+        Table(shown, "Series (calibrate/series.csv): the fixed part of the title, * where a "
+                     "slot varies, # for numbers.")))
+
+
+def _group_members(run: RunFolder, ids: set[str]) -> pd.DataFrame | None:
+    """The dedupe's rows of the groups holding ``ids``, read in chunks (bounded memory)."""
+    rel = "dedupe/items.csv"
+    if not run.has(rel):
+        return None
+    cols = ["id", "title", "source", "published_at", "group", "is_representative",
+            "score_to_rep"]
+    path = run.path / rel
+    head = pd.read_csv(path, nrows=0).columns
+    use = [c for c in cols if c in head]
+    groups: set = set()
+    for chunk in pd.read_csv(path, usecols=use, dtype={"id": str}, chunksize=200_000):
+        groups |= set(chunk.loc[chunk["id"].isin(ids), "group"])
+    parts = [chunk[chunk["group"].isin(groups)] for chunk in pd.read_csv(
+        path, usecols=use, dtype={"id": str}, chunksize=200_000)]
+    return pd.concat(parts, ignore_index=True) if parts else None
+
+
+BIN_WORDS = {"below": "Just below the threshold: pairs a lower threshold would merge",
+             "at": "At the threshold: the least certain merges",
+             "above": "Just above the threshold"}
+
+
+def groups_section(run: RunFolder) -> Section:
+    """Sampled pairs and their merged groups just below, at and just above the threshold."""
+    title = "Merged groups around the threshold"
+    cal = run.json("calibration.json") or {}
+    t = cal.get("recommended_threshold")
+    near = run.table(NEAR_FILE, dtype={"id_i": str, "id_j": str})
+    if t is None or near is None:
+        why = ("the calibration recommends no threshold, so nothing was merged" if t is None
+               else "no near-threshold sample in this run (report/near_pairs.csv: "
+                    "`newsdedup run` writes it when the dedupe runs)")
+        blocks: list[Block] = [Absent(why)]
+        top = run.table("measure/top_pairs.csv", nrows=10, dtype={"id_i": str, "id_j": str})
+        if top is not None:
+            keep = [c for c in ("rank", "score", "title_i", "title_j") if c in top]
+            blocks.append(Table(top[keep], "The highest-scoring pairs of the corpus, the first "
+                                "a threshold would merge (measure/top_pairs.csv).",
+                                {"score": ".3f"}))
+        return Section("groups", title, tuple(blocks))
+    members = _group_members(run, set(near["id_i"]) | set(near["id_j"]))
+    group_of = {} if members is None else dict(zip(members["id"].astype(str), members["group"],
+                                                   strict=True))
+    blocks = [Text(f"Pairs the calibrated dedupe compares, sampled (seed 0) in score bins of "
+                   f"width 0.05 around the threshold {t:.2f}; \"merged\" says whether the two "
+                   f"items ended in one group (report/near_pairs.csv, dedupe/items.csv).")]
+    for name, words in BIN_WORDS.items():
+        rows = near[near["bin"] == name]
+        if not len(rows):
+            blocks.append(Absent(f"{words}: no pair in this bin"))
+            continue
+        same = [group_of.get(a) is not None and group_of.get(a) == group_of.get(b)
+                for a, b in zip(rows["id_i"], rows["id_j"], strict=True)]
+        shown = rows[["score", "title_i", "title_j"]].assign(merged=["yes" if s else "no"
+                                                                     for s in same])
+        blocks.append(Table(shown.reset_index(drop=True), words + ".", {"score": ".3f"}))
+        if name != "below" and members is not None and any(same):
+            first = rows[same].iloc[0]
+            group = members[members["group"] == group_of[first["id_i"]]].head(8)
+            keep = [c for c in ("title", "source", "published_at", "is_representative",
+                                "score_to_rep") if c in group]
+            blocks.append(Table(group[keep].reset_index(drop=True),
+                                f"One merged group of this bin ({len(group)} items shown).",
+                                {"score_to_rep": ".3f"}))
+    return Section("groups", title, tuple(blocks))
+
+
+def crosshost_section(run: RunFolder) -> Section:
+    """The hosts studied, where they came from, and the cross-host pairs."""
+    title = "Cross-host pairs"
+    record = run.json("crosshost/crosshost.json")
+    if record is None:
+        return Section("crosshost", title, (Absent(
+            "no cross-host study in this run (`newsdedup crosshost` writes it)"),))
+    params, summary = record.get("params") or {}, record.get("summary") or {}
+    how = params.get("hosts_from") or "given (--hosts, or the pinned archive's published pair)"
+    rows = [("hosts studied", ", ".join(map(str, params.get("hosts") or [])) or "none"),
+            ("where they come from", how), ("date window", f"{params.get('window_days')} days")]
+    if summary.get("note"):
+        return Section("crosshost", title, (Facts(tuple(rows)), Absent(summary["note"])))
+    rows += [("cross pairs", number(summary.get("cross_pairs"))),
+             ("within the window", number(summary.get("in_window"))),
+             ("highest cross score", number(summary.get("max_score"), ".3f")),
+             ("above the unrelated-pair bound", number(summary.get("above_upper_bound")))]
+    blocks: list[Block] = [Facts(tuple(rows))]
+    top = run.table("crosshost/cross_pairs.csv", nrows=10)
+    if top is not None and not len(top):
+        blocks.append(Absent("no cross pairs: the hosts studied hold no two items on different "
+                             "hosts"))
+    elif top is not None:
+        keep = [c for c in ("score", "days_apart", "host_i", "title_i", "host_j", "title_j")
+                if c in top]
+        blocks.append(Table(top[keep], "The best cross pairs (crosshost/cross_pairs.csv).",
+                            {"score": ".3f", "days_apart": ".1f"}))
+    return Section("crosshost", title, tuple(blocks))
+
+
+def files_section(run: RunFolder) -> Section:
+    """What the run holds and how to look further."""
+    manifest = run.json("run.json")
+    blocks: list[Block] = []
+    if manifest is None:
+        blocks.append(Absent("no run.json: not a complete `newsdedup run` (single steps, or a "
+                             "run that did not finish)"))
+    else:
+        blocks.append(Text(f"`newsdedup {manifest.get('command', 'run')}` wrote "
+                           f"{len(manifest.get('files') or [])} files into this folder "
+                           f"(run.json lists them)."))
+    blocks.append(Text(f"Rewrite this page: `newsdedup report {run.path}`. The figures one by "
+                       f"one: `newsdedup figures {run.path}`. The notebooks on this run: "
+                       f"`python -m newsdedup.runs.notebooks --run-dir {run.path}`."))
+    return Section("files", "This run's files", tuple(blocks))
+
+
+def headline(run: RunFolder) -> str:
+    """One line of key numbers: items, threshold, method, items left, precision."""
+    meta = _corpus_meta(run) or {}
+    cal = run.json("calibration.json") or {}
+    t = cal.get("recommended_threshold")
+    parts = [f"{number(meta.get('items'))} items"]
+    if t is None:
+        parts.append(f"no threshold recommended (method {cal.get('method', 'n/a')})")
+        return "; ".join(parts)
+    parts.append(f"threshold {t:.2f} (method {cal.get('method', 'n/a')})")
+    dedupe = run.json("dedupe/dedupe.json") or {}
+    if dedupe.get("kept") is not None:
+        parts.append(f"{number(dedupe['kept'])} items kept, "
+                     f"{number(dedupe.get('merged_groups'))} merged groups")
+    parts.append(f"precision {interval(cal.get('estimated_precision'))}")
+    return "; ".join(parts)
+
+
+SECTIONS: dict[str, Callable[[RunFolder], Section]] = {
+    "corpus": corpus_section,
+    "calibration": calibration_section,
+    "sweep": sweep_section,
+    "scores": scores_section,
+    "series": series_section,
+    "groups": groups_section,
+    "crosshost": crosshost_section,
+    "files": files_section,
+}
+"""Section key -> the function building it, in reading order."""
