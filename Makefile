@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: help install reproduce measure calibrate crosshost eval eval-full dedupe figures notebooks lab test lint bench bench-scale bench-kernels join fetch clean
+.PHONY: browser help install reproduce measure calibrate crosshost eval eval-full dedupe figures notebooks lab test lint bench bench-scale bench-kernels join fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -82,7 +82,13 @@ notebooks: $(STAMP)  ## execute every notebook headless; regenerates every figur
 lab: $(STAMP)  ## open the notebooks in JupyterLab
 	$(BIN)/jupyter lab notebooks
 
-test: $(STAMP)  ## lint (ruff, docstring rules), type check (mypy) and the test suite
+# The report test opens the report in Debian's headless Chromium; installed when missing
+# (CI runs `make test` as root on a fresh machine). NEWSDEDUP_CHROMIUM names another binary.
+browser:  ## install Debian's chromium for the report's rendering test, when missing
+	@command -v chromium >/dev/null 2>&1 || test -n "$$NEWSDEDUP_CHROMIUM" || \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+test: $(STAMP) browser  ## lint (ruff, docstring rules), type check (mypy) and the test suite
 	$(BIN)/ruff check src tests bench measure calibrate notebooks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest

@@ -1,8 +1,9 @@
 """User runs shared by the end-to-end tests, and a headless Chromium to open their reports.
 
 The user runs are what a new user makes of the shared real feeds: a Korean
-feed with URLs, sources and dates (every 14th item of ``knews-rss-big3``,
-spanning nine days, so the decoys apply) and an English title list with no
+feed with URLs, sources and dates (the first 700 and the last 300 items of
+``knews-rss-big3``, eight days apart, so the decoys apply and recommend a
+threshold: the dedupe runs) and an English title list with no
 URL and no source (``reuters21578-titles``: no host information). They are
 written once per session by ``newsdedup run`` into a temporary root, with
 fewer simulation trials: the report and the notebooks need every table, the
@@ -35,6 +36,11 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--hide-scrollbars", "--force-device-scale-factor=1"]
 
 
+def knews_sample(lines: list[str]) -> list[str]:
+    """The lines of the Korean user run: the first 700 and the last 300 (eight days later)."""
+    return lines[:700] + lines[-300:]
+
+
 def _run(args: list[str]) -> None:
     assert cli.main([*args, "--quiet"]) == 0, args
 
@@ -46,7 +52,7 @@ def user_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     corpora = tmp_path_factory.mktemp("user-corpora")
     lines = paths.shared_corpus_file(*KNEWS).read_text(encoding="utf-8").splitlines()
     knews = corpora / "knews-sample.jsonl"
-    knews.write_text("\n".join(lines[::14]) + "\n", encoding="utf-8")
+    knews.write_text("\n".join(knews_sample(lines)) + "\n", encoding="utf-8")
     rows = paths.shared_corpus_file(*REUTERS).read_text(encoding="utf-8").splitlines()
     reuters = corpora / "reuters-sample.csv"
     reuters.write_text("\n".join(rows[:301]) + "\n", encoding="utf-8")

@@ -144,6 +144,8 @@ def font_face_css(text: str) -> str:
     options = subset.Options()
     options.name_IDs = ["*"]  # keep the family name and the OFL notice
     options.notdef_outline = True
+    # The hinting program's source tables (Visual TrueType): no use to a browser.
+    options.drop_tables += ["TSI0", "TSI1", "TSI2", "TSI3", "TSI5"]
     subsetter = subset.Subsetter(options=options)
     subsetter.populate(unicodes=codes)
     subsetter.subset(font)

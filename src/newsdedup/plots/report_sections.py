@@ -383,18 +383,19 @@ def crosshost_section(run: RunFolder) -> Section:
 
 def files_section(run: RunFolder) -> Section:
     """What the run holds and how to look further."""
-    manifest = run.json("run.json")
-    blocks: list[Block] = []
-    if manifest is None:
-        blocks.append(Absent("no run.json: not a complete `newsdedup run` (single steps, or a "
-                             "run that did not finish)"))
-    else:
-        blocks.append(Text(f"`newsdedup {manifest.get('command', 'run')}` wrote "
-                           f"{len(manifest.get('files') or [])} files into this folder "
-                           f"(run.json lists them)."))
-    blocks.append(Text(f"Rewrite this page: `newsdedup report {run.path}`. The figures one by "
-                       f"one: `newsdedup figures {run.path}`. The notebooks on this run: "
-                       f"`python -m newsdedup.runs.notebooks --run-dir {run.path}`."))
+    steps = {"measure": "measure/params.json", "calibrate": "calibrate/params.json",
+             "crosshost": "crosshost/crosshost.json", "dedupe": "dedupe/dedupe.json",
+             "signals": "signals/params.json"}
+    held = [k for k, rel in steps.items() if run.has(rel)]
+    missing = [k for k in steps if k not in held]
+    blocks: list[Block] = [Text(
+        f"This run holds the tables of: {', '.join(held) or 'no step'}"
+        + (f"; not run: {', '.join(missing)}." if missing else "."))]
+    # The folder's name only: the page must not change with where the run was written.
+    where = f"results/{run.name}"
+    blocks.append(Text(f"Rewrite this page: `newsdedup report {where}` (this run's folder). The "
+                       f"figures one by one: `newsdedup figures {where}`. The notebooks on this "
+                       f"run: `python -m newsdedup.runs.notebooks --run-dir {where}`."))
     return Section("files", "This run's files", tuple(blocks))
 
 

@@ -106,7 +106,8 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     (and says why) when calibration found no threshold band: a threshold is
     never invented. Each step's wall time and the peak RSS go to the console
     and to ``<out>/<name>/timings.json`` (git-ignored), with the number of
-    items each step's outputs hold; a step whose outputs lose or invent an item stops the run (:class:`StepClock`).
+    items each step's outputs hold; a step whose outputs lose or invent an
+    item stops the run (:class:`StepClock`).
 
     Args:
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
