@@ -1,25 +1,38 @@
-"""Notebooks: committed without outputs, free of logic, and they run against real results.
+"""Notebooks: committed without outputs, free of logic, and they run on any run folder.
 
 The results are generated once per session with the ``newsdedup run`` command
-into a temporary root; the kernels find them through ``NEWSDEDUP_RESULTS``,
-which :mod:`newsdedup.paths` reads at import. The run is shortened (fewer
+into temporary roots: the pinned archive's, and the user runs of
+``tests/e2e/conftest.py`` (a Korean feed with signals, a title list without
+hosts) and a user's labelled pair study for notebook 07. Every notebook is
+executed on each with ``python -m newsdedup.runs.notebooks --run-dir RUN``,
+which injects ``RUN_DIR`` after the papermill-style parameters cell and writes
+the executed copies to ``RUN/notebooks/``. The runs are shortened (fewer
 simulation trials and permutation counts) because the notebooks only need
 every table to exist; the numbers themselves are tested elsewhere.
 """
 
 from __future__ import annotations
 
-import shutil
+import csv
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 
 from newsdedup import cli, paths
 from newsdedup.plots import signals as signal_figures
 from newsdedup.plots import write
 from newsdedup.plots.results import load_results
-from newsdedup.runs.notebooks import NOTEBOOKS_DIR, clear_outputs, execute_all, main, notebook_paths
+from newsdedup.runs.notebooks import (
+    NOTEBOOKS_DIR,
+    clear_outputs,
+    execute_all,
+    inject,
+    main,
+    needs,
+    notebook_paths,
+)
 
 EXPECTED = [
     "01-score-distribution.ipynb",
@@ -35,8 +48,9 @@ PLOT_CALLS = {
     "02-minhash-error.ipynb": "measure.minhash_error(",
     "03-sensitivity.ipynb": "calibrate.sensitivity_curves(",
     "04-threshold-sweep.ipynb": "calibrate.threshold_sweep(",
-    "05-cross-host.ipynb": "crosshost.cross_host_scores(",
-    "06-ngram-sweep.ipynb": "measure.ngram_sweep(",
+    # Drawn only when the run has their tables (hosts; a non-empty n-gram sweep).
+    "05-cross-host.ipynb": 'write.figure(results, "cross_host")',
+    "06-ngram-sweep.ipynb": 'write.figure(results, "ngram_sweep")',
     "08-signals.ipynb": "signal_figures.score_vs_gap(",
 }
 PLOT_KEYS = {
@@ -51,7 +65,7 @@ PLOT_KEYS = {
 SAVED = {name: Path("figures") / write.FIGURE_FILES[key] for name, key in PLOT_KEYS.items()} | {
     "08-signals.ipynb": Path("signals") / signal_figures.FIGURE_FILE}
 # How a notebook reads its results, when not through newsdedup.plots.results.load_results.
-LOADS = {"08-signals.ipynb": "load_signals(NAME)"}
+LOADS = {"08-signals.ipynb": "load_signals_run(RUN_DIR)"}
 # Figures each notebook shows (and saves): the threshold notebook adds the calibration
 # evidence and the dedupe sweep.
 FIGURE_COUNT = {name: 1 for name in PLOT_CALLS} | {"04-threshold-sweep.ipynb": 3}
@@ -86,10 +100,12 @@ def test_notebook_only_loads_and_calls_figures(name: str) -> None:
     assert nb.cells[0].cell_type == "markdown"
     intro = nb.cells[0].source
     assert "make reproduce" in intro and "CORPUS=" in intro and "NAME=" in intro
+    assert "--run-dir results/my-feed" in intro
     code = _code(nb)
-    assert code[0].startswith(f'NAME = "{paths.PALDYN.name}"')
+    assert code[0].startswith("RUN_DIR = None")
+    assert nb.cells[1].metadata["tags"] == ["parameters"] and needs(NOTEBOOKS_DIR / name)
     joined = "\n".join(code)
-    assert LOADS.get(name, "load_results(NAME)") in joined
+    assert LOADS.get(name, "load_run(RUN_DIR)") in joined
     assert PLOT_CALLS[name] in joined
     # "Notebooks are for exploration and communication": no functions, classes or
     # plotting code of their own; all of that lives in newsdedup.plots.
@@ -136,20 +152,89 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def executed(results_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Copies of the notebooks executed in place by ``python -m newsdedup.runs.notebooks``."""
-    folder = tmp_path_factory.mktemp("notebooks")
-    # Those that read the pinned corpus's results (07 reads results/*/eval and is
-    # executed by tests/test_eval_figures.py against the committed tables).
-    for path in notebook_paths(NOTEBOOKS_DIR):
-        if path.name in EXPECTED:
-            shutil.copy(path, folder / path.name)
-    with pytest.MonkeyPatch.context() as mp:
-        # The kernel is a child process: it inherits this and resolves results/ from it.
-        mp.setenv("NEWSDEDUP_RESULTS", str(results_root))
+def pair_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user's labelled pairs (200 KorSTS news pairs) through ``evaluate-pairs --pairs``."""
+    root = tmp_path_factory.mktemp("pair-study")
+    dev = pd.read_csv(paths.shared_corpus_file("korsts", "sts-dev.tsv"), sep="\t",
+                      quoting=csv.QUOTE_NONE)
+    dev[dev.genre == "main-news"].head(200)[["sentence1", "sentence2", "score"]].to_csv(
+        root / "my-pairs.csv", index=False)
+    assert cli.main(["evaluate-pairs", "--pairs", str(root / "my-pairs.csv"), "--columns",
+                     "a=sentence1,b=sentence2,score=score", "--name", "my-pairs", "--out",
+                     str(root), "--embeddings", "none", "--resamples", "50", "--quiet"]) == 0
+    return root / "my-pairs"
+
+
+RUNS = ["pinned", "knews-sample", "reuters-sample"]
+"""The runs every notebook is executed on (07 on the pair study instead)."""
+
+
+@pytest.fixture(scope="session")
+def run_dirs(results_root: Path, user_root: Path, pair_study: Path) -> dict[str, Path]:
+    """Each run folder, executed: its notebooks written to ``<run>/notebooks/``."""
+    dirs = {"pinned": results_root / paths.PALDYN.name, "knews-sample": user_root / "knews-sample",
+            "reuters-sample": user_root / "reuters-sample", "my-pairs": pair_study}
+    for key, run in dirs.items():
+        # The pinned run also rewrites its calibration, as notebook 04 can.
+        more = ["-p", "RECALIBRATE_FROM", "pinned"] if key == "pinned" else []
         # Three kernels at once: start-up dominates and overlaps (about 2x faster).
-        assert main([str(folder), "--jobs", "3"]) == 0
-    return folder
+        assert main([str(NOTEBOOKS_DIR), "--run-dir", str(run), *more, "--jobs", "3"]) == 0, key
+    return dirs
+
+
+@pytest.fixture(scope="session")
+def executed(run_dirs: dict[str, Path]) -> Path:
+    """The pinned run's executed notebooks."""
+    return run_dirs["pinned"] / "notebooks"
+
+
+def test_run_dir_executes_what_applies_and_skips_the_rest(run_dirs: dict[str, Path]):
+    made = {key: sorted(p.name for p in (run / "notebooks").glob("*.ipynb"))
+            for key, run in run_dirs.items()}
+    assert made["pinned"] == made["knews-sample"] == EXPECTED  # both have signals/
+    assert made["reuters-sample"] == [n for n in EXPECTED if n != "08-signals.ipynb"]
+    assert made["my-pairs"] == ["07-labelled-evaluation.ipynb"]
+
+
+def test_inject_sets_only_the_declared_parameters():
+    nb = _read(NOTEBOOKS_DIR / "04-threshold-sweep.ipynb")
+    inject(nb, {"RUN_DIR": "/x/run", "RECALIBRATE_FROM": None, "NOT_A_PARAMETER": 1})
+    (cell,) = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert cell.source == "RUN_DIR = '/x/run'\nRECALIBRATE_FROM = None"
+    assert nb.cells.index(cell) == 2  # right after the parameters cell
+
+
+def _executed_ok(nb: nbformat.NotebookNode, run: Path) -> list:
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert all(c.execution_count is not None for c in nb.cells if c.cell_type == "code")
+    # It read the run it was given, not the checkout's results/.
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert str(run) in printed
+    return outputs
+
+
+@pytest.mark.parametrize("key", ["knews-sample", "reuters-sample"])
+def test_every_notebook_runs_on_a_user_run(run_dirs: dict[str, Path], key: str):
+    run = run_dirs[key]
+    for path in sorted((run / "notebooks").glob("*.ipynb")):
+        outputs = _executed_ok(_read(path), run)
+        images = [o for o in outputs if "image/png" in o.get("data", {})]
+        printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+        if path.name == "05-cross-host.ipynb" and key == "reuters-sample":
+            assert not images and "no host information" in printed
+            assert not (run / "figures" / "cross_host.png").exists()
+        elif path.name == "04-threshold-sweep.ipynb" and not (run / "dedupe").is_dir():
+            # No threshold, no dedupe: its sweep is not drawn, and the notebook says why.
+            assert len(images) == 2 and "dedupe_sweep: not drawn" in printed
+        else:
+            assert len(images) == FIGURE_COUNT[path.name], path.name
+
+
+def test_notebook_07_runs_on_a_users_pair_study(run_dirs: dict[str, Path]):
+    run = run_dirs["my-pairs"]
+    outputs = _executed_ok(_read(run / "notebooks" / "07-labelled-evaluation.ipynb"), run)
+    assert len([o for o in outputs if "image/png" in o.get("data", {})]) >= 6
 
 
 def test_results_load_and_figures_write(results_root: Path) -> None:
@@ -163,12 +248,7 @@ def test_results_load_and_figures_write(results_root: Path) -> None:
 @pytest.mark.parametrize("name", EXPECTED)
 def test_notebook_runs_without_errors(executed: Path, results_root: Path, name: str) -> None:
     nb = _read(executed / name)
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
-    assert not [o for o in outputs if o.output_type == "error"]
-    assert all(c.execution_count is not None for c in nb.cells if c.cell_type == "code")
-    # It read the temporary results, not the checkout's results/.
-    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert str(results_root / paths.PALDYN.name) in printed
+    outputs = _executed_ok(nb, results_root / paths.PALDYN.name)
     # Each plot cell rendered its figure exactly once (no duplicate from an implicit show).
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) == FIGURE_COUNT[name]
@@ -187,6 +267,7 @@ def test_clearing_an_executed_notebook_gives_back_the_committed_file(executed: P
                                                                       name: str) -> None:
     # `make notebooks` then `python -m newsdedup.runs.notebooks --clear` must leave no diff.
     copy = executed.parent / f"cleared-{name}"
-    shutil.copy(executed / name, copy)
-    nbformat.write(clear_outputs(_read(copy)), copy)
+    nb = _read(executed / name)
+    nb.cells = [c for c in nb.cells if "injected-parameters" not in c.metadata.get("tags", [])]
+    nbformat.write(clear_outputs(nb), copy)
     assert copy.read_bytes() == (NOTEBOOKS_DIR / name).read_bytes()

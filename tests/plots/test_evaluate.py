@@ -94,12 +94,20 @@ def test_notebook_07_is_committed_clean_and_only_calls_the_package() -> None:
     nb = nbformat.read(NOTEBOOK, as_version=4)
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert nb.cells[0].cell_type == "markdown" and "make eval" in nb.cells[0].source
-    assert code[0].startswith('NAME = "korsts"')
+    # The papermill-style parameters cell: the pair study's folder, None for the committed one.
+    assert "parameters" in nb.cells[1].metadata["tags"] and "\nRUN_DIR = None" in code[0]
     assert all(c.outputs == [] and c.execution_count is None
                for c in nb.cells if c.cell_type == "code")
     joined = "\n".join(code)
     for forbidden in ("def ", "class ", "import matplotlib", "plt.", "read_csv", "savefig"):
         assert forbidden not in joined, forbidden
+
+
+def test_cut_offs_are_those_of_the_study() -> None:
+    summary = load_eval("korsts").table("summary")
+    first, last = eval_figures.cut_offs(summary)
+    assert first == tuple(summary[["same_at", "different_at"]].iloc[0])
+    assert last == tuple(summary[["same_at", "different_at"]].iloc[-1]) and first != last
 
 
 def test_notebook_07_runs_against_the_committed_tables(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -55,8 +56,11 @@ def test_write_all_names_a_missing_table(tmp_path: Path, toy) -> None:
     with pytest.raises(FileNotFoundError, match=r"toy/signals/host_pairs\.csv not found"):
         write.write_all("toy", tmp_path, which=("corpus", "signals"))
     (base / "calibrate" / "sweep.csv").unlink()
-    with pytest.raises(FileNotFoundError, match=r"toy/calibrate/sweep\.csv not found"):
-        write.write_all("toy", tmp_path, which=("corpus",))
+    said: list[str] = []
+    written = write.write_all("toy", tmp_path, which=("corpus",), progress=said.append)
+    assert "threshold_sweep.png" not in [p.name for p in written]
+    assert len(said) == 1 and re.search(r"threshold_sweep not drawn: .*toy/calibrate/sweep\.csv "
+                                        r"not found", said[0])
     with pytest.raises(FileNotFoundError, match=r"korsts/eval/\*\.csv not found.*make eval"):
         write.write_all("toy", tmp_path, which=("eval",))
 

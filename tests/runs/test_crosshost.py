@@ -39,3 +39,44 @@ def test_a_date_error_of_a_changed_table_names_the_file_and_writes_nothing(tmp_p
                                          r"records, 0 rejected"):
         run_crosshost(corpus, "feed", tmp_path / "out", OPTIONS, echo=False)
     assert not (tmp_path / "out" / "feed").exists()
+
+
+def _load(tmp_path, text: str):
+    path = tmp_path / "feed.csv"
+    path.write_text(text, encoding="utf-8")
+    return load_corpus(path)
+
+
+def test_without_hosts_the_corpus_uses_its_own_url_hosts(tmp_path):
+    corpus = _load(tmp_path, ROWS.replace("yesterday", "2026-05-03"))
+    rep = run_crosshost(corpus, "feed", tmp_path / "out", echo=False)
+    record = json.loads((tmp_path / "out/feed/crosshost/crosshost.json").read_text("utf-8"))
+    assert record["params"]["hosts"] == ["b.example", "a.example"]  # most items first
+    assert record["params"]["hosts_from"].startswith("the corpus's URL hosts: all 2")
+    assert rep.n_cross == 2  # a x b twice
+    assert (tmp_path / "out/feed/crosshost/score_days.csv").is_file()
+
+
+def test_a_corpus_without_url_or_source_has_no_host_information(tmp_path):
+    corpus = _load(tmp_path, "id,title,published_at\na,진천군 돌봄,2026-05-01\n"
+                             "b,화성시 화재,2026-05-02\n")
+    run_crosshost(corpus, "feed", tmp_path / "out", echo=False)
+    folder = tmp_path / "out/feed/crosshost"
+    record = json.loads((folder / "crosshost.json").read_text("utf-8"))
+    assert record["summary"]["note"] == ("crosshost: no host information: the corpus has no URLs "
+                                         "and no source column")
+    assert record["params"]["hosts"] == [] and record["summary"]["cross_pairs"] == 0
+    assert not (folder / "cross_pairs.csv").exists() and not (folder / "score_days.csv").exists()
+    assert "no host information" in (folder / "crosshost.md").read_text("utf-8")
+
+
+def test_sources_stand_in_for_urls(tmp_path):
+    corpus = _load(tmp_path, "id,title,source,published_at\na,진천군 스마트 돌봄 착수,조선,"
+                             "2026-05-01\nb,진천군 스마트돌봄 본격화,동아,2026-05-01\n")
+    run_crosshost(corpus, "feed", tmp_path / "out", echo=False)
+    folder = tmp_path / "out/feed/crosshost"
+    record = json.loads((folder / "crosshost.json").read_text("utf-8"))
+    assert record["params"]["host_column"] == "source"
+    assert record["params"]["hosts"] == ["조선", "동아"] and record["summary"]["cross_pairs"] == 1
+    assert "the source column: the corpus has no URLs" in (folder / "crosshost.md").read_text(
+        "utf-8")

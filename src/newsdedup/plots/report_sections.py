@@ -383,7 +383,7 @@ def crosshost_section(run: RunFolder) -> Section:
 
 def files_section(run: RunFolder) -> Section:
     """What the run holds and how to look further."""
-    steps = {"measure": "measure/params.json", "calibrate": "calibrate/params.json",
+    steps = {"measure": "measure/summary.csv", "calibrate": "calibrate/sweep.csv",
              "crosshost": "crosshost/crosshost.json", "dedupe": "dedupe/dedupe.json",
              "signals": "signals/params.json"}
     held = [k for k, rel in steps.items() if run.has(rel)]

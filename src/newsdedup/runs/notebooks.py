@@ -110,7 +110,6 @@ def inject(nb: nbformat.NotebookNode, values: dict[str, object]) -> nbformat.Not
     lines = [f"{k} = {v!r}" for k, v in values.items() if k in names]
     cell = nbformat.v4.new_code_cell("\n".join(lines))
     cell.metadata["tags"] = ["injected-parameters"]
-    cell.pop("id", None)
     nb.cells.insert(where + 1, cell)
     return nb
 
