@@ -15,9 +15,9 @@ from fontTools.ttLib import TTFont
 from matplotlib.figure import Figure
 
 from newsdedup.plots import fonts, report_figures
-from newsdedup.plots.report import Absent, Facts, Plot, RunFolder, Table, build_report
+from newsdedup.plots.report import Absent, Facts, Plot, RunFolder, Table
 from newsdedup.plots.report_page import html_page, markdown_page
-from newsdedup.plots.report_sections import SECTIONS, calibration_section
+from newsdedup.plots.report_sections import SECTIONS, build_report, calibration_section
 
 
 def _texts(section) -> str:

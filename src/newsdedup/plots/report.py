@@ -1,4 +1,4 @@
-"""The run report: what one run folder holds, as sections of text, tables and figures.
+"""The run report's model: a run folder's reader, and sections of text, tables and figures.
 
 ``newsdedup report RUN_DIR`` (and ``newsdedup run`` at its end) turns a run
 folder into one page that answers "which threshold, how many items left, how
@@ -6,6 +6,7 @@ sure, and show me the merges" (:mod:`newsdedup.runs.report` writes it;
 :mod:`newsdedup.plots.report_page` renders it as HTML and Markdown).
 
 Every section is its own function of :mod:`newsdedup.plots.report_sections`
+(whose :func:`~newsdedup.plots.report_sections.build_report` builds them all)
 that reads what the folder holds through :class:`RunFolder` and returns a
 :class:`Section`. A file the section needs but the run did not write is not an
 error: the section says so in words ("no series table in this run") and what
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -205,32 +205,3 @@ class Report:
     def plots(self) -> list[Plot]:
         """Every figure of the report, in order."""
         return [b for s in self.sections for b in s.blocks if isinstance(b, Plot)]
-
-
-def build_report(run_dir: Path, sections: Sequence[str] | None = None) -> Report:
-    """Read a run folder into its report.
-
-    Args:
-        run_dir: The run folder (``<out>/<name>/``).
-        sections: Keys of :data:`newsdedup.plots.report_sections.SECTIONS` to build;
-            default all.
-
-    Returns:
-        The :class:`Report`.
-
-    Raises:
-        FileNotFoundError: ``run_dir`` is not a folder.
-        ValueError: An unknown section key, or a JSON file of the run is unreadable.
-    """
-    from newsdedup.plots.report_sections import SECTIONS, headline
-
-    run = RunFolder(Path(run_dir))
-    if not run.path.is_dir():
-        raise FileNotFoundError(f"{run.path} is not a run folder (newsdedup run FILE --name NAME "
-                                "writes one under results/)")
-    keys = list(SECTIONS) if sections is None else list(sections)
-    unknown = [k for k in keys if k not in SECTIONS]
-    if unknown:
-        raise ValueError(f"unknown report sections {unknown}; sections: {', '.join(SECTIONS)}")
-    return Report(name=run.name, headline=headline(run),
-                  sections=tuple(SECTIONS[k](run) for k in keys))

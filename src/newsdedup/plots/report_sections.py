@@ -9,7 +9,8 @@ nothing is recomputed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -18,6 +19,7 @@ from newsdedup.plots.report import (
     Block,
     Facts,
     Plot,
+    Report,
     RunFolder,
     Section,
     Table,
@@ -428,3 +430,30 @@ SECTIONS: dict[str, Callable[[RunFolder], Section]] = {
     "files": files_section,
 }
 """Section key -> the function building it, in reading order."""
+
+
+def build_report(run_dir: Path, sections: Sequence[str] | None = None) -> Report:
+    """Read a run folder into its report.
+
+    Args:
+        run_dir: The run folder (``<out>/<name>/``).
+        sections: Keys of :data:`newsdedup.plots.report_sections.SECTIONS` to build;
+            default all.
+
+    Returns:
+        The :class:`Report`.
+
+    Raises:
+        FileNotFoundError: ``run_dir`` is not a folder.
+        ValueError: An unknown section key, or a JSON file of the run is unreadable.
+    """
+    run = RunFolder(Path(run_dir))
+    if not run.path.is_dir():
+        raise FileNotFoundError(f"{run.path} is not a run folder (newsdedup run FILE --name NAME "
+                                "writes one under results/)")
+    keys = list(SECTIONS) if sections is None else list(sections)
+    unknown = [k for k in keys if k not in SECTIONS]
+    if unknown:
+        raise ValueError(f"unknown report sections {unknown}; sections: {', '.join(SECTIONS)}")
+    return Report(name=run.name, headline=headline(run),
+                  sections=tuple(SECTIONS[k](run) for k in keys))

@@ -185,8 +185,8 @@ def write_report(corpus, name: str, out: Path, source: Path | None = None,
         The HTML page's path.
     """
     from newsdedup.plots.fonts import korean_text
-    from newsdedup.plots.report import build_report
     from newsdedup.plots.report_page import html_page, markdown_page
+    from newsdedup.plots.report_sections import build_report
 
     target = out / name / REPORT_DIR
     source = Path(source) if source is not None else out / name
