@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from newsdedup import paths
@@ -34,7 +35,24 @@ def cmd_calibrate(args) -> None:
     from newsdedup.runs.calibrate import run_calibrate
 
     corpus, name = load(args)
-    run_calibrate(corpus, name, args.out, calibrate_options(args), progress)
+    run_calibrate(corpus, name, args.out, calibrate_options(args), progress,
+                  rerun=rerun_command(), shown_root=args.out)
+
+
+def rerun_command() -> list[str]:
+    """The command line as run, without a --labels/--gold it had (the next step adds one)."""
+    argv, out, skip = sys.argv[1:], ["newsdedup"], False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a in ("--labels", "--gold"):
+            skip = True
+            continue
+        if a.startswith(("--labels=", "--gold=")):
+            continue
+        out.append(a)
+    return out
 
 
 def cmd_label_sheet(args, corpus=None, name: str | None = None, folder: str = "calibrate"

@@ -118,7 +118,7 @@ def add_published_commands(sub) -> None:
     add_corpus_args(p)
     add_measure_args(p)
     add_calibrate_args(p)
-    add_crosshost_args(p)
+    add_crosshost_args(p, window=False)
     p.set_defaults(func=cmd_run)
 
 
