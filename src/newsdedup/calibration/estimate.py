@@ -133,26 +133,34 @@ def pooled_rates(k: np.ndarray, n: np.ndarray) -> np.ndarray:
 def _prior_means(pop: Population, cells: pd.DataFrame) -> np.ndarray:
     """Prior mean of every cell's share: its family's monotone fit over the score bins.
 
-    A family is the strata with one ``source`` and ``within_day`` setting;
-    within it the share of same-event pairs is taken not to fall as the score
-    rises (:func:`pooled_rates` over its strata, merged and unmerged pooled).
-    A family without labels takes the fit over all strata.
+    Merged and unmerged cells are fitted apart: whether the dedupe merges a pair
+    says much about it, so a merged cell borrows from other merged cells, never
+    from the unmerged pairs of its stratum. Within one merged status, a family
+    is the strata with one ``source`` and ``within_day`` setting, and the share
+    of same-event pairs is taken not to fall as the score rises
+    (:func:`pooled_rates`). A family without labels takes the fit over all
+    strata of its merged status.
     """
     strata = pop.strata
-    per = cells.groupby("stratum")[["labelled", "same"]].sum().reindex(strata["stratum"])
-    n, k = per["labelled"].to_numpy(np.float64), per["same"].to_numpy(np.float64)
     family = ([strata[c].astype(str) for c in ("source", "within_day") if c in strata.columns]
               or [pd.Series("", index=strata.index)])
     fam = pd.Series(list(zip(*family, strict=True)), index=strata.index)
-    score = strata["score_lo"] if "score_lo" in strata.columns else strata["stratum"]
-    means = np.empty(len(strata))
-    everything = np.argsort(score.to_numpy(), kind="stable")
-    overall = np.empty(len(strata))
-    overall[everything] = pooled_rates(k[everything], n[everything])
-    for _, rows in fam.groupby(fam, sort=False).groups.items():
-        rows = np.asarray(rows)[np.argsort(score.to_numpy()[rows], kind="stable")]
-        means[rows] = (pooled_rates(k[rows], n[rows]) if n[rows].sum() else overall[rows])
-    return np.repeat(means, 2)
+    score = (strata["score_lo"] if "score_lo" in strata.columns else strata["stratum"]).to_numpy()
+    out = np.empty(len(cells))
+    for merged in (False, True):
+        rows_of = np.flatnonzero(cells["merged"].to_numpy() == merged)  # stratum order
+        n = cells["labelled"].to_numpy(np.float64)[rows_of]
+        k = cells["same"].to_numpy(np.float64)[rows_of]
+        everything = np.argsort(score, kind="stable")
+        overall = np.empty(len(strata))
+        overall[everything] = pooled_rates(k[everything], n[everything])
+        means = overall.copy()
+        for _, members in fam.groupby(fam, sort=False).groups.items():
+            rows = np.asarray(members)[np.argsort(score[np.asarray(members)], kind="stable")]
+            if n[rows].sum():
+                means[rows] = pooled_rates(k[rows], n[rows])
+        out[rows_of] = means
+    return out
 
 
 def _cell_draws(cells: pd.DataFrame, prior: np.ndarray, draws: int,

@@ -49,6 +49,15 @@ import scipy.sparse as sp
 __all__ = ["SeriesConfig", "Series", "learn_series", "series_pairs", "title_tokens"]
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+# Weekday and month names vary in a recurring title as its numbers do ("fared Tuesday",
+# "7월 26일(화)"): they are masked as "@". Language vocabulary, not a corpus's: English full
+# and short names (word-bounded) and Korean weekdays, in full or as the one-syllable
+# abbreviation headlines put in brackets.
+_CALENDAR = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|"
+    r"thur|thurs|fri|sat|sun|january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b"
+    r"|[월화수목금토일]요일|(?<=[(（])[월화수목금토일](?=[)）])")
 # Token boundaries: whitespace and the separators headlines use between phrases
 # (commas, colons, bars, slashes, ellipses, middle dots in their common forms).
 _SEPARATORS = re.compile(r"[\s,，、:：|/·・･‧∙…]+|\.{3,}")
@@ -78,7 +87,9 @@ class SeriesConfig:
     its characters (``head_fixed_share`` when the head varies, since a
     subject such as a company name is often longer than the template;
     ``fixed_share`` otherwise). A varying tail is at most ``max_tail_tokens``
-    tokens: a longer varying tail is the content of a headline, not a slot.
+    tokens: a column's name or a robot table's heading followed by its topic of the
+    day (``[두근두근 뇌 운동] *``, ``7월 26일(화) 미국 증시 시황 *``), while a longer
+    varying tail is the content of a headline, not a slot.
 
     Attributes:
         min_members: Members a key needs.
@@ -107,7 +118,7 @@ class SeriesConfig:
     min_fixed_tokens: int = 2
     head_fixed_share: float = 0.3
     fixed_share: float = 0.5
-    max_tail_tokens: int = 2
+    max_tail_tokens: int = 4
     summary_agree: float = 0.5
     undated_repeat_hours: float = 12.0
 
@@ -130,15 +141,18 @@ class SeriesConfig:
 
 
 def title_tokens(title: str) -> list[str]:
-    """The tokens a template is made of: NFKC, case-folded, digit runs as ``#``.
+    """The tokens a template is made of: NFKC, case-folded, digit runs ``#``, weekdays ``@``.
 
     Examples:
         >>> title_tokens("U.K. MONEY MARKET GIVEN 85 MLN STG LATE HELP")[:5]
         ['u.k.', 'money', 'market', 'given', '#']
         >>> title_tokens("테슬라, 장중 3% 이상 급등")
         ['테슬라', '장중', '#%', '이상', '급등']
+        >>> title_tokens("How the Dow fared Tuesday"), title_tokens("7월 26일(화) 시황")
+        (['how', 'the', 'dow', 'fared', '@'], ['#월', '#일(@)', '시황'])
     """
     text = _DIGITS.sub("#", unicodedata.normalize("NFKC", title).casefold())
+    text = _CALENDAR.sub("@", text)
     return [t for t in _SEPARATORS.split(text) if t]
 
 
