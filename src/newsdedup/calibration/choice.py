@@ -29,14 +29,16 @@ import math
 
 import pandas as pd
 
-__all__ = ["Choice", "from_labels", "interval", "without_labels"]
+__all__ = ["Choice", "from_labels", "interval", "with_holdout", "without_labels"]
 
 Choice = dict
 """``{"method", "threshold", "target", "precision", "recall", "note", "next",
 "more_labels"}``: ``precision`` and ``recall`` as :func:`interval` gives them;
 ``note`` why, in words; ``next`` the command to run next (filled in by the
 orchestrator, which knows the sheet), or None; ``more_labels`` whether labels
-can change the choice."""
+can change the choice. With a labelled hold-out (:func:`with_holdout`) also
+``loop_precision``, ``loop_recall`` (the loop's own estimates) and
+``holdout_confirms``."""
 
 
 def interval(row: pd.Series | None, prefix: str, basis: str) -> dict:
@@ -170,3 +172,44 @@ def without_labels(decoys: pd.DataFrame | None, check: dict | None, decoy_basis:
                  "calibration drew, then rerun it with them.")
     return {"method": "declined", "threshold": None, "target": target, "precision": none,
             "recall": none, "note": " ".join(notes), "next": None, "more_labels": True}
+
+
+def with_holdout(choice: Choice, curve: pd.DataFrame, basis: str) -> Choice:
+    """The choice restated on a labelled hold-out.
+
+    The loop picked its threshold where its own labels looked good enough, so
+    its estimate there leans optimistic; the hold-out's labels chose nothing.
+    Once a hold-out is labelled, its estimate (``precision_holdout``, the
+    loop's labelled pairs counted as they are) becomes the stated precision
+    and recall, the loop's own stay under ``loop_precision`` and
+    ``loop_recall``, and ``holdout_confirms`` says whether the hold-out's
+    interval lies at or above the target. The threshold does not move: a
+    threshold chosen on the hold-out would need another hold-out to be
+    measured.
+
+    Args:
+        choice: The loop's choice.
+        curve: Per threshold, with ``precision_holdout`` (and ``_low``,
+            ``_high``) and ``recall_holdout`` (likewise).
+        basis: What the hold-out labels are, in words.
+
+    Returns:
+        The restated :class:`Choice` (unchanged without a threshold).
+    """
+    t = choice["threshold"]
+    if t is None:
+        return choice
+    row = curve[(curve["threshold"] - t).abs() < 1e-9].iloc[0]
+    precision = interval(row, "precision_holdout", basis)
+    target = choice["target"]
+    confirms = precision["low"] is not None and precision["low"] >= target
+    if confirms:
+        verdict = (f" The hold-out confirms it: precision {_fmt(precision)}, its interval at "
+                   f"or above {target:.2f}.")
+    else:
+        verdict = (f" The hold-out does not confirm it: precision {_fmt(precision)} reaches "
+                   f"below {target:.2f}. Label more pairs (the loop's next batch), or "
+                   "choose a higher threshold and draw a new hold-out to measure it.")
+    return choice | {"precision": precision, "recall": interval(row, "recall_holdout", basis),
+                     "loop_precision": choice["precision"], "loop_recall": choice["recall"],
+                     "holdout_confirms": bool(confirms), "note": choice["note"] + verdict}

@@ -86,7 +86,7 @@ def _cell_variance(size: np.ndarray, n: np.ndarray, k: np.ndarray) -> np.ndarray
 
 
 def next_allocation(pop: Population, merged: np.ndarray, sample: LabelSample,
-                    drawn: np.ndarray, n: int) -> np.ndarray:
+                    drawn: np.ndarray, n: int, recall: bool = True) -> np.ndarray:
     """Pairs per stratum of the next batch, where they shrink the intervals at one threshold most.
 
     Args:
@@ -95,6 +95,9 @@ def next_allocation(pop: Population, merged: np.ndarray, sample: LabelSample,
         sample: The labels so far.
         drawn: Pairs drawn per stratum so far (labelled or not).
         n: Batch size.
+        recall: Shrink recall's interval too; False: precision's alone (while no
+            threshold is recommended, precision decides whether one can be:
+            recall's interval, over the many unmerged pairs, would take the labels).
 
     Returns:
         Pairs to draw per stratum.
@@ -111,7 +114,7 @@ def next_allocation(pop: Population, merged: np.ndarray, sample: LabelSample,
     m = float(size[is_merged].sum())
     # Delta method: precision = TP / M; recall = TP / (TP + missed).
     coef = np.where(is_merged, (1.0 / m) ** 2 if m else 0.0, 0.0)
-    if total > 0:
+    if total > 0 and recall:
         coef = coef + np.where(is_merged, (missed / total ** 2) ** 2, (tp / total ** 2) ** 2)
     strata = pop.strata.shape[0]
     room = pop.strata["size"].to_numpy(np.int64) - np.asarray(drawn, dtype=np.int64)

@@ -16,15 +16,21 @@ same-event pairs, and
 The estimate is the inverse-probability-weighted one (each labelled pair of
 cell ``c`` stands for ``N_c / n_c`` pairs), made Bayesian so that small or
 empty cells get an honest interval instead of none: each cell's share of
-same-event pairs has a Jeffreys prior ``Beta(1/2, 1/2)``, its posterior is
-``Beta(k + 1/2, n - k + 1/2)``, and the count of same-event pairs among its
-``N_c - n_c`` unlabelled pairs is drawn from the binomial given that share
-(the finite-population posterior: a cell labelled in full is known
-exactly). Precision and recall are computed on each of ``draws`` joint
-draws; the value is their mean and the interval the central ``confidence``
-share of the draws. The prior shrinks a sparsely labelled cell towards
-one half, which is pessimistic for precision and for recall when that cell
-is large; it never pretends a cell with no labels is known.
+same-event pairs has a prior ``Beta(2 m, 2 (1 - m))`` around its family's
+pooled rate ``m`` (:func:`_prior_means`: two pseudo-labels, so a few real
+labels outweigh it), its posterior is ``Beta(k + 2 m, n - k + 2 (1 - m))``,
+and the count of same-event pairs among its ``N_c - n_c`` unlabelled pairs
+is drawn from the binomial given that share (the finite-population
+posterior: a cell labelled in full is known exactly). Precision and recall
+are computed on each of ``draws`` joint draws; the value is their mean and
+the interval the central ``confidence`` share of the draws. It never
+pretends a cell with no labels is known.
+
+Pairs labelled outside the sample (``LabelSample.known``: the loop's pairs
+when a hold-out sample is read) are counted as labelled, not estimated: the
+hold-out is a random sample of the *other* pairs, so the loop's labels plus
+the hold-out's estimate of the rest measure every merge, and none of the
+hold-out's labels chose the threshold being measured.
 
 A pair labelled ``skip`` (or left unlabelled) counts as not drawn: the rest
 of its stratum's labels stand for it.
@@ -62,32 +68,42 @@ class LabelSample:
     Attributes:
         position: Position of each labelled pair in the population.
         same: Whether it reports the same event.
-        excluded: Population positions that are not part of the estimate's
-            universe (pairs set aside: the labels of a calibration when a
-            hold-out sample is read), or None.
+        known: Pairs labelled outside this sample, ``(positions, same)``: counted
+            as they are (they leave their cells, which the sample estimates
+            without them), or None.
     """
 
     position: np.ndarray
     same: np.ndarray
-    excluded: np.ndarray | None = None
+    known: tuple[np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
-        """Check that positions are unique (a pair drawn twice would count twice)."""
+        """Check that positions are unique (a pair counted twice would weigh twice)."""
         pos = np.asarray(self.position, dtype=np.int64)
-        if np.unique(pos).size != pos.size:
+        everything = pos if self.known is None else np.concatenate(
+            [pos, np.asarray(self.known[0], dtype=np.int64)])
+        if np.unique(everything).size != everything.size:
             raise ValueError("a labelled pair appears twice in the sample")
+
+    def known_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The known pairs' positions and labels (empty arrays without any)."""
+        if self.known is None:
+            return np.zeros(0, np.int64), np.zeros(0, bool)
+        return (np.asarray(self.known[0], dtype=np.int64),
+                np.asarray(self.known[1], dtype=bool))
 
 
 def cell_counts(pop: Population, merged: np.ndarray, sample: LabelSample) -> pd.DataFrame:
     """Pairs, labelled pairs and same-event labels per cell (stratum x merged).
+
+    The sample's known pairs are not in any cell (they are counted apart).
 
     Returns:
         Columns ``stratum``, ``merged`` (bool), ``size``, ``labelled``, ``same``.
     """
     strata = pop.strata.shape[0]
     universe = np.ones(len(pop), dtype=bool)
-    if sample.excluded is not None and len(sample.excluded):
-        universe[np.asarray(sample.excluded, dtype=np.int64)] = False
+    universe[sample.known_pairs()[0]] = False
     cell = pop.stratum * 2 + np.asarray(merged, dtype=np.int64)
     size = np.bincount(cell[universe], minlength=2 * strata)
     pos = np.asarray(sample.position, dtype=np.int64)
@@ -136,13 +152,14 @@ def _prior_means(pop: Population, cells: pd.DataFrame) -> np.ndarray:
     Merged and unmerged cells are fitted apart: whether the dedupe merges a pair
     says much about it, so a merged cell borrows from other merged cells, never
     from the unmerged pairs of its stratum. Within one merged status, a family
-    is the strata with one ``source`` and ``within_day`` setting, and the share
+    is the strata of one ``kind``, ``source`` and ``within_day``, and the share
     of same-event pairs is taken not to fall as the score rises
     (:func:`pooled_rates`). A family without labels takes the fit over all
     strata of its merged status.
     """
     strata = pop.strata
-    family = ([strata[c].astype(str) for c in ("source", "within_day") if c in strata.columns]
+    family = ([strata[c].astype(str) for c in ("kind", "source", "within_day")
+               if c in strata.columns]
               or [pd.Series("", index=strata.index)])
     fam = pd.Series(list(zip(*family, strict=True)), index=strata.index)
     score = (strata["score_lo"] if "score_lo" in strata.columns else strata["stratum"]).to_numpy()
@@ -201,8 +218,9 @@ def label_estimates(pop: Population, merged_at: Mapping[float, np.ndarray], samp
         One row per threshold: ``threshold``, ``merged_pairs`` (in the
         universe), ``labelled``, ``labelled_merged``, ``precision``,
         ``precision_low``, ``precision_high``, ``recall``, ``recall_low``,
-        ``recall_high``, ``same_pairs`` (estimated same-event pairs in the
-        universe), ``same_pairs_low``, ``same_pairs_high``.
+        ``recall_high``, ``same_pairs`` (estimated same-event pairs),
+        ``same_pairs_low``, ``same_pairs_high``. ``merged_pairs`` and
+        ``labelled_merged`` count the known pairs too.
 
     Examples:
         >>> from newsdedup.calibration.population import Population
@@ -216,23 +234,27 @@ def label_estimates(pop: Population, merged_at: Mapping[float, np.ndarray], samp
         >>> round(float(r.precision), 6), round(float(r.recall), 6), int(r.merged_pairs)
         (1.0, 0.666667, 2)
     """
+    known, known_same = sample.known_pairs()
     rows = []
     for k, (t, merged) in enumerate(merged_at.items()):
         cells = cell_counts(pop, merged, sample)
         rng = np.random.default_rng([seed, k])
         total = _cell_draws(cells, _prior_means(pop, cells), draws, rng)
         is_merged = cells["merged"].to_numpy()
-        tp = total[:, is_merged].sum(axis=1).astype(np.float64)
-        same = total.sum(axis=1).astype(np.float64)
-        merged_pairs = int(cells.loc[is_merged, "size"].sum())
+        known_merged = np.asarray(merged, dtype=bool)[known]
+        tp = (total[:, is_merged].sum(axis=1).astype(np.float64)
+              + np.count_nonzero(known_same & known_merged))
+        same = total.sum(axis=1).astype(np.float64) + np.count_nonzero(known_same)
+        merged_pairs = int(cells.loc[is_merged, "size"].sum()) + int(known_merged.sum())
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = tp / merged_pairs if merged_pairs else np.full(draws, np.nan)
             recall = np.where(same > 0, tp / np.where(same > 0, same, 1), np.nan)
         p, q, s = (_interval(precision, confidence), _interval(recall, confidence),
                    _interval(same, confidence))
         rows.append({"threshold": float(t), "merged_pairs": merged_pairs,
-                     "labelled": int(cells["labelled"].sum()),
-                     "labelled_merged": int(cells.loc[is_merged, "labelled"].sum()),
+                     "labelled": int(cells["labelled"].sum()) + len(known),
+                     "labelled_merged": int(cells.loc[is_merged, "labelled"].sum()
+                                            + known_merged.sum()),
                      "precision": p[0], "precision_low": p[1], "precision_high": p[2],
                      "recall": q[0], "recall_low": q[1], "recall_high": q[2],
                      "same_pairs": s[0], "same_pairs_low": s[1], "same_pairs_high": s[2]})

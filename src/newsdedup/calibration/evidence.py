@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from newsdedup.calibration.choice import Choice, from_labels, without_labels
+from newsdedup.calibration.choice import Choice, from_labels, with_holdout, without_labels
 from newsdedup.calibration.decoys import DecoyEstimate, DecoyRule, decoy_estimates
 from newsdedup.calibration.design import (
     draw_batch,
@@ -40,7 +40,7 @@ from newsdedup.calibration.design import (
     next_allocation,
 )
 from newsdedup.calibration.estimate import LabelSample, label_estimates
-from newsdedup.calibration.population import Population, build_population
+from newsdedup.calibration.population import Population, build_population, grouped_level
 from newsdedup.calibration.sheet import (
     Sheet,
     SheetError,
@@ -56,14 +56,17 @@ from newsdedup.cluster.keep import keep_criteria, text_column
 from newsdedup.cluster.sweep import PartitionSweep
 from newsdedup.cluster.window import WindowChoice, learn_window
 from newsdedup.score.jaccard import PairScores
+from newsdedup.studies.calibration import default_grid
 from newsdedup.studies.defaults import (
     DEFAULT_DECOY_DAYS,
     DEFAULT_PRECISION,
     FIRST_BATCH,
     NEXT_BATCH,
 )
+from newsdedup.studies.measure import normalized_texts
+from newsdedup.studies.sweep_floor import SweepFloor, choose_floor
 from newsdedup.text.series import Series, series_pairs
-from newsdedup.text.shingle import ShingleMatrix
+from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 __all__ = ["EvidenceOptions", "Evidence", "calibration_evidence", "simulated_recall",
            "WINDOW_HIGH", "FIRST_BATCH", "NEXT_BATCH"]
@@ -185,6 +188,41 @@ def simulated_recall(sensitivity, thresholds: Sequence[float]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """The calibrated score's grid, shingles and the pairs at or above the grid's floor.
+
+    Attributes:
+        grid: Thresholds, ascending (starting at the floor).
+        shingled: The rows' shingles of the calibrated text and n-gram size.
+        floor: How the grid's lowest threshold was chosen
+            (:class:`~newsdedup.studies.sweep_floor.SweepFloor`).
+    """
+
+    grid: np.ndarray
+    shingled: ShingleMatrix
+    floor: SweepFloor
+
+
+def candidate_grid(items: pd.DataFrame, n: int, scheme: str, lo: float, hi: float, seed: int,
+                   per_item: int, progress: Callable[[str], None] | None = None) -> Candidates:
+    """The grid of a calibration, its floor raised where the pairs would not fit in ``O(N)``.
+
+    English letter n-grams put a fixed share of all ``N^2`` pairs above 0.05,
+    so the grid starts higher there (and says so): see
+    :func:`newsdedup.studies.sweep_floor.choose_floor`.
+    """
+    grid = default_grid(lo, hi)
+    shingled = shingle_matrix(normalized_texts(items, scheme), n)
+    floor = choose_floor(shingled, grid.tolist(), seed=seed, per_item=per_item)
+    if floor.raised:
+        if progress is not None:
+            progress(f"calibrate: sweep starts at {floor.lowest:.2f}, not {floor.requested:.2f}: "
+                     f"{floor.reason}")
+        grid = grid[grid >= floor.lowest]
+    return Candidates(grid, shingled, floor)
+
+
 def _seconds(items: pd.DataFrame, config: DedupeConfig) -> np.ndarray:
     times = keep_criteria(items, config.syndicators, config.opaque_hosts)[2]
     return np.where(np.isfinite(times), times, np.nan)
@@ -292,31 +330,42 @@ def _next_step(sheet_path: Path, rerun: Sequence[str] | None, unlabelled: int) -
             f"`{shlex.join(command)}`")
 
 
-def _focus(curve: pd.DataFrame, choice: Choice, target: float) -> float | None:
-    """The threshold the next batch sharpens: the recommended one, or the best candidate."""
+def _focus(curve: pd.DataFrame, choice: Choice) -> float | None:
+    """The threshold the next batch sharpens: the recommended one, or the most promising.
+
+    Without a recommendation, the threshold whose precision interval reaches highest
+    at its low end (ties: the lowest threshold, it merges the most) is the one more
+    labels are likeliest to lift over the target.
+    """
     if choice["threshold"] is not None:
         return float(choice["threshold"])
-    if "precision_measured" not in curve.columns:
+    if "precision_measured_low" not in curve.columns:
         return None
-    ok = curve[(curve["merged_pairs"] > 0) & curve["precision_measured"].notna()]
+    ok = curve[(curve["merged_pairs"] > 0) & curve["precision_measured_low"].notna()]
     if not len(ok):
         return None
-    good = ok[ok["precision_measured"] >= target]
-    pick = good if len(good) else ok[ok["precision_measured"] == ok["precision_measured"].max()]
-    return float(pick["threshold"].min())
+    best = ok["precision_measured_low"].max()
+    return float(ok.loc[ok["precision_measured_low"] == best, "threshold"].min())
 
 
 def _next_batch(pop: Population, sheet: Sheet | None, drawn: np.ndarray,
                 sample: LabelSample | None, merged_at: dict[float, np.ndarray],
-                focus: float | None, items: pd.DataFrame, options: EvidenceOptions
-                ) -> pd.DataFrame:
+                focus: float | None, recommended: bool, items: pd.DataFrame,
+                options: EvidenceOptions, held: np.ndarray) -> pd.DataFrame:
     """Step 7: the sheet with the next batch appended (nothing new while rows wait).
 
     The first batch spreads half its pairs over every stratum
     (:func:`~newsdedup.calibration.design.first_allocation`) and puts the other
-    half where they shrink the intervals at the threshold of interest most (the
-    provisional recommendation, or the middle of the grid); later batches put
-    all their pairs there, now that labels say where the uncertainty is.
+    half where they shrink the precision interval at the threshold of interest
+    most (the provisional recommendation, or the middle of the grid); later
+    batches put all their pairs where they shrink the intervals there most:
+    precision's alone until a threshold is recommended, then precision's and
+    recall's.
+
+    Pairs of a hold-out sheet (``held``) are never drawn: the loop and the
+    hold-out stay disjoint. The loop's inclusion probabilities stay
+    ``n_h / N_h``: the hold-out is itself a random sample of the stratum, so
+    leaving it out does not change which pairs the loop is likely to draw.
     """
     earlier = sheet.rows if sheet is not None else empty_sheet()
     waiting = int((earlier["label"] == "").sum()) if len(earlier) else 0
@@ -328,11 +377,13 @@ def _next_batch(pop: Population, sheet: Sheet | None, drawn: np.ndarray,
     labels = sample if sample is not None else LabelSample(np.zeros(0, np.int64), np.zeros(0))
     size = options.first_batch if not len(earlier) else options.next_batch
     spread = size // 2 if not len(labels.position) else 0
-    room = pop.strata["size"].to_numpy() - drawn_per_stratum(pop, drawn)
+    taken = np.concatenate([drawn, held])
+    room = pop.strata["size"].to_numpy() - drawn_per_stratum(pop, taken)
     allocation = first_allocation(room, spread)
     allocation += next_allocation(pop, merged_at[focus], labels,
-                                  drawn_per_stratum(pop, drawn) + allocation, size - spread)
-    positions = draw_batch(pop, allocation, drawn, options.seed, batch)
+                                  drawn_per_stratum(pop, taken) + allocation, size - spread,
+                                  recall=recommended)
+    positions = draw_batch(pop, allocation, taken, options.seed, batch)
     rows = pd.concat([earlier, new_rows(pop, positions, batch, items)], ignore_index=True)
     return with_design(rows, pop, np.concatenate([drawn, positions]))
 
@@ -351,7 +402,7 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceOptions, base: De
         grid: The thresholds, ascending; ``grid[0]`` is the floor of ``pairs``.
         pairs: Row pairs scoring at least ``grid[0]`` on the calibrated score.
         shingled: The rows' shingle matrix of that score.
-        sensitivity: The word-retention simulation (simulated recall).
+        sensitivity: The word-retention simulation (simulated recall), or None.
         bound_threshold: The published bound's recommendation, or None.
         sheet_path: Where the labeling sheet will be written (named in the next step).
         rerun: The calibrate command as run (the next step adds ``--labels``).
@@ -373,10 +424,20 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceOptions, base: De
         + (window.reason if window is not None else f"window {window_days:g} days (given)"))
     config = replace(base, window_days=window_days, series=options.series)
     swept = sweep(items, config, series, grid)
-    pop = build_population(pairs, _sources(items), times, text_column(items, "id"), grid[0])
+    reference = swept
+    if options.window_days is not None or not options.series:
+        # The strata follow the dedupe as learned from the corpus, whatever a user overrides:
+        # a sheet drawn once stays a probability sample when the window or series rule change.
+        learned = window.days if window is not None else learned_window(
+            times, pairs, corpus_series(items, base), options.seed).days
+        reference = sweep(items, replace(base, window_days=learned, series=True),
+                          corpus_series(items, base) if not options.series else series, grid)
+    pop = build_population(pairs, _sources(items), times, text_column(items, "id"), grid[0],
+                           grouped_level(pairs, reference.partitions))
     say(f"calibrate: {len(pop):,} candidate pairs in {len(pop.strata)} strata")
     merged_at = {t: pop.merged(lab) for t, lab in swept.partitions.items()}
-    curve = swept.table.merge(simulated_recall(sensitivity, grid), on="threshold", how="left")
+    curve = (swept.table.merge(simulated_recall(sensitivity, grid), on="threshold", how="left")
+             if sensitivity is not None else swept.table)
     sheet = read_sheet(options.labels) if options.labels is not None else None
     drawn, sample = (sheet_sample(sheet, pop) if sheet is not None
                      else (np.zeros(0, np.int64), None))
@@ -409,17 +470,24 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceOptions, base: De
                                           on="threshold"))
         choice = without_labels(decoy_curve, None if decoys is None else decoys.check,
                                 rule.describe, bound_threshold, options.precision)
+    held_sheet = (read_sheet(options.holdout)
+                  if options.holdout is not None and Path(options.holdout).is_file() else None)
+    held, _ = (sheet_sample(held_sheet, pop) if held_sheet is not None
+               else (np.zeros(0, np.int64), None))
     rows = (sheet.rows if sheet is not None else empty_sheet())
     if options.story_column is None:  # a story column labels every pair: no sheet
         rows = _next_batch(pop, sheet, drawn, sample, merged_at,
-                           _focus(curve, choice, options.precision), items, options)
+                           _focus(curve, choice),
+                           choice["method"] == "labels", items, options, held)
     waiting = int((rows["label"] == "").sum()) if len(rows) else 0
     if waiting and choice["more_labels"]:
         choice = choice | {"next": _next_step(sheet_path, rerun, waiting)}
     holdout, holdout_labels = pd.DataFrame(), None
     if options.holdout is not None:
-        curve, holdout, holdout_labels = _holdout(pop, merged_at, drawn, curve, choice, items,
-                                                  options)
+        curve, holdout, holdout_labels = _holdout(pop, merged_at, drawn, sample, held_sheet,
+                                                  curve, choice, items, options)
+        if holdout_labels is not None:
+            choice = with_holdout(choice, curve, holdout_labels)
     all_drawn = (pop.find(_rows_index(rows["id_i"], pop), _rows_index(rows["id_j"], pop))
                  if len(rows) else np.zeros(0, np.int64))
     strata = pop.strata.assign(drawn=drawn_per_stratum(pop, all_drawn),
@@ -437,40 +505,46 @@ HOLDOUT_BATCH = 0
 
 
 def _holdout(pop: Population, merged_at: dict[float, np.ndarray], loop: np.ndarray,
-             curve: pd.DataFrame, choice: Choice, items: pd.DataFrame,
-             options: EvidenceOptions) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
+             loop_sample: LabelSample | None, sheet: Sheet | None, curve: pd.DataFrame,
+             choice: Choice, items: pd.DataFrame, options: EvidenceOptions
+             ) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
     """A hold-out sheet: measured against when labelled, drawn when absent.
 
-    The hold-out is a stratified sample of the pairs the loop did not draw, so
-    its estimates are of those pairs (the loop's pairs leave every stratum).
+    The hold-out is a stratified sample of the pairs the loop did not draw.
+    Its estimate counts the loop's labelled pairs as they are and estimates
+    every other pair from the hold-out alone, so it measures all merges with
+    labels that played no part in choosing the threshold: the loop's own
+    estimate at the threshold it chose leans optimistic (the threshold was
+    picked where its labels looked good), the hold-out's does not.
     """
     path = options.holdout
-    assert path is not None
-    if Path(path).is_file():
-        sheet = read_sheet(path)
+    if sheet is not None:
         drawn, sample = sheet_sample(sheet, pop)
         if np.isin(drawn, loop).any():
             first = int(sheet.rows["line"].iloc[int(np.argmax(np.isin(drawn, loop)))])
             raise SheetError(sheet.path, first, "this pair is on the labeling sheet too: a "
                                                 "hold-out must hold pairs the loop never drew")
-        est = label_estimates(pop, merged_at, LabelSample(sample.position, sample.same, loop),
+        known = ((loop_sample.position, loop_sample.same) if loop_sample is not None
+                 else (np.zeros(0, np.int64), np.zeros(0, bool)))
+        est = label_estimates(pop, merged_at, LabelSample(sample.position, sample.same, known),
                               seed=options.seed + 1)
         names = {f"{a}{b}": f"{a}_holdout{b}" for a in ("precision", "recall")
                  for b in ("", "_low", "_high")}
         curve = curve.merge(est[["threshold", *names]].rename(columns=names), on="threshold",
                             how="left")
         basis = (f"{len(sample.position)} labelled hold-out pairs of {path} (a stratified sample "
-                 "of the candidate pairs the loop did not draw)")
+                 "of the candidate pairs the loop did not draw), with the loop's "
+                 f"{len(known[0])} labelled pairs counted as labelled")
         return curve, pd.DataFrame(), basis
     grid = sorted(merged_at)
     focus = choice["threshold"] if choice["threshold"] is not None else grid[len(grid) // 2]
     room = pop.strata["size"].to_numpy() - drawn_per_stratum(pop, loop)
     spread = options.holdout_size // 2
     allocation = first_allocation(room, spread)
-    empty = LabelSample(np.zeros(0, np.int64), np.zeros(0), loop)
+    empty = LabelSample(np.zeros(0, np.int64), np.zeros(0), (loop, np.zeros(len(loop), bool)))
     allocation += next_allocation(pop, merged_at[focus], empty,
                                   drawn_per_stratum(pop, loop) + allocation,
-                                  options.holdout_size - spread)
+                                  options.holdout_size - spread, recall=False)
     positions = draw_batch(pop, allocation, loop, options.seed, HOLDOUT_BATCH)
     rows = with_design(new_rows(pop, positions, HOLDOUT_BATCH, items), pop, positions, loop)
     return curve, rows, None

@@ -38,7 +38,8 @@ import pandas as pd
 
 from newsdedup.score.jaccard import PairScores
 
-__all__ = ["GAP_DAYS", "Population", "build_population", "coverage", "score_bin_edges"]
+__all__ = ["GAP_DAYS", "Population", "build_population", "coverage", "grouped_level",
+           "score_bin_edges"]
 
 
 def score_bin_edges(floor: float) -> np.ndarray:
@@ -64,7 +65,8 @@ class Population:
         same_source: Whether both rows name the same source.
         gap_days: Date gap in days (NaN unknown).
         stratum: Stratum per pair (a row of :attr:`strata`).
-        strata: One row per stratum: ``stratum``, ``score_lo``, ``score_hi``,
+        strata: One row per stratum: ``stratum``, ``kind`` (``"scored"`` or
+            ``"grouped"``, :func:`build_population`), ``score_lo``, ``score_hi``,
             ``source`` (``"same"``, ``"different"``, or ``"any"`` when the corpus
             names fewer than two sources), ``within_day`` (date gap within
             :data:`GAP_DAYS`), ``size`` (pairs ``N_h``).
@@ -118,7 +120,8 @@ the duplicates are. An unknown date counts as within."""
 
 
 def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np.ndarray,
-                     ids: Sequence[str], floor: float) -> Population:
+                     ids: Sequence[str], floor: float, grouped: np.ndarray | None = None
+                     ) -> Population:
     """The population ``U`` (see the module docstring).
 
     Args:
@@ -127,6 +130,9 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
         times: Publication time per row in seconds (NaN unknown).
         ids: Item id per row.
         floor: The join's lowest score.
+        grouped: Per pair of ``pairs``, the highest threshold at which the
+            reference dedupe puts both items in one group (NaN: never); None:
+            no pair is grouped.
 
     Returns:
         The :class:`Population`.
@@ -135,29 +141,42 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
         >>> ps = PairScores(np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([0.9, 0.3, 0.35]))
         >>> pop = build_population(ps, ["a", "a", "b"], np.array([0.0, 3600.0, 9e5]), list("xyz"),
         ...                        0.05)
-        >>> pop.strata[["score_lo", "source", "within_day", "size"]].values.tolist()
-        [[0.3, 'different', False, 2], [0.9, 'same', True, 1]]
+        >>> pop.strata[["kind", "score_lo", "source", "within_day", "size"]].values.tolist()
+        [['scored', 0.3, 'different', False, 2], ['scored', 0.9, 'same', True, 1]]
+        >>> pop = build_population(ps, None, np.zeros(3), list("xyz"), 0.05,
+        ...                        grouped=np.array([0.42, np.nan, np.nan]))
+        >>> pop.strata[["kind", "score_lo", "size"]].values.tolist()
+        [['scored', 0.3, 2], ['grouped', 0.4, 1]]
     """
     n = len(ids)
     key = pairs.i * n + pairs.j
     order = np.argsort(key, kind="stable")
     i, j, score = pairs.i[order], pairs.j[order], pairs.score[order]
+    level = (np.asarray(grouped, dtype=np.float64)[order] if grouped is not None
+             else np.full(len(i), np.nan))
     src = np.asarray([str(s) for s in sources], dtype=object) if sources is not None else None
     same_source = (src[i] == src[j]) if src is not None else np.ones(len(i), dtype=bool)
     split_source = src is not None and len(set(src.tolist())) > 1
     t = np.asarray(times, dtype=np.float64)
     gap = np.abs(t[i] - t[j]) / 86400.0
-    within = ~(gap > GAP_DAYS)  # NaN (unknown) counts as within
+    is_grouped = np.isfinite(level)
+    # A grouped pair's day does not split it: the window already decided its grouping.
+    within = ~(gap > GAP_DAYS) | is_grouped  # NaN (unknown) counts as within
     edges = score_bin_edges(floor)
-    bin_of = np.clip(np.searchsorted(edges, score, side="right") - 1, 0, len(edges) - 2)
+    # Scored pairs are binned by their score, grouped ones by the threshold up to which
+    # the reference dedupe keeps them in one group.
+    value = np.where(is_grouped, level, score)
+    bin_of = np.clip(np.searchsorted(edges, value, side="right") - 1, 0, len(edges) - 2)
     # Source: 0 different, 1 same, 2 not split (fewer than two sources named).
     src_code = same_source.astype(np.int64) if split_source else np.full(len(i), 2)
-    code = (bin_of * 3 + src_code) * 2 + within.astype(np.int64)
+    code = ((is_grouped.astype(np.int64) * len(edges) + bin_of) * 3 + src_code) * 2 + within
     present, stratum = np.unique(code, return_inverse=True)
     rest, gap_code = np.divmod(present, 2)
-    b, s_code = np.divmod(rest, 3)
+    rest, s_code = np.divmod(rest, 3)
+    kind, b = np.divmod(rest, len(edges))
     strata = pd.DataFrame({
         "stratum": np.arange(present.size, dtype=np.int64),
+        "kind": np.array(["scored", "grouped"], dtype=object)[kind],
         "score_lo": edges[b], "score_hi": np.minimum(edges[b + 1], 1.0),
         "source": np.array(["different", "same", "any"], dtype=object)[s_code],
         "within_day": gap_code.astype(bool),
@@ -166,6 +185,28 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
                       same_source=same_source, gap_days=gap,
                       stratum=stratum.astype(np.int64), strata=strata,
                       ids=[str(x) for x in ids], floor=float(floor))
+
+
+def grouped_level(pairs: PairScores, partitions: dict[float, np.ndarray]) -> np.ndarray:
+    """Per pair, the highest threshold at which a partition puts both items in one group.
+
+    Args:
+        pairs: The pairs.
+        partitions: Threshold -> group per row.
+
+    Returns:
+        The threshold per pair; NaN where no partition groups the pair.
+
+    Examples:
+        >>> ps = PairScores(np.array([0, 0]), np.array([1, 2]), np.array([0.5, 0.1]))
+        >>> grouped_level(ps, {0.1: np.array([0, 0, 0]), 0.3: np.array([0, 0, 1])}).tolist()
+        [0.3, 0.1]
+    """
+    level = np.full(len(pairs), np.nan)
+    for t in sorted(partitions):
+        lab = partitions[t]
+        level[lab[pairs.i] == lab[pairs.j]] = t
+    return level
 
 
 def coverage(pop: Population, labels: np.ndarray) -> tuple[int, int]:

@@ -66,15 +66,14 @@ def summary_lines(evidence, n_items: int) -> list[str]:
         lines.append(f"recall {_interval(c['recall'])} (95% interval; over "
                      f"{c['recall']['basis']}; among the same-event pairs scoring at least "
                      f"{evidence.population.floor:g})")
-    if row is not None and "recall_sim" in row and _finite(row["recall_sim"]):
+    if row is not None and "recall_sim" in row.index and _finite(row["recall_sim"]):
         lines.append(f"simulated rewrites caught at {t:.2f}: {row['recall_sim']:.3f} "
                      f"(range over word-retention levels {row['recall_sim_low']:.3f}-"
                      f"{row['recall_sim_high']:.3f}; not a recall of this corpus)")
-    if row is not None and "precision_holdout" in row and _finite(row["precision_holdout"]):
-        lines.append(f"hold-out at {t:.2f}: precision {row['precision_holdout']:.3f} "
-                     f"[{row['precision_holdout_low']:.3f}, {row['precision_holdout_high']:.3f}], "
-                     f"recall {row['recall_holdout']:.3f} [{row['recall_holdout_low']:.3f}, "
-                     f"{row['recall_holdout_high']:.3f}] (over {evidence.holdout_labels})")
+    if c.get("loop_precision") is not None and c["loop_precision"]["value"] is not None:
+        lines.append(f"the loop's own estimate at {t:.2f} (it chose the threshold, so it leans "
+                     f"optimistic): precision {_interval(c['loop_precision'])}, recall "
+                     f"{_interval(c['loop_recall'])} (over {c['loop_precision']['basis']})")
     if evidence.window is not None:
         lines.append(f"window: {evidence.window.reason}")
     if evidence.decoys is not None:

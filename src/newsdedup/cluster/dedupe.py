@@ -121,7 +121,7 @@ class DedupeConfig:
         embedding: Backend of ``scorer="embedding"`` and ``rerank`` (cache: ``embed_cache``).
         rerank: Join at embedding cosine >= this among the near pass's candidates
             (``score >= threshold``); None: off. See :mod:`newsdedup.cluster.embedded`.
-        window_days: Never merge items published more than this many days apart
+        window_days: Never merge items published this many days apart or more
             (:mod:`newsdedup.cluster.rules`; ``newsdedup calibrate`` learns it,
             :mod:`newsdedup.cluster.window`); None: no window.
         series: Learn the corpus's recurring series and templates per source

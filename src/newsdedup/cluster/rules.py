@@ -2,7 +2,7 @@
 
 Two rules sit beside the subject gate (:mod:`newsdedup.cluster.gate`):
 
-* **Date window.** Two items published more than ``window_days`` apart are
+* **Date window.** Two items published ``window_days`` or more apart are
   different events (:mod:`newsdedup.cluster.window` learns the window). An
   item without a date is compared with every other: the rule cannot tell.
 * **Series.** Two items of one recurring series or template
@@ -64,11 +64,15 @@ class PairRules:
             self.series is not None and bool(self.series.member().any()))
 
     def in_window(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """Whether rows ``i[p]`` and ``j[p]`` are within the window (unknown dates are)."""
+        """Whether rows ``i[p]`` and ``j[p]`` are less than the window apart (unknown dates are).
+
+        Strictly less: a daily item published at the same hour every day is exactly
+        one day apart, and a one-day window must keep it from its next edition.
+        """
         if self.window_days is None:
             return np.ones(len(i), dtype=bool)
         gap = np.abs(self.times[i] - self.times[j])
-        return ~(gap > self.window_days * 86400.0)  # NaN (unknown) compares False: kept
+        return ~(gap >= self.window_days * 86400.0)  # NaN (unknown) compares False: kept
 
     def series_blocked(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Whether the series rule keeps rows ``i[p]`` and ``j[p]`` apart."""
@@ -163,7 +167,7 @@ def _time_split(codes: np.ndarray, order: np.ndarray, times: np.ndarray, window:
     wide = hi - lo > window
     for r in visit[wide[codes[visit]] & known[visit]].tolist():
         founders = by_code.setdefault(int(codes[r]), [])
-        slot = next((k for k, (t, _) in enumerate(founders) if abs(times[r] - t) <= window),
+        slot = next((k for k, (t, _) in enumerate(founders) if abs(times[r] - t) < window),
                     None)
         if slot is None:
             founders.append((float(times[r]), r))

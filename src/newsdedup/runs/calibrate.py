@@ -20,7 +20,12 @@ import numpy as np
 import pandas as pd
 
 from newsdedup import paths
-from newsdedup.calibration.evidence import Evidence, EvidenceOptions, calibration_evidence
+from newsdedup.calibration.evidence import (
+    Evidence,
+    EvidenceOptions,
+    calibration_evidence,
+    candidate_grid,
+)
 from newsdedup.calibration.report import curve_columns, summary_lines
 from newsdedup.cluster.dedupe import DedupeConfig
 from newsdedup.cluster.sweep import sweep_items_left
@@ -44,16 +49,13 @@ from newsdedup.score.minhash import MinHashParams
 from newsdedup.studies.calibration import (
     Calibration,
     calibrate,
-    default_grid,
     sensitivity_quantiles,
 )
 from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
-from newsdedup.studies.measure import normalized_texts
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
 from newsdedup.studies.sweep_floor import (
     FILTER_PAIRS_PER_ITEM,
-    choose_floor,
     weighted_filter_work,
 )
 from newsdedup.studies.sweep_pairs import (
@@ -64,7 +66,6 @@ from newsdedup.studies.sweep_pairs import (
     sweep_from_pairs,
 )
 from newsdedup.text.normalize import DEFAULT_SCHEME
-from newsdedup.text.shingle import shingle_matrix
 
 
 @dataclass(frozen=True)
@@ -226,16 +227,11 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
              f"{len(options.fractions)} levels x {options.trials} trials on {len(texts):,} "
              f"items" + (f" (a seeded sample of {len(items):,})" if sampled else ""))
     sens = simulate(texts, options.sensitivity())
-    grid = default_grid(options.sweep_lo, options.sweep_hi)
-    shingled = shingle_matrix(normalized_texts(items, options.scheme), options.n)
-    # The pairs above the lowest threshold must stay O(N): English letter n-grams put a fixed
-    # share of all N^2 pairs above 0.05, so the sweep starts higher there (and says so).
-    floor = choose_floor(shingled, grid.tolist(), seed=options.seed,
-                         per_item=options.sweep_pairs_per_item)
-    if floor.raised:
-        progress(f"calibrate: sweep starts at {floor.lowest:.2f}, not {floor.requested:.2f}: "
-                 f"{floor.reason}")
-        grid = grid[grid >= floor.lowest]
+    # The pairs above the lowest threshold must stay O(N): the grid may start higher.
+    candidates = candidate_grid(items, options.n, options.scheme, options.sweep_lo,
+                                options.sweep_hi, options.seed, options.sweep_pairs_per_item,
+                                progress)
+    grid, shingled, floor = candidates.grid, candidates.shingled, candidates.floor
     # Without --full only plain Jaccard is swept: the calibration reads its sweep alone.
     work: dict = {}
     pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress,
