@@ -99,8 +99,13 @@ def _group_codes(*codes: np.ndarray) -> np.ndarray:
     return frame.groupby(list(frame.columns), sort=True).ngroup().to_numpy(np.int64)
 
 
-def _pairs_apart(groups: np.ndarray, days: np.ndarray, gap: float) -> int:
-    """Pairs of one group whose dates are more than ``gap`` days apart (dated rows only)."""
+def _pairs_apart(groups: np.ndarray, days: np.ndarray, gap: float,
+                 inclusive: bool = False) -> int:
+    """Pairs of one group whose dates are more than ``gap`` days apart (dated rows only).
+
+    With ``inclusive``, pairs exactly ``gap`` apart count too: the dedupe's window
+    keeps those apart (it compares only pairs *less* than the window apart).
+    """
     ok = np.isfinite(days)
     if ok.sum() < 2:
         return 0
@@ -109,7 +114,7 @@ def _pairs_apart(groups: np.ndarray, days: np.ndarray, gap: float) -> int:
     _, rank = np.unique(g, return_inverse=True)
     key = np.sort(rank * stride + t)
     end = np.searchsorted(key, (np.floor(key / stride) + 1) * stride, side="left")
-    start = np.searchsorted(key, key + gap, side="right")
+    start = np.searchsorted(key, key + gap, side="left" if inclusive else "right")
     return int(np.maximum(end - start, 0).sum())
 
 
@@ -152,17 +157,26 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
     is_decoy = np.zeros(len(pop), dtype=bool)
     decoys_all = 0
     if rule.gap_days is not None:
-        gap = np.abs(days[i] - days[j])
-        is_decoy = same & (gap > rule.gap_days) & ~series
-        decoys_all = _pairs_apart(matched, days, rule.gap_days)
+        apart = same & (np.abs(days[i] - days[j]) > rule.gap_days)
+        is_decoy = apart & ~series
+        # Series pairs are never merged, so they are no decoys: out of the count of
+        # all decoys too (those the population holds; a series pair scoring below
+        # the floor is left in, a slight overcount that lowers the estimated
+        # precision, never raises it).
+        decoys_all = _pairs_apart(matched, days, rule.gap_days) - int(np.sum(apart & series))
     if len(rule.listed):
         listed = np.isin(pop.keys(), rule.listed)
-        decoys_all += int(len(rule.listed) - np.sum(listed & is_decoy))
+        # A listed pair the date rule already counts (above the floor or not) counts once.
+        a, b = np.divmod(np.asarray(rule.listed, dtype=np.int64), n)
+        dated = (np.zeros(len(a), dtype=bool) if rule.gap_days is None else
+                 (matched[a] == matched[b]) & (np.abs(days[a] - days[b]) > rule.gap_days))
+        in_series = np.isin(rule.listed, pop.keys()[series]) if series.any() else False
+        decoys_all += int(np.sum(~dated | in_series))
         is_decoy |= listed
     bucket = np.asarray(buckets)
     compared_all = _pairs_within(bucket)
     if window_days is not None:
-        compared_all -= _pairs_apart(bucket, days, window_days)
+        compared_all -= _pairs_apart(bucket, days, window_days, inclusive=True)
     compared = compared & ~is_decoy
     thresholds = sorted(merged_pairs)
     d_scores = np.sort(pop.score[is_decoy])
@@ -207,7 +221,10 @@ def check_decoys(pop: Population, is_decoy: np.ndarray, compared: np.ndarray,
                           f"({pop.floor:g}), fewer than {MIN_DECOYS}"}
     likeness = float((compared & scored).sum() / compared_all) / (above / decoys_all)
     passed = 1.0 / LIKENESS <= likeness <= LIKENESS
-    if passed:
+    if likeness == 0.0:
+        reason = (f"no compared pair scores at or above the floor ({pop.floor:g}) while "
+                  f"{above} decoys do: they are not like the pairs the dedupe compares")
+    elif passed:
         reason = (f"the compared pairs score at or above the floor ({pop.floor:g}) "
                   f"{likeness:.2f} times as often as the decoys (within {LIKENESS:g}x either "
                   "way): the decoys look like the unrelated pairs the dedupe compares")

@@ -22,7 +22,8 @@ only the allocation does.
 
 Which pairs within a stratum is decided by a generator seeded with the
 calibration seed and the batch number, over the stratum's undrawn pairs in
-a fixed order: the same labels give the same next batch.
+the order of their ids: the same labels give the same next batch, whatever
+order the corpus's records are in.
 """
 
 from __future__ import annotations
@@ -164,7 +165,7 @@ def draw_batch(pop: Population, allocation: np.ndarray, drawn_positions: np.ndar
     for h, count in enumerate(np.asarray(allocation, dtype=np.int64).tolist()):
         if count <= 0:
             continue
-        pool = np.flatnonzero((pop.stratum == h) & ~taken)
+        pool = pop.by_ids(np.flatnonzero((pop.stratum == h) & ~taken))
         chosen.append(rng.choice(pool, size=min(count, pool.size), replace=False))
     out = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
     return rng.permutation(out.astype(np.int64))

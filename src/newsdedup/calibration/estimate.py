@@ -16,11 +16,13 @@ same-event pairs, and
 The estimate is the inverse-probability-weighted one (each labelled pair of
 cell ``c`` stands for ``N_c / n_c`` pairs), made Bayesian so that small or
 empty cells get an honest interval instead of none: each cell's share of
-same-event pairs has a prior ``Beta(2 m, 2 (1 - m))`` around its family's
-pooled rate ``m`` (:func:`_prior_means`: two pseudo-labels, so a few real
-labels outweigh it), its posterior is ``Beta(k + 2 m, n - k + 2 (1 - m))``,
-and the count of same-event pairs among its ``N_c - n_c`` unlabelled pairs
-is drawn from the binomial given that share (the finite-population
+same-event pairs has a prior ``Beta(2 m, 2 (1 - m))`` around the rate ``m``
+of the cells its labels pool with (:func:`_prior_blocks`: two pseudo-labels,
+so a few real labels outweigh it; ``m`` itself is drawn from those cells'
+labels, so cells that pool together err together), its posterior is
+``Beta(k + 2 m, n - k + 2 (1 - m))``, and the count of same-event pairs
+among its ``N_c - n_c`` unlabelled pairs is drawn from the binomial given
+that share (the finite-population
 posterior: a cell labelled in full is known exactly). Precision and recall
 are computed on each of ``draws`` joint draws; the value is their mean and
 the interval the central ``confidence`` share of the draws. It never
@@ -117,16 +119,18 @@ def cell_counts(pop: Population, merged: np.ndarray, sample: LabelSample) -> pd.
                          "labelled": labelled, "same": positive})
 
 
-def pooled_rates(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Non-decreasing rates of same-event labels over ordered groups (pool adjacent violators).
+def pooled_blocks(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Pool adjacent violators: the block of each ordered group, rates not falling within.
 
-    Adjacent groups whose raw rates ``k / n`` fall are pooled until they rise;
-    each pooled block's rate is ``(sum k + 1/2) / (sum n + 1)`` (smoothed once
-    per block, so many empty groups do not add up to a large rate).
+    Adjacent groups whose raw rates ``k / n`` fall are pooled until they rise
+    (a group without labels joins the block before it).
+
+    Returns:
+        Block number per group (0, 1, ...; non-decreasing).
 
     Examples:
-        >>> pooled_rates(np.array([0, 1, 0, 5]), np.array([10, 4, 6, 5])).round(3).tolist()
-        [0.045, 0.136, 0.136, 0.917]
+        >>> pooled_blocks(np.array([0, 1, 0, 5]), np.array([10, 4, 6, 5])).tolist()
+        [0, 1, 1, 2]
     """
     blocks: list[list[float]] = []  # [sum k, sum n, groups]
     for kk, nn in zip(np.asarray(k, float), np.asarray(n, float), strict=True):
@@ -140,22 +144,43 @@ def pooled_rates(k: np.ndarray, n: np.ndarray) -> np.ndarray:
             if a[1] == 0 and b[1] == 0:
                 break
             blocks[-2:] = [[a[0] + b[0], a[1] + b[1], a[2] + b[2]]]
-    out = []
-    for kk, nn, groups in blocks:
-        out += [(kk + PRIOR) / (nn + 2 * PRIOR)] * int(groups)
-    return np.asarray(out)
+    return np.repeat(np.arange(len(blocks)), [int(b[2]) for b in blocks])
 
 
-def _prior_means(pop: Population, cells: pd.DataFrame) -> np.ndarray:
-    """Prior mean of every cell's share: its family's monotone fit over the score bins.
+def pooled_rates(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Non-decreasing rates of same-event labels over ordered groups (:func:`pooled_blocks`).
 
-    Merged and unmerged cells are fitted apart: whether the dedupe merges a pair
-    says much about it, so a merged cell borrows from other merged cells, never
-    from the unmerged pairs of its stratum. Within one merged status, a family
-    is the strata of one ``kind``, ``source`` and ``within_day``, and the share
-    of same-event pairs is taken not to fall as the score rises
-    (:func:`pooled_rates`). A family without labels takes the fit over all
-    strata of its merged status.
+    Each block's rate is ``(sum k + 1/2) / (sum n + 1)`` (smoothed once per
+    block, so many empty groups do not add up to a large rate).
+
+    Examples:
+        >>> pooled_rates(np.array([0, 1, 0, 5]), np.array([10, 4, 6, 5])).round(3).tolist()
+        [0.045, 0.136, 0.136, 0.917]
+    """
+    k, n = np.asarray(k, float), np.asarray(n, float)
+    block = pooled_blocks(k, n)
+    kk, nn = np.bincount(block, weights=k), np.bincount(block, weights=n)
+    return ((kk + PRIOR) / (nn + 2 * PRIOR))[block]
+
+
+def _prior_blocks(pop: Population, cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray,
+                                                                 np.ndarray]:
+    """Which pooled block each cell's prior comes from, and the block's labels.
+
+    A cell's share of same-event pairs is taken to be near that of the cells
+    its labels pool with. Merged and unmerged cells are fitted apart: whether
+    the dedupe merges a pair says much about it, so a merged cell borrows from
+    other merged cells, never from the unmerged pairs of its stratum. Within
+    one merged status, a family is the strata of one ``kind``, ``source`` and
+    ``within_day``, and the share is taken not to fall as the score rises:
+    the family's strata, in score order, are pooled where their rates fall
+    (:func:`pooled_blocks`). A family without labels takes the pooling over
+    all strata of its merged status.
+
+    Returns:
+        ``(block, same, labelled)``: a block id per cell (cells sharing an id
+        share one prior rate), and per block id its same-event labels and
+        labelled pairs.
     """
     strata = pop.strata
     family = ([strata[c].astype(str) for c in ("kind", "source", "within_day")
@@ -163,31 +188,48 @@ def _prior_means(pop: Population, cells: pd.DataFrame) -> np.ndarray:
               or [pd.Series("", index=strata.index)])
     fam = pd.Series(list(zip(*family, strict=True)), index=strata.index)
     score = (strata["score_lo"] if "score_lo" in strata.columns else strata["stratum"]).to_numpy()
-    out = np.empty(len(cells))
+    block = np.empty(len(cells), dtype=np.int64)
+    same: list[float] = []
+    labelled: list[float] = []
+
+    def assign(rows_of: np.ndarray, order: np.ndarray, k: np.ndarray, n: np.ndarray) -> None:
+        local = pooled_blocks(k[order], n[order])
+        block[rows_of[order]] = len(same) + local
+        same.extend(np.bincount(local, weights=k[order]).tolist())
+        labelled.extend(np.bincount(local, weights=n[order]).tolist())
+
     for merged in (False, True):
         rows_of = np.flatnonzero(cells["merged"].to_numpy() == merged)  # stratum order
         n = cells["labelled"].to_numpy(np.float64)[rows_of]
         k = cells["same"].to_numpy(np.float64)[rows_of]
-        everything = np.argsort(score, kind="stable")
-        overall = np.empty(len(strata))
-        overall[everything] = pooled_rates(k[everything], n[everything])
-        means = overall.copy()
+        assign(rows_of, np.argsort(score, kind="stable"), k, n)
         for _, members in fam.groupby(fam, sort=False).groups.items():
             rows = np.asarray(members)[np.argsort(score[np.asarray(members)], kind="stable")]
             if n[rows].sum():
-                means[rows] = pooled_rates(k[rows], n[rows])
-        out[rows_of] = means
-    return out
+                assign(rows_of, rows, k, n)
+    return block, np.asarray(same), np.asarray(labelled)
 
 
-def _cell_draws(cells: pd.DataFrame, prior: np.ndarray, draws: int,
-                rng: np.random.Generator) -> np.ndarray:
-    """Posterior draws of the same-event pairs per cell, ``(draws, cells)``."""
+def _cell_draws(cells: pd.DataFrame, blocks: tuple[np.ndarray, np.ndarray, np.ndarray],
+                draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Posterior draws of the same-event pairs per cell, ``(draws, cells)``.
+
+    Two levels, so that cells which pool together err together: each draw
+    first takes every block's rate ``m`` from its pooled labels
+    (``Beta(K + 1/2, N - K + 1/2)``), then each cell's share from
+    ``Beta(k + 2 m, n - k + 2 (1 - m))``, then its unlabelled pairs' count
+    from the binomial. Drawn apart, many sparsely labelled cells would
+    average their priors into a sum far surer than any of them.
+    """
+    block, bk, bn = blocks
     size = cells["size"].to_numpy(np.int64)
     n = cells["labelled"].to_numpy(np.int64)
     k = cells["same"].to_numpy(np.int64)
-    share = rng.beta(k + STRENGTH * prior, n - k + STRENGTH * (1 - prior),
-                     size=(draws, len(cells)))
+    # A Beta draw with small parameters can round to exactly 0 or 1; the cell's
+    # Beta needs both parameters positive.
+    rate = np.clip(rng.beta(bk + PRIOR, bn - bk + PRIOR, size=(draws, len(bk))), 1e-12,
+                   1.0 - 1e-12)[:, block]
+    share = rng.beta(k + STRENGTH * rate, n - k + STRENGTH * (1 - rate))
     rest = np.maximum(size - n, 0)
     return k + rng.binomial(rest, share)
 
@@ -239,7 +281,7 @@ def label_estimates(pop: Population, merged_at: Mapping[float, np.ndarray], samp
     for k, (t, merged) in enumerate(merged_at.items()):
         cells = cell_counts(pop, merged, sample)
         rng = np.random.default_rng([seed, k])
-        total = _cell_draws(cells, _prior_means(pop, cells), draws, rng)
+        total = _cell_draws(cells, _prior_blocks(pop, cells), draws, rng)
         is_merged = cells["merged"].to_numpy()
         known_merged = np.asarray(merged, dtype=bool)[known]
         tp = (total[:, is_merged].sum(axis=1).astype(np.float64)

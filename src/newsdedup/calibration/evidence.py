@@ -413,6 +413,82 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceOptions, base: De
     """
     say = progress or (lambda _m: None)
     grid = [float(t) for t in grid]
+    dedupe = _calibrated_dedupe(items, options, base, grid, pairs, say)
+    pop = build_population(pairs, _sources(items), dedupe.times, text_column(items, "id"),
+                           grid[0], grouped_level(pairs, dedupe.reference.partitions))
+    say(f"calibrate: {len(pop):,} candidate pairs in {len(pop.strata)} strata")
+    merged_at = {t: pop.merged(lab) for t, lab in dedupe.swept.partitions.items()}
+    curve = (dedupe.swept.table.merge(simulated_recall(sensitivity, grid), on="threshold",
+                                      how="left")
+             if sensitivity is not None else dedupe.swept.table)
+    labelled = _labelled(items, options, pop, merged_at, dedupe.swept.partitions)
+    if labelled.curve is not None:
+        curve = curve.merge(labelled.curve, on="threshold", how="left")
+    rule = _decoy_rule(items, options, dedupe.config.window_days)
+    decoys = _decoys(rule, items, dedupe, pop)
+    if decoys is not None:
+        curve = curve.merge(decoys.curve.rename(columns={
+            "precision": "decoy_precision", "precision_low": "decoy_precision_low",
+            "precision_high": "decoy_precision_high"}), on="threshold", how="left")
+    choice = _choose(curve, options, labelled.basis, rule, decoys, dedupe, bound_threshold)
+    held_sheet = (read_sheet(options.holdout)
+                  if options.holdout is not None and Path(options.holdout).is_file() else None)
+    held = (sheet_sample(held_sheet, pop)[0] if held_sheet is not None
+            else np.zeros(0, np.int64))
+    rows = labelled.sheet.rows if labelled.sheet is not None else empty_sheet()
+    if options.story_column is None:  # a story column labels every pair: no sheet
+        rows = _next_batch(pop, labelled.sheet, labelled.drawn, labelled.sample, merged_at,
+                           _focus(curve, choice), choice["method"] == "labels", items, options,
+                           held)
+    waiting = int((rows["label"] == "").sum()) if len(rows) else 0
+    if waiting and choice["more_labels"]:
+        choice = choice | {"next": _next_step(sheet_path, rerun, waiting)}
+    all_drawn = (pop.find(_rows_index(rows["id_i"], pop), _rows_index(rows["id_j"], pop))
+                 if len(rows) else np.zeros(0, np.int64))
+    holdout, holdout_labels = pd.DataFrame(), None
+    if options.holdout is not None:
+        curve, holdout, holdout_labels = _holdout(pop, merged_at, labelled.drawn, all_drawn,
+                                                  labelled.sample, held_sheet, curve, choice,
+                                                  items, options)
+        choice = _with_holdout_step(choice, curve, holdout, holdout_labels, options, rerun)
+    strata = pop.strata.assign(drawn=drawn_per_stratum(pop, all_drawn),
+                               labelled=drawn_per_stratum(
+                                   pop, labelled.sample.position if labelled.sample is not None
+                                   else np.zeros(0, np.int64)))
+    return Evidence(curve=curve, choice=choice, config=dedupe.config, window=dedupe.window,
+                    series=dedupe.series, population=pop, strata=strata, sheet=rows,
+                    decoys=decoys, labels=labelled.basis,
+                    labelled=0 if labelled.sample is None else len(labelled.sample.position),
+                    holdout=holdout, holdout_labels=holdout_labels)
+
+
+@dataclass(frozen=True)
+class CalibratedDedupe:
+    """Steps 1-3: the dedupe being calibrated, at every threshold.
+
+    Attributes:
+        config: The dedupe (window and series rule included).
+        series: The corpus's series (None when the rule is off).
+        window: The learned window (None when given).
+        times: Publication time per row, seconds (NaN: unknown).
+        swept: The dedupe at every threshold.
+        reference: The dedupe the strata follow: as learned from the corpus,
+            whatever a user overrides, so that a sheet drawn once stays a
+            probability sample when the window or the series rule change.
+    """
+
+    config: DedupeConfig
+    series: Series | None
+    window: WindowChoice | None
+    times: np.ndarray
+    swept: Sweep
+    reference: Sweep
+
+
+def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceOptions, base: DedupeConfig,
+                       grid: list[float], pairs: PairScores, say: Callable[[str], None]
+                       ) -> CalibratedDedupe:
+    """Steps 1-3: series, window, and the sweep (and the reference sweep the strata follow)."""
     times = _seconds(items, base)
     series = corpus_series(items, base) if options.series else None
     window = None
@@ -426,78 +502,91 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceOptions, base: De
     swept = sweep(items, config, series, grid)
     reference = swept
     if options.window_days is not None or not options.series:
-        # The strata follow the dedupe as learned from the corpus, whatever a user overrides:
-        # a sheet drawn once stays a probability sample when the window or series rule change.
+        learned_series = series if options.series else corpus_series(items, base)
         learned = window.days if window is not None else learned_window(
-            times, pairs, corpus_series(items, base), options.seed).days
+            times, pairs, learned_series, options.seed).days
         reference = sweep(items, replace(base, window_days=learned, series=True),
-                          corpus_series(items, base) if not options.series else series, grid)
-    pop = build_population(pairs, _sources(items), times, text_column(items, "id"), grid[0],
-                           grouped_level(pairs, reference.partitions))
-    say(f"calibrate: {len(pop):,} candidate pairs in {len(pop.strata)} strata")
-    merged_at = {t: pop.merged(lab) for t, lab in swept.partitions.items()}
-    curve = (swept.table.merge(simulated_recall(sensitivity, grid), on="threshold", how="left")
-             if sensitivity is not None else swept.table)
+                          learned_series, grid)
+    return CalibratedDedupe(config, series, window, times, swept, reference)
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """Step 5a: what labels say (a story column or a sheet read back).
+
+    Attributes:
+        curve: Measured precision and recall per threshold, or None without labels.
+        basis: What the labels are, in words (None without labels).
+        sheet: The sheet read (None without one).
+        drawn: Population positions of the sheet's pairs.
+        sample: Its labelled pairs (None without a sheet).
+    """
+
+    curve: pd.DataFrame | None
+    basis: str | None
+    sheet: Sheet | None
+    drawn: np.ndarray
+    sample: LabelSample | None
+
+
+def _labelled(items: pd.DataFrame, options: EvidenceOptions, pop: Population,
+              merged_at: dict[float, np.ndarray], partitions: dict[float, np.ndarray]
+              ) -> Labelled:
     sheet = read_sheet(options.labels) if options.labels is not None else None
     drawn, sample = (sheet_sample(sheet, pop) if sheet is not None
                      else (np.zeros(0, np.int64), None))
-    labels = None
     if options.story_column is not None:
-        curve = curve.merge(_story_curve(items, options.story_column, swept.partitions,
-                                         options.seed), on="threshold", how="left")
-        labels = f"the story column {options.story_column} (every pair)"
-    elif sample is not None and len(sample.position):
+        return Labelled(_story_curve(items, options.story_column, partitions, options.seed),
+                        f"the story column {options.story_column} (every pair)", sheet, drawn,
+                        sample)
+    if sample is not None and len(sample.position):
         est = label_estimates(pop, merged_at, sample, seed=options.seed)
-        curve = curve.merge(_measured(est), on="threshold", how="left")
-        labels = (f"{len(sample.position)} labelled pairs of {options.labels} (a stratified "
-                  f"sample of {len(pop):,} candidate pairs, inverse-probability weighted)")
-    decoys = None
-    rule = _decoy_rule(items, options, window_days)
-    if np.isfinite(times).sum() >= 2 or len(rule.listed):
-        rows_bucket = swept.prep.buckets[swept.prep.exact_id]
-        compared, shared = compared_pairs(pop, swept.prep)
-        decoys = decoy_estimates(pop, compared, shared, rows_bucket, _sources(items), times, rule,
-                                 dict(zip(swept.table["threshold"], swept.table["merged_pairs"],
-                                          strict=True)), window_days)
-        curve = curve.merge(decoys.curve.rename(columns={
-            "precision": "decoy_precision", "precision_low": "decoy_precision_low",
-            "precision_high": "decoy_precision_high"}), on="threshold", how="left")
-    if labels is not None:
-        choice = from_labels(curve, options.precision, labels)
-    else:
-        decoy_curve = (None if decoys is None else
-                       decoys.curve.merge(swept.table[["threshold", "merged_pairs"]],
-                                          on="threshold"))
-        choice = without_labels(decoy_curve, None if decoys is None else decoys.check,
-                                rule.describe, bound_threshold, options.precision)
-    held_sheet = (read_sheet(options.holdout)
-                  if options.holdout is not None and Path(options.holdout).is_file() else None)
-    held, _ = (sheet_sample(held_sheet, pop) if held_sheet is not None
-               else (np.zeros(0, np.int64), None))
-    rows = (sheet.rows if sheet is not None else empty_sheet())
-    if options.story_column is None:  # a story column labels every pair: no sheet
-        rows = _next_batch(pop, sheet, drawn, sample, merged_at,
-                           _focus(curve, choice),
-                           choice["method"] == "labels", items, options, held)
-    waiting = int((rows["label"] == "").sum()) if len(rows) else 0
-    if waiting and choice["more_labels"]:
-        choice = choice | {"next": _next_step(sheet_path, rerun, waiting)}
-    holdout, holdout_labels = pd.DataFrame(), None
-    if options.holdout is not None:
-        curve, holdout, holdout_labels = _holdout(pop, merged_at, drawn, sample, held_sheet,
-                                                  curve, choice, items, options)
-        if holdout_labels is not None:
-            choice = with_holdout(choice, curve, holdout_labels)
-    all_drawn = (pop.find(_rows_index(rows["id_i"], pop), _rows_index(rows["id_j"], pop))
-                 if len(rows) else np.zeros(0, np.int64))
-    strata = pop.strata.assign(drawn=drawn_per_stratum(pop, all_drawn),
-                               labelled=drawn_per_stratum(
-                                   pop, sample.position if sample is not None
-                                   else np.zeros(0, np.int64)))
-    return Evidence(curve=curve, choice=choice, config=config, window=window, series=series,
-                    population=pop, strata=strata, sheet=rows, decoys=decoys, labels=labels,
-                    labelled=0 if sample is None else len(sample.position), holdout=holdout,
-                    holdout_labels=holdout_labels)
+        basis = (f"{len(sample.position)} labelled pairs of {options.labels} (a stratified "
+                 f"sample of {len(pop):,} candidate pairs, inverse-probability weighted)")
+        return Labelled(_measured(est), basis, sheet, drawn, sample)
+    return Labelled(None, None, sheet, drawn, sample)
+
+
+def _decoys(rule: DecoyRule, items: pd.DataFrame, dedupe: CalibratedDedupe,
+            pop: Population) -> DecoyEstimate | None:
+    """Step 5b: matched decoys (None without dates or listed pairs)."""
+    if np.isfinite(dedupe.times).sum() < 2 and not len(rule.listed):
+        return None
+    prep = dedupe.swept.prep
+    compared, shared = compared_pairs(pop, prep)
+    merged = dict(zip(dedupe.swept.table["threshold"], dedupe.swept.table["merged_pairs"],
+                      strict=True))
+    return decoy_estimates(pop, compared, shared, prep.buckets[prep.exact_id], _sources(items),
+                           dedupe.times, rule, merged, dedupe.config.window_days)
+
+
+def _choose(curve: pd.DataFrame, options: EvidenceOptions, basis: str | None, rule: DecoyRule,
+            decoys: DecoyEstimate | None, dedupe: CalibratedDedupe,
+            bound_threshold: float | None) -> Choice:
+    """Step 6: labels first, then passed decoys, then the bound, else decline."""
+    if basis is not None:
+        return from_labels(curve, options.precision, basis)
+    decoy_curve = (None if decoys is None else
+                   decoys.curve.merge(dedupe.swept.table[["threshold", "merged_pairs"]],
+                                      on="threshold"))
+    return without_labels(decoy_curve, None if decoys is None else decoys.check, rule.describe,
+                          bound_threshold, options.precision)
+
+
+def _with_holdout_step(choice: Choice, curve: pd.DataFrame, holdout: pd.DataFrame,
+                       basis: str | None, options: EvidenceOptions,
+                       rerun: Sequence[str] | None) -> Choice:
+    """Step 8: restate the choice on a labelled hold-out, or say how to label a drawn one."""
+    if basis is not None:
+        return with_holdout(choice, curve, basis)
+    if not len(holdout):
+        return choice
+    command = [*(rerun or ["newsdedup", "calibrate", "FILE"]),
+               *(["--labels", str(options.labels)] if options.labels is not None else [])]
+    step = (f"label the {len(holdout)} hold-out pairs of {options.holdout} (`newsdedup label "
+            f"{options.holdout}`), then run `{shlex.join(command)}` again: the hold-out then "
+            "measures the recommended threshold")
+    return choice | {"next": step if not choice.get("next") else f"{choice['next']}; and {step}"}
 
 
 HOLDOUT_BATCH = 0
@@ -505,19 +594,19 @@ HOLDOUT_BATCH = 0
 
 
 def _holdout(pop: Population, merged_at: dict[float, np.ndarray], loop: np.ndarray,
-             loop_sample: LabelSample | None, sheet: Sheet | None, curve: pd.DataFrame,
-             choice: Choice, items: pd.DataFrame, options: EvidenceOptions
+             taken: np.ndarray, loop_sample: LabelSample | None, sheet: Sheet | None,
+             curve: pd.DataFrame, choice: Choice, items: pd.DataFrame, options: EvidenceOptions
              ) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
-    """A hold-out sheet: measured against when labelled, drawn when absent.
+    """Step 8: a hold-out sheet, measured against when labelled, drawn when absent.
 
-    The hold-out is a stratified sample of the pairs the loop did not draw.
-    Its estimate counts the loop's labelled pairs as they are and estimates
-    every other pair from the hold-out alone, so it measures all merges with
-    labels that played no part in choosing the threshold: the loop's own
-    estimate at the threshold it chose leans optimistic (the threshold was
-    picked where its labels looked good), the hold-out's does not.
+    The hold-out is a stratified sample of the pairs the loop did not draw
+    (``taken``: every pair of the loop's sheet, its next batch included). Its
+    estimate counts the loop's labelled pairs as they are and estimates every
+    other pair from the hold-out alone, so it measures all merges with labels
+    that played no part in choosing the threshold: the loop's own estimate at
+    the threshold it chose leans optimistic (the threshold was picked where
+    its labels looked good), the hold-out's does not.
     """
-    path = options.holdout
     if sheet is not None:
         drawn, sample = sheet_sample(sheet, pop)
         if np.isin(drawn, loop).any():
@@ -532,21 +621,21 @@ def _holdout(pop: Population, merged_at: dict[float, np.ndarray], loop: np.ndarr
                  for b in ("", "_low", "_high")}
         curve = curve.merge(est[["threshold", *names]].rename(columns=names), on="threshold",
                             how="left")
-        basis = (f"{len(sample.position)} labelled hold-out pairs of {path} (a stratified sample "
-                 "of the candidate pairs the loop did not draw), with the loop's "
+        basis = (f"{len(sample.position)} labelled hold-out pairs of {sheet.path} (a stratified "
+                 "sample of the candidate pairs the loop did not draw), with the loop's "
                  f"{len(known[0])} labelled pairs counted as labelled")
         return curve, pd.DataFrame(), basis
     grid = sorted(merged_at)
     focus = choice["threshold"] if choice["threshold"] is not None else grid[len(grid) // 2]
-    room = pop.strata["size"].to_numpy() - drawn_per_stratum(pop, loop)
+    room = pop.strata["size"].to_numpy() - drawn_per_stratum(pop, taken)
     spread = options.holdout_size // 2
     allocation = first_allocation(room, spread)
-    empty = LabelSample(np.zeros(0, np.int64), np.zeros(0), (loop, np.zeros(len(loop), bool)))
+    empty = LabelSample(np.zeros(0, np.int64), np.zeros(0), (taken, np.zeros(len(taken), bool)))
     allocation += next_allocation(pop, merged_at[focus], empty,
-                                  drawn_per_stratum(pop, loop) + allocation,
+                                  drawn_per_stratum(pop, taken) + allocation,
                                   options.holdout_size - spread, recall=False)
-    positions = draw_batch(pop, allocation, loop, options.seed, HOLDOUT_BATCH)
-    rows = with_design(new_rows(pop, positions, HOLDOUT_BATCH, items), pop, positions, loop)
+    positions = draw_batch(pop, allocation, taken, options.seed, HOLDOUT_BATCH)
+    rows = with_design(new_rows(pop, positions, HOLDOUT_BATCH, items), pop, positions, taken)
     return curve, rows, None
 
 

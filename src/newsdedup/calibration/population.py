@@ -102,6 +102,19 @@ class Population:
         found = (len(keys) > 0) & (keys[pos] == key) if len(keys) else np.zeros(len(key), bool)
         return np.where(found, pos, -1)
 
+    def by_ids(self, positions: np.ndarray) -> np.ndarray:
+        """``positions`` ordered by their pairs' ids (the smaller id first, then the other).
+
+        Row numbers follow the file's order; ids do not. A draw over pairs
+        ordered by ids picks the same pairs whatever order the records came in.
+        """
+        pos = np.asarray(positions, dtype=np.int64)
+        rank = np.empty(len(self.ids), dtype=np.int64)
+        rank[np.argsort(np.asarray(self.ids, dtype=object), kind="stable")] = np.arange(
+            len(self.ids))
+        a, b = rank[self.i[pos]], rank[self.j[pos]]
+        return pos[np.lexsort((np.maximum(a, b), np.minimum(a, b)))]
+
     def merged(self, labels: np.ndarray) -> np.ndarray:
         """Whether each pair is in one group of a partition (labels per row)."""
         lab = np.asarray(labels)

@@ -70,12 +70,15 @@ class Sheet:
     """A sheet as read.
 
     Attributes:
-        rows: One row per pair with the sheet's columns (text as read) and ``line``.
+        rows: One row per pair with the sheet's columns (text as read, blank
+            where the file has no such column) and ``line``.
         path: The file.
+        header: The columns the file itself has.
     """
 
     rows: pd.DataFrame
     path: Path
+    header: tuple[str, ...] = ()
 
     @property
     def labelled(self) -> int:
@@ -141,7 +144,7 @@ def read_sheet(path: str | Path) -> Sheet:
     for c in ("reason", *TEXT_COLUMNS):
         frame[c] = frame[c].astype(object).fillna("")
     frame["batch"] = pd.to_numeric(frame["batch"], errors="coerce").fillna(0).astype(np.int64)
-    return Sheet(frame, path)
+    return Sheet(frame, path, tuple(header))
 
 
 def sheet_sample(sheet: Sheet, pop: Population) -> tuple[np.ndarray, LabelSample]:

@@ -38,7 +38,7 @@ from newsdedup.studies.sweep_pairs import scorer_pairs
 from newsdedup.text.normalize import DEFAULT_SCHEME
 
 __all__ = ["PlantedCorpus", "planted_corpus", "answer_sheet", "calibrate_items", "run_loop",
-           "true_scores", "coverage_study"]
+           "holdout_run", "true_scores", "coverage_study"]
 
 DAY = 86400.0
 
@@ -251,8 +251,30 @@ def true_scores(evidence: Evidence, labels: np.ndarray, event: np.ndarray) -> tu
     return precision, recall
 
 
+def holdout_run(items: pd.DataFrame, truth: Mapping[str, object], options: EvidenceOptions,
+                size: int, calibrate: Callable[..., Evidence] = calibrate_items) -> Evidence:
+    """Draw a hold-out after the loop, answer it from the truth, and measure on it.
+
+    Args:
+        items: The corpus.
+        truth: Item id -> event id.
+        options: The loop's options (``labels``: its last sheet).
+        size: Hold-out pairs.
+        calibrate: The calibration to run (:func:`calibrate_items`).
+
+    Returns:
+        The evidence with the hold-out read (its choice restated on the hold-out).
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "holdout.csv"
+        drawn = calibrate(items, replace(options, holdout=path, holdout_size=size),
+                          Path(tmp) / "next.csv")
+        answer_sheet(drawn.holdout, truth).to_csv(path, index=False)
+        return calibrate(items, replace(options, holdout=path), Path(tmp) / "next.csv")
+
+
 def coverage_study(pool: Sequence[str], seeds: Sequence[int], budget: int = 200,
-                   options: EvidenceOptions | None = None,
+                   holdout: int = 100, options: EvidenceOptions | None = None,
                    progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """The loop on one planted corpus per seed: stated intervals against the truth.
 
@@ -260,13 +282,16 @@ def coverage_study(pool: Sequence[str], seeds: Sequence[int], budget: int = 200,
         pool: Real headlines.
         seeds: One planted corpus (and loop) per seed.
         budget: Labels per loop.
+        holdout: Hold-out pairs drawn after the loop (0: none).
         options: Evidence options; defaults with the seed.
         progress: Told each seed's result.
 
     Returns:
-        One row per seed: ``seed``, ``method``, ``threshold``, ``precision``,
-        ``precision_low``, ``precision_high``, ``precision_true``,
-        ``precision_covered``, the same four for recall, and ``labelled``.
+        One row per seed: ``seed``, ``method``, ``threshold``, ``labelled``,
+        ``precision_true``, ``recall_true`` (the truth at that threshold), and
+        per estimate (``loop``: the loop's own; ``holdout``: restated on the
+        hold-out) its value, ``_low``, ``_high`` and ``_covered`` for
+        precision and recall (``loop_precision``, ``loop_precision_low``, ...).
     """
     from newsdedup.cluster.dedupe import dedupe
 
@@ -275,19 +300,27 @@ def coverage_study(pool: Sequence[str], seeds: Sequence[int], budget: int = 200,
         corpus = planted_corpus(pool, seed)
         truth = dict(zip(corpus.items["id"], corpus.event, strict=True))
         opts = replace(options or EvidenceOptions(), seed=seed)
-        ev = run_loop(corpus.items, truth, opts, budget)
+        with tempfile.TemporaryDirectory() as tmp:
+            ev = run_loop(corpus.items, truth, opts, budget, workdir=Path(tmp))
+            loop_sheet = Path(tmp) / "sheet.csv"
+            held = (holdout_run(corpus.items, truth, replace(opts, labels=loop_sheet), holdout)
+                    if holdout and ev.choice["threshold"] is not None and loop_sheet.is_file()
+                    else None)
         c = ev.choice
         row = {"seed": seed, "method": c["method"], "threshold": c["threshold"],
                "labelled": ev.labelled}
         if c["threshold"] is not None:
             result = dedupe(corpus.items, replace(ev.config, threshold=c["threshold"]))
             p, r = true_scores(ev, result.clustering.labels, corpus.event)
-            for name, value, interval in (("precision", p, c["precision"]),
-                                          ("recall", r, c["recall"])):
-                row |= {name: interval["value"], f"{name}_low": interval["low"],
-                        f"{name}_high": interval["high"], f"{name}_true": value,
-                        f"{name}_covered": bool(interval["low"] is not None
-                                                and interval["low"] <= value <= interval["high"])}
+            row |= {"precision_true": p, "recall_true": r}
+            stated = [("loop", c)] + ([("holdout", held.choice)] if held is not None else [])
+            for who, choice in stated:
+                for name, value in (("precision", p), ("recall", r)):
+                    got = choice[name]
+                    row |= {f"{who}_{name}": got["value"], f"{who}_{name}_low": got["low"],
+                            f"{who}_{name}_high": got["high"],
+                            f"{who}_{name}_covered": bool(
+                                got["low"] is not None and got["low"] <= value <= got["high"])}
         rows.append(row)
         if progress is not None:
             progress(f"seed {seed}: {row}")

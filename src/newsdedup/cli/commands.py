@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from collections.abc import Iterator
 
 from newsdedup import paths
 from newsdedup.cli.options import (
@@ -55,22 +55,26 @@ def rerun_command() -> list[str]:
     return out
 
 
-def cmd_label_sheet(args, corpus=None, name: str | None = None, folder: str = "calibrate"
-                    ) -> None:
-    """Run ``newsdedup label-sheet`` (or ``candidates --stratified``) with the parsed arguments."""
-    from newsdedup.cluster.dedupe import DedupeConfig
-    from newsdedup.runs.label_sheet import run_label_sheet
+def cmd_label(args) -> None:
+    """Run ``newsdedup label`` with the parsed arguments."""
+    from newsdedup.calibration.label import label_sheet, strip_text
 
-    if corpus is None or name is None:
-        corpus, name = load(args)
-    calibration = args.calibration or args.out / name / "calibration.json"
-    if not Path(calibration).is_file():
-        raise ValueError(f"{calibration} not found: run `newsdedup calibrate` first (or pass "
-                         "--calibration)")
-    config = DedupeConfig.from_calibration(calibration)
-    thresholds = list(args.thresholds) if getattr(args, "thresholds", None) else None
-    run_label_sheet(corpus, name, args.out, config, args.halfwidth, args.bin_width, args.seed,
-                    args.output, progress, thresholds, folder)
+    if args.strip_text is not None:
+        n = strip_text(args.sheet, args.strip_text)
+        print(f"wrote {args.strip_text}: {n} labelled pairs, ids and labels only")
+        return
+
+    def typed() -> Iterator[str]:
+        if not sys.stdin.isatty():
+            yield from sys.stdin
+            return
+        while True:
+            try:
+                yield input("label> ")
+            except EOFError:
+                return
+
+    label_sheet(args.sheet, typed(), print, args.width)
 
 
 def cmd_crosshost(args) -> None:
@@ -181,9 +185,6 @@ def cmd_candidates(args) -> None:
     from newsdedup.runs.signals import run_candidates
 
     corpus, name = load(args)
-    if args.stratified:  # the labeling loop's sheet: one sampler with label-sheet
-        cmd_label_sheet(args, corpus, name, folder="signals")
-        return
     run_candidates(corpus, name, args.out, args.quota, signal_options(args), args.output,
                    progress)
 

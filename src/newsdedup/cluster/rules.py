@@ -158,13 +158,14 @@ def _time_split(codes: np.ndarray, order: np.ndarray, times: np.ndarray, window:
     visit = visit[grouped[visit]]
     known = np.isfinite(times)
     by_code: dict[int, list[tuple[float, int]]] = {}
-    # Only headline groups whose dated members lie further apart than the window split.
+    # Only headline groups whose dated members lie the window or more apart split
+    # (in_window keeps pairs exactly the window apart apart too).
     lo = np.full(int(codes.max(initial=0)) + 1, np.inf)
     hi = np.full(int(codes.max(initial=0)) + 1, -np.inf)
     rows = visit[known[visit]]
     np.minimum.at(lo, codes[rows], times[rows])
     np.maximum.at(hi, codes[rows], times[rows])
-    wide = hi - lo > window
+    wide = hi - lo >= window
     for r in visit[wide[codes[visit]] & known[visit]].tolist():
         founders = by_code.setdefault(int(codes[r]), [])
         slot = next((k for k, (t, _) in enumerate(founders) if abs(times[r] - t) < window),

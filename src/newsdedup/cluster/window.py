@@ -145,8 +145,11 @@ def learn_window(times: np.ndarray, i: np.ndarray, j: np.ndarray, score: np.ndar
     total = gaps.size - background
     excess = {}
     for g in grid:
-        within = float(np.searchsorted(gaps, g, side="right"))
-        null_within = (float(np.searchsorted(null, g, side="right")) / null.size
+        # Strictly inside, as the dedupe's rule reads a window (gap < W): a date-only
+        # corpus's next-day copies are exactly one day apart and a one-day window
+        # would split them.
+        within = float(np.searchsorted(gaps, g, side="left"))
+        null_within = (float(np.searchsorted(null, g, side="left")) / null.size
                        if null.size else 1.0)
         excess[float(g)] = (within - background * null_within) / total if total > 0 else math.nan
     if not total > 0.05 * gaps.size:

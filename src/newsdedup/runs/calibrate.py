@@ -28,6 +28,7 @@ from newsdedup.calibration.evidence import (
 )
 from newsdedup.calibration.report import curve_columns, summary_lines
 from newsdedup.cluster.dedupe import DedupeConfig
+from newsdedup.cluster.keep import text_column
 from newsdedup.cluster.sweep import sweep_items_left
 from newsdedup.corpus.load import load_corpus
 from newsdedup.paths import sha256_file
@@ -89,15 +90,12 @@ class CalibrateOptions:
         sweep_pairs_per_item: Pairs per item the sweep may list: above about
             1,400 items its lowest threshold rises from ``sweep_lo`` until the
             pairs fit (:func:`newsdedup.studies.sweep_floor.choose_floor`).
-        extra: Whether to run the studies beyond published block 2 and the
-            calibration: the sweeps of the IDF and MinHash scorers and of the
-            seed-000 dedupe, the all-pairs decoy curves (``decoy_pairs.csv``)
-            and the evidence of every dedupe scorer
-            (``precision_recall_scorers.csv``). ``newsdedup calibrate`` runs
-            them with ``--full``, ``newsdedup run`` always. Without them the
-            calibration is the same: plain Jaccard's sweep, bound and
-            evidence decide it. Recorded in ``params.json``
-            (``extra_studies``) only when off.
+        extra: Whether to run the sweeps beyond the calibrated score's: the
+            IDF and MinHash scorers' and the gated dedupe's rows of
+            ``sweep.csv``. ``newsdedup calibrate`` runs them with ``--full``,
+            ``newsdedup run`` always. Without them the calibration is the
+            same: the calibrated score's sweep, bound and evidence decide it.
+            Recorded in ``params.json`` (``extra_studies``) only when off.
     """
 
     n: int = 4
@@ -119,6 +117,27 @@ class CalibrateOptions:
         return SensitivityParams(fractions=tuple(self.fractions), n=self.n, trials=self.trials,
                                  seed=self.seed, min_words=self.min_words, scheme=self.scheme,
                                  method=self.method)
+
+
+def simulation_order(items: pd.DataFrame, dialect: str) -> list[str]:
+    """The items' texts in the order the simulation draws its random numbers.
+
+    Each item takes the next draws of one generator, so the order decides
+    which item gets which draws. The published protocol drew in the file's
+    order, and the seed dialect (``--dialect seed``, the pinned archive)
+    reproduces it; any other corpus is simulated in the order of its ids, so
+    that shuffling the records changes no figure.
+
+    Examples:
+        >>> items = pd.DataFrame({"id": ["b", "a"], "title": ["B", "A"], "summary": ""})
+        >>> simulation_order(items, "standard"), simulation_order(items, "seed")
+        (['A ', 'B '], ['B ', 'A '])
+    """
+    texts = texts_from_items(items)
+    if dialect == "seed" or "id" not in items.columns:
+        return texts
+    order = np.argsort(text_column(items, "id"), kind="stable")
+    return [texts[k] for k in order.tolist()]
 
 
 def simulation_texts(texts: list[str], options: CalibrateOptions
@@ -222,7 +241,7 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     """
     options = options or CalibrateOptions()
     items = corpus.items
-    texts, sampled = simulation_texts(texts_from_items(items), options)
+    texts, sampled = simulation_texts(simulation_order(items, corpus.dialect), options)
     progress(f"calibrate: word-retention simulation ({options.method}), "
              f"{len(options.fractions)} levels x {options.trials} trials on {len(texts):,} "
              f"items" + (f" (a seeded sample of {len(items):,})" if sampled else ""))
@@ -279,9 +298,6 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
 SHEET = "to_label.csv"
 """The labeling sheet's name in ``<out>/<name>/calibrate/``."""
 
-HOLDOUT = "holdout.csv"
-"""A hold-out sheet's name there, when the calibration drew one (``--holdout``)."""
-
 
 def base_config(options: CalibrateOptions) -> DedupeConfig:
     """The dedupe being calibrated: the calibrated score, subject gate on (window learned later)."""
@@ -311,7 +327,8 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
     params = {
         "corpus": corpus_meta(corpus, name),
         "sensitivity": asdict(options.sensitivity()) | {
-            "items_used": sens.n_items_used, "items_skipped": sens.n_items_skipped} | (
+            "items_used": sens.n_items_used, "items_skipped": sens.n_items_skipped,
+            "order": "file" if corpus.dialect == "seed" else "ids"} | (
             {"sample": scale["simulation_sample"]} if scale["simulation_sample"] else {}),
         "sweep": {"scorers": list(scorers), "thresholds": [float(x) for x in grid],
                   "clustering": "greedy against representatives; no gate except "
@@ -336,8 +353,8 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
         write_csv(evidence.series.csv_table().drop(columns="series"), out_dir / "series.csv")
     if len(evidence.sheet):
         write_csv(evidence.sheet, out_dir / SHEET)
-    if len(evidence.holdout):
-        write_csv(evidence.holdout, out_dir / HOLDOUT)
+    if len(evidence.holdout):  # drawn now: written where --holdout names it
+        write_csv(evidence.holdout, Path(options.evidence.holdout))
     write_params(params, out_dir / "params.json")
     sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
     sweep_wide.columns = [f"{a}:{b}" for a, b in sweep_wide.columns]
@@ -405,17 +422,17 @@ def calibration_record(corpus, name: str, options: CalibrateOptions, cal: Calibr
         "decoys": None if evidence.decoys is None else {
             "rule": evidence.decoys.describe, "check": evidence.decoys.check,
             "decoy_pairs": evidence.decoys.decoys, "compared_pairs": evidence.decoys.compared},
-        "holdout": _holdout_record(evidence, t),
+        "holdout": _holdout_record(evidence, t, options.evidence.holdout),
         "evidence": {"note": choice["note"], "next": choice["next"],
                      "curves": "calibrate/precision_recall.csv",
                      "bound_threshold": bound_threshold},
     }
 
 
-def _holdout_record(evidence: Evidence, t: float | None) -> dict | None:
+def _holdout_record(evidence: Evidence, t: float | None, path: Path | None) -> dict | None:
     """The hold-out's measurement at the recommended threshold (or the sheet drawn)."""
     if evidence.holdout_labels is None:
-        return ({"drawn": len(evidence.holdout), "sheet": f"calibrate/{HOLDOUT}"}
+        return ({"drawn": len(evidence.holdout), "sheet": str(path)}
                 if len(evidence.holdout) else None)
     row = (evidence.curve[(evidence.curve["threshold"] - t).abs() < 1e-9] if t is not None
            else evidence.curve.iloc[:0])
@@ -426,8 +443,12 @@ def _holdout_record(evidence: Evidence, t: float | None) -> dict | None:
         return {"value": _plain(row[name].iloc[0]), "low": _plain(row[f"{name}_low"].iloc[0]),
                 "high": _plain(row[f"{name}_high"].iloc[0]), "basis": evidence.holdout_labels}
 
+    # estimated_precision/recall are the hold-out's now; the loop's own stay here.
     return {"basis": evidence.holdout_labels, "precision": measured("precision_holdout"),
-            "recall": measured("recall_holdout")}
+            "recall": measured("recall_holdout"),
+            "confirms": evidence.choice.get("holdout_confirms"),
+            "loop_precision": evidence.choice.get("loop_precision"),
+            "loop_recall": evidence.choice.get("loop_recall")}
 
 
 def _plain(x) -> float | None:

@@ -227,7 +227,9 @@ def _tokenize(titles: Sequence[str]) -> _Tokens:
     lists = [title_tokens(t) for t in titles]
     length = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
     flat = [t for x in lists for t in x]
-    ids, vocab = pd.factorize(pd.Series(flat, dtype=object), sort=False)
+    # Sorted: token ids, and the template keys hashed from them, follow the text, not the
+    # order of the records.
+    ids, vocab = pd.factorize(pd.Series(flat, dtype=object), sort=True)
     chars = np.fromiter((len(t) for t in flat), dtype=np.int64, count=len(flat))
     start = np.concatenate(([0], np.cumsum(length)[:-1])) if len(length) else length
     return _Tokens(ids.astype(np.int64), chars, start.astype(np.int64), length,
@@ -467,7 +469,12 @@ def _iso(hour: float) -> str:
 
 def _table(stats: pd.DataFrame, chosen: pd.DataFrame, tok: _Tokens, titles: list[str],
            sources: list[str] | None, hours: np.ndarray, column: pd.Series) -> pd.DataFrame:
-    first = chosen.sort_values(["key", "row"], kind="stable").drop_duplicates("key")
+    # Each series is shown by its earliest member (then the smallest title): a member
+    # picked by row number would change with the order of the records.
+    rows_of = chosen["row"].to_numpy()
+    first = (chosen.assign(hour=hours[rows_of], title=[titles[r] for r in rows_of])
+             .sort_values(["key", "hour", "title", "row"], kind="stable", na_position="last")
+             .drop_duplicates("key"))
     first = first.set_index("key").loc[stats.index]
     rows = first["row"].to_numpy()
     days = (chosen.assign(day=np.floor(hours[chosen["row"].to_numpy()] / 24.0))
