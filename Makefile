@@ -64,13 +64,21 @@ dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, g
 # (data/gold/<feed>.calibrate.csv, the loop; <feed>.holdout.csv, the hold-out).
 KNEWS   := ../shared/corpora/knews-rss-big3/knews-rss-big3.jsonl
 REUTERS := ../shared/corpora/reuters21578-titles/reuters-005-009.csv
-.PHONY: feeds
-feeds: $(STAMP)  ## calibrate the two real feeds on their labelled sheets (results/<feed>/)
+.PHONY: feeds coverage
+feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled sheets; docs tables
+	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3-unlabelled
 	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3 \
 	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv
+	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles-unlabelled
 	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles \
 	    --labels data/gold/reuters21578-titles.calibrate.csv \
 	    --holdout data/gold/reuters21578-titles.holdout.csv
+	$(BIN)/python -m newsdedup.runs.doc_tables
+
+coverage: $(STAMP)  ## do the calibration's intervals hold? planted corpora, 20 seeds per language (~1 h)
+	$(BIN)/python -m newsdedup.runs.coverage --language ko --seeds 20
+	$(BIN)/python -m newsdedup.runs.coverage --language en --seeds 20
+	$(BIN)/python -m newsdedup.runs.doc_tables
 
 .PHONY: signals candidates
 UCI_HEAD := ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv

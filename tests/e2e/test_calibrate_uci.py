@@ -8,7 +8,7 @@
   hold-out): the stated interval at the recommended threshold holds the
   precision computed from ``STORY`` over the candidate pairs.
 
-A few minutes in all (the slow lane).
+A few minutes in all.
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def test_story_labels_make_a_curve_that_is_the_dedupe_it_describes(uci_path, ite
     sizes = np.bincount(result.clustering.labels)
     assert row["merged_pairs"] == int((sizes * (sizes - 1) // 2).sum())
     measured = pairwise_scores(result.clustering.labels, items["STORY"].tolist())
-    assert row["precision_measured"] == pytest.approx(measured["precision"], abs=1e-9)
+    # precision_recall.csv holds six decimals.
+    assert row["precision_measured"] == pytest.approx(measured["precision"], abs=1e-6)
 
 
 def test_the_loop_answered_from_the_story_ids_states_an_interval_that_holds(items):

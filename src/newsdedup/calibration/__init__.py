@@ -13,5 +13,9 @@ pairs to label. One module per concept:
 * :mod:`~newsdedup.calibration.stories`: labels for every pair from a story column;
 * :mod:`~newsdedup.calibration.decoys`: matched decoys and their check;
 * :mod:`~newsdedup.calibration.choice`: the order of evidence and the recommendation;
-* :mod:`~newsdedup.calibration.evidence`: the orchestrator.
+* :mod:`~newsdedup.calibration.evidence`: the orchestrator;
+* :mod:`~newsdedup.calibration.file`: reading `calibration.json` back (every fault one line);
+* :mod:`~newsdedup.calibration.label`: labeling a sheet at the terminal;
+* :mod:`~newsdedup.calibration.report`: the calibration's one report;
+* :mod:`~newsdedup.calibration.simulate`: planted corpora and the coverage of the intervals.
 """

@@ -145,12 +145,18 @@ def without_labels(decoys: pd.DataFrame | None, check: dict | None, decoy_basis:
             row = _lowest(decoys, "precision_low", target)
             if row is not None:
                 t = float(row["threshold"])
+                # The decoys bound the false merges from above (every compared pair is
+                # counted as unrelated, duplicates too), so they bound precision from
+                # below only: the interval is one-sided, up to 1.
+                basis = (f"decoys, a lower bound (every compared pair counted as "
+                         f"unrelated): {decoy_basis}")
+                precision = interval(row, "precision", basis) | {"high": 1.0}
                 return {"method": "decoys", "threshold": t, "target": target,
-                        "precision": interval(row, "precision", f"decoys: {decoy_basis}"),
-                        "recall": none,
+                        "precision": precision, "recall": none,
                         "note": f"Estimated from decoys ({decoy_basis}; {check['reason']}): "
-                                f"{t:.2f} is the lowest threshold whose estimated precision "
-                                f"interval lies at or above {target:.2f}. Labels measure it.",
+                                f"{t:.2f} is the lowest threshold whose precision is at least "
+                                f"{target:.2f} at the low end of its interval (decoys bound "
+                                "precision from below only). Labels measure it.",
                         "next": None, "more_labels": True}
             notes.append(f"The decoys ({decoy_basis}) find no threshold whose estimated "
                          f"precision interval lies at or above {target:.2f}.")

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import betaincinv
 
 from newsdedup.calibration.population import Population
 
@@ -101,7 +102,9 @@ def cell_counts(pop: Population, merged: np.ndarray, sample: LabelSample) -> pd.
     The sample's known pairs are not in any cell (they are counted apart).
 
     Returns:
-        Columns ``stratum``, ``merged`` (bool), ``size``, ``labelled``, ``same``.
+        Columns ``stratum``, ``merged`` (bool), ``size``, ``labelled``, ``same``,
+        and the known pairs of each cell's stratum and status: ``known``,
+        ``known_same`` (they inform the cell's prior, not its own count).
     """
     strata = pop.strata.shape[0]
     universe = np.ones(len(pop), dtype=bool)
@@ -114,9 +117,14 @@ def cell_counts(pop: Population, merged: np.ndarray, sample: LabelSample) -> pd.
     labelled = np.bincount(cell[pos], minlength=2 * strata)
     positive = np.bincount(cell[pos], weights=same.astype(np.float64),
                            minlength=2 * strata).astype(np.int64)
+    kpos, ksame = sample.known_pairs()
+    known = np.bincount(cell[kpos], minlength=2 * strata)
+    known_same = np.bincount(cell[kpos], weights=ksame.astype(np.float64),
+                             minlength=2 * strata).astype(np.int64)
     return pd.DataFrame({"stratum": np.repeat(np.arange(strata), 2),
                          "merged": np.tile([False, True], strata), "size": size,
-                         "labelled": labelled, "same": positive})
+                         "labelled": labelled, "same": positive, "known": known,
+                         "known_same": known_same})
 
 
 def pooled_blocks(k: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -163,8 +171,8 @@ def pooled_rates(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return ((kk + PRIOR) / (nn + 2 * PRIOR))[block]
 
 
-def _prior_blocks(pop: Population, cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray,
-                                                                 np.ndarray]:
+def _prior_blocks(pop: Population, cells: pd.DataFrame
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which pooled block each cell's prior comes from, and the block's labels.
 
     A cell's share of same-event pairs is taken to be near that of the cells
@@ -178,9 +186,9 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame) -> tuple[np.ndarray, np.
     all strata of its merged status.
 
     Returns:
-        ``(block, same, labelled)``: a block id per cell (cells sharing an id
-        share one prior rate), and per block id its same-event labels and
-        labelled pairs.
+        ``(block, same, labelled, merged)``: a block id per cell (cells sharing
+        an id share one prior rate), and per block id its same-event labels,
+        labelled pairs and merged status.
     """
     strata = pop.strata
     family = ([strata[c].astype(str) for c in ("kind", "source", "within_day")
@@ -191,26 +199,34 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame) -> tuple[np.ndarray, np.
     block = np.empty(len(cells), dtype=np.int64)
     same: list[float] = []
     labelled: list[float] = []
+    status: list[bool] = []
 
     def assign(rows_of: np.ndarray, order: np.ndarray, k: np.ndarray, n: np.ndarray) -> None:
         local = pooled_blocks(k[order], n[order])
         block[rows_of[order]] = len(same) + local
         same.extend(np.bincount(local, weights=k[order]).tolist())
         labelled.extend(np.bincount(local, weights=n[order]).tolist())
+        status.extend([merged] * (int(local.max(initial=-1)) + 1))
 
+    # The known pairs (the loop's, under a hold-out) were drawn at random within their
+    # strata too: they say what a stratum's rate is like, so they shape the priors
+    # (a hold-out of 100 pairs alone would leave most unmerged strata to the prior).
+    n_all = (cells["labelled"] + cells.get("known", 0)).to_numpy(np.float64)
+    k_all = (cells["same"] + cells.get("known_same", 0)).to_numpy(np.float64)
     for merged in (False, True):
         rows_of = np.flatnonzero(cells["merged"].to_numpy() == merged)  # stratum order
-        n = cells["labelled"].to_numpy(np.float64)[rows_of]
-        k = cells["same"].to_numpy(np.float64)[rows_of]
+        n = n_all[rows_of]
+        k = k_all[rows_of]
         assign(rows_of, np.argsort(score, kind="stable"), k, n)
         for _, members in fam.groupby(fam, sort=False).groups.items():
             rows = np.asarray(members)[np.argsort(score[np.asarray(members)], kind="stable")]
             if n[rows].sum():
                 assign(rows_of, rows, k, n)
-    return block, np.asarray(same), np.asarray(labelled)
+    return block, np.asarray(same), np.asarray(labelled), np.asarray(status, dtype=bool)
 
 
-def _cell_draws(cells: pd.DataFrame, blocks: tuple[np.ndarray, np.ndarray, np.ndarray],
+def _cell_draws(cells: pd.DataFrame,
+                blocks: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
                 draws: int, rng: np.random.Generator) -> np.ndarray:
     """Posterior draws of the same-event pairs per cell, ``(draws, cells)``.
 
@@ -220,15 +236,22 @@ def _cell_draws(cells: pd.DataFrame, blocks: tuple[np.ndarray, np.ndarray, np.nd
     ``Beta(k + 2 m, n - k + 2 (1 - m))``, then its unlabelled pairs' count
     from the binomial. Drawn apart, many sparsely labelled cells would
     average their priors into a sum far surer than any of them.
+
+    The blocks of one merged status are drawn at one common quantile per draw
+    (comonotone): the unmerged blocks are many (one per family and score run),
+    each with a few labels, and their rates err the same way when the labels
+    are few (a rare rate read from a handful of labels); drawn independently
+    their errors would cancel in the sum of same-event pairs, and recall's
+    denominator would be stated far surer than the labels allow.
     """
-    block, bk, bn = blocks
+    block, bk, bn, merged = blocks
     size = cells["size"].to_numpy(np.int64)
     n = cells["labelled"].to_numpy(np.int64)
     k = cells["same"].to_numpy(np.int64)
-    # A Beta draw with small parameters can round to exactly 0 or 1; the cell's
+    u = rng.random((draws, 2))[:, merged.astype(np.int64)]
+    # A Beta quantile with small parameters can round to exactly 0 or 1; the cell's
     # Beta needs both parameters positive.
-    rate = np.clip(rng.beta(bk + PRIOR, bn - bk + PRIOR, size=(draws, len(bk))), 1e-12,
-                   1.0 - 1e-12)[:, block]
+    rate = np.clip(betaincinv(bk + PRIOR, bn - bk + PRIOR, u), 1e-12, 1.0 - 1e-12)[:, block]
     share = rng.beta(k + STRENGTH * rate, n - k + STRENGTH * (1 - rate))
     rest = np.maximum(size - n, 0)
     return k + rng.binomial(rest, share)

@@ -146,6 +146,7 @@ class Evidence:
         labelled: Labelled pairs read.
         holdout: The hold-out sheet to write (drawn here), or empty.
         holdout_labels: What the hold-out labels are, in words (None without).
+        holdout_labelled: Labelled hold-out pairs read.
     """
 
     curve: pd.DataFrame
@@ -161,6 +162,7 @@ class Evidence:
     labelled: int = 0
     holdout: pd.DataFrame = field(default_factory=pd.DataFrame)
     holdout_labels: str | None = None
+    holdout_labelled: int = 0
 
 
 def simulated_recall(sensitivity, thresholds: Sequence[float]) -> pd.DataFrame:
@@ -445,11 +447,11 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceOptions, base: De
         choice = choice | {"next": _next_step(sheet_path, rerun, waiting)}
     all_drawn = (pop.find(_rows_index(rows["id_i"], pop), _rows_index(rows["id_j"], pop))
                  if len(rows) else np.zeros(0, np.int64))
-    holdout, holdout_labels = pd.DataFrame(), None
+    holdout, holdout_labels, holdout_labelled = pd.DataFrame(), None, 0
     if options.holdout is not None:
-        curve, holdout, holdout_labels = _holdout(pop, merged_at, labelled.drawn, all_drawn,
-                                                  labelled.sample, held_sheet, curve, choice,
-                                                  items, options)
+        curve, holdout, holdout_labels, holdout_labelled = _holdout(
+            pop, merged_at, labelled.drawn, all_drawn, labelled.sample, held_sheet, curve,
+            choice, items, options)
         choice = _with_holdout_step(choice, curve, holdout, holdout_labels, options, rerun)
     strata = pop.strata.assign(drawn=drawn_per_stratum(pop, all_drawn),
                                labelled=drawn_per_stratum(
@@ -459,7 +461,8 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceOptions, base: De
                     series=dedupe.series, population=pop, strata=strata, sheet=rows,
                     decoys=decoys, labels=labelled.basis,
                     labelled=0 if labelled.sample is None else len(labelled.sample.position),
-                    holdout=holdout, holdout_labels=holdout_labels)
+                    holdout=holdout, holdout_labels=holdout_labels,
+                    holdout_labelled=holdout_labelled)
 
 
 @dataclass(frozen=True)
@@ -596,7 +599,7 @@ HOLDOUT_BATCH = 0
 def _holdout(pop: Population, merged_at: dict[float, np.ndarray], loop: np.ndarray,
              taken: np.ndarray, loop_sample: LabelSample | None, sheet: Sheet | None,
              curve: pd.DataFrame, choice: Choice, items: pd.DataFrame, options: EvidenceOptions
-             ) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
+             ) -> tuple[pd.DataFrame, pd.DataFrame, str | None, int]:
     """Step 8: a hold-out sheet, measured against when labelled, drawn when absent.
 
     The hold-out is a stratified sample of the pairs the loop did not draw
@@ -624,7 +627,7 @@ def _holdout(pop: Population, merged_at: dict[float, np.ndarray], loop: np.ndarr
         basis = (f"{len(sample.position)} labelled hold-out pairs of {sheet.path} (a stratified "
                  "sample of the candidate pairs the loop did not draw), with the loop's "
                  f"{len(known[0])} labelled pairs counted as labelled")
-        return curve, pd.DataFrame(), basis
+        return curve, pd.DataFrame(), basis, len(sample.position)
     grid = sorted(merged_at)
     focus = choice["threshold"] if choice["threshold"] is not None else grid[len(grid) // 2]
     room = pop.strata["size"].to_numpy() - drawn_per_stratum(pop, taken)
@@ -636,7 +639,7 @@ def _holdout(pop: Population, merged_at: dict[float, np.ndarray], loop: np.ndarr
                                   options.holdout_size - spread, recall=False)
     positions = draw_batch(pop, allocation, taken, options.seed, HOLDOUT_BATCH)
     rows = with_design(new_rows(pop, positions, HOLDOUT_BATCH, items), pop, positions, taken)
-    return curve, rows, None
+    return curve, rows, None, 0
 
 
 def compared_pairs(pop: Population, prep: Prepared) -> tuple[np.ndarray, np.ndarray]:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from newsdedup.calibration.choice import Choice
 
-__all__ = ["summary_lines", "curve_columns"]
+__all__ = ["summary_lines", "curve_columns", "outcome_row", "outcome_table"]
 
 
 def _interval(x: dict | None) -> str:
@@ -100,3 +100,62 @@ def curve_columns(curve: pd.DataFrame) -> list[str]:
               "decoy_precision_low", "decoy_precision_high", "precision_holdout",
               "recall_holdout", "recall_sim"]
     return [c for c in wanted if c in curve.columns]
+
+
+def outcome_row(feed: str, labelled: dict, unlabelled: dict, curve: pd.DataFrame) -> dict:
+    """One feed's calibration without and with labels, against its labelled hold-out.
+
+    Args:
+        feed: The feed's name.
+        labelled: ``calibration.json`` of the run with the loop's and hold-out's labels.
+        unlabelled: ``calibration.json`` of the run without labels.
+        curve: ``precision_recall.csv`` of the labelled run (its hold-out columns
+            measure any threshold, the unlabelled run's choice included).
+
+    Returns:
+        The row :func:`outcome_table` prints.
+    """
+    t0 = unlabelled.get("recommended_threshold")
+    at0 = _row(curve, t0) if unlabelled.get("method") != "bound" else None
+    held0 = (None if at0 is None or "precision_holdout" not in curve.columns else
+             {"value": at0["precision_holdout"], "low": at0["precision_holdout_low"],
+              "high": at0["precision_holdout_high"]})
+    labels = labelled.get("labels") or {}
+    holdout = labelled.get("holdout") or {}
+    return {
+        "feed": feed,
+        "without_labels": (f"{unlabelled['method']} {t0:g}" if t0 is not None
+                           else "declines"),
+        "stated": _interval(unlabelled.get("estimated_precision"))
+        if unlabelled.get("method") != "bound" else "bound (no precision)",
+        "measured_there": _interval(held0) if held0 is not None else "n/a",
+        "with_labels": (f"{labelled['method']} {labelled['recommended_threshold']:g}"
+                        if labelled.get("recommended_threshold") is not None else "declines"),
+        "precision": _interval(labelled.get("estimated_precision")),
+        "recall": _interval(labelled.get("estimated_recall")),
+        "labels": f"{labels.get('labelled', '?')} + {holdout.get('labelled', '?')} hold-out",
+        "holdout_confirms": holdout.get("confirms"),
+    }
+
+
+def outcome_table(rows: list[dict]) -> str:
+    """The rows of :func:`outcome_row` as the Markdown table ``docs/calibration.md`` shows.
+
+    Examples:
+        >>> row = {"feed": "f", "without_labels": "decoys 0.3", "stated": "0.950 [0.900, 0.980]",
+        ...        "measured_there": "0.910 [0.850, 0.950]", "with_labels": "labels 0.4",
+        ...        "precision": "0.930 [0.900, 0.960]", "recall": "0.200 [0.100, 0.300]",
+        ...        "labels": "200 + 150 hold-out", "holdout_confirms": True}
+        >>> print(outcome_table([row]).splitlines()[2])
+        | f | decoys 0.3 | 0.950 [0.900, 0.980] | 0.910 [0.850, 0.950] | labels 0.4 | 0.930 [0.900, 0.960] | 0.200 [0.100, 0.300] | 200 + 150 hold-out | yes |
+    """  # noqa: E501
+    head = ("| feed | without labels | stated precision | hold-out measures there "
+            "| with labels | precision (hold-out) | recall (hold-out) | labels "
+            "| hold-out confirms |")
+    lines = [head, "|" + "---|" * 9]
+    for r in rows:
+        confirms = {True: "yes", False: "no", None: "n/a"}[r["holdout_confirms"]]
+        lines.append(f"| {r['feed']} | {r['without_labels']} | {r['stated']} | "
+                     f"{r['measured_there']} | {r['with_labels']} | {r['precision']} | "
+                     f"{r['recall']} | {r['labels']} | {confirms} |")
+    return "\n".join(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from newsdedup import paths
 from newsdedup.cli.options import (
@@ -35,8 +36,20 @@ def cmd_calibrate(args) -> None:
     from newsdedup.runs.calibrate import run_calibrate
 
     corpus, name = load(args)
-    run_calibrate(corpus, name, args.out, calibrate_options(args), progress,
-                  rerun=rerun_command(), shown_root=args.out)
+    options = calibrate_options(args)
+    run_calibrate(corpus, name, args.out, options, progress,
+                  rerun=rerun_command(), shown_root=shown_path(args.out))
+
+
+def shown_path(path: Path) -> Path:
+    """``path`` relative to the working directory when it lies below it.
+
+    The next step's commands then work from there and read the same on every checkout.
+    """
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return Path(path)
 
 
 def rerun_command() -> list[str]:

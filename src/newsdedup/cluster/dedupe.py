@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from newsdedup.cluster.calibration_file import CalibrationFileError as CalibrationFileError
-from newsdedup.cluster.calibration_file import read_calibration
+from newsdedup.calibration.file import CalibrationFileError as CalibrationFileError
+from newsdedup.calibration.file import read_calibration
 from newsdedup.cluster.embedded import check_embedding, rerank_candidates, survivor_vectors
 from newsdedup.cluster.exact import exact_groups
 from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, lead_keys, strip_outlet
@@ -210,7 +210,7 @@ def load_threshold(path: str | Path) -> tuple[float, str]:
     """Read ``recommended_threshold`` and ``rationale`` from a calibration JSON file.
 
     Both keys must be at the top level of a JSON object; the whole file is
-    checked by :func:`newsdedup.cluster.calibration_file.read_calibration`.
+    checked by :func:`newsdedup.calibration.file.read_calibration`.
 
     Args:
         path: The file.

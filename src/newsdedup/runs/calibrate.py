@@ -11,6 +11,7 @@ calibration this way).
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -213,7 +214,14 @@ def sweep_seed000(items: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFr
                          "items_left": table["items_left"]})
 
 
-@commits("calibrate")
+def sheet_check(arguments: dict) -> None:
+    """:func:`check_sheet_kept` on a run's arguments (``out``, ``name``, the options)."""
+    options = arguments.get("options") or arguments.get("calibrate_options")
+    labels = (options or CalibrateOptions()).evidence.labels
+    check_sheet_kept(Path(arguments["out"]), arguments["name"], labels)
+
+
+@commits("calibrate", before=sheet_check)
 def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None = None,
                   progress: Progress = quiet, echo: bool = True,
                   rerun: Sequence[str] | None = None, shown_root: Path | None = None
@@ -285,6 +293,13 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     if echo:
         print("\n" + "\n".join(summary_lines(evidence, n_items)), flush=True)
     swept = [*pairs, SEED000] if options.extra else [*pairs]
+    # The files name the sheet relative to the corpus's results folder, as they name
+    # every other file: a rerun elsewhere (another checkout, a test's temporary
+    # folder) writes the same bytes. The console above named it as the user did.
+    tree = f"{Path(shown_root if shown_root is not None else out) / name}/"
+    if evidence.choice.get("next"):
+        evidence = replace(evidence, choice=evidence.choice | {
+            "next": evidence.choice["next"].replace(tree, "")})
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, {"minhash_max_items": MINHASH_MAX_ITEMS,
                                   "left_out": skipped, "simulation_sample": sampled,
@@ -297,6 +312,43 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
 
 SHEET = "to_label.csv"
 """The labeling sheet's name in ``<out>/<name>/calibrate/``."""
+
+
+class LabelledSheetInTheWay(ValueError):
+    """A run would overwrite a sheet that holds labels it does not read."""
+
+
+def check_sheet_kept(out: Path, name: str, labels: Path | None) -> None:
+    """Refuse to run when the sheet calibrate writes holds labels the run would not read.
+
+    Calibrate rewrites ``<out>/<name>/calibrate/to_label.csv`` with the pairs to
+    label next; a person's labels in that file are kept only when the run reads
+    them (``--labels`` names it). Any row with a non-blank ``label`` counts,
+    whatever the file's other columns.
+
+    Raises:
+        LabelledSheetInTheWay: Naming the file, its labels and the two ways on.
+    """
+    sheet = paths.results_tree(out, name) / "calibrate" / SHEET
+    if not sheet.is_file() or (labels is not None
+                               and Path(labels).resolve() == sheet.resolve()):
+        return
+    held = _labelled_rows(sheet)
+    # The rewritten sheet keeps every row of the sheet the run reads: labels that
+    # are there too (a copy of this sheet, say) are not lost.
+    kept = _labelled_rows(Path(labels)) if labels is not None and Path(labels).is_file() else set()
+    lost = held - kept
+    if lost:
+        raise LabelledSheetInTheWay(
+            f"{sheet} holds {len(lost)} labels this run would overwrite: pass --labels {sheet} "
+            "to use them, or move the file away")
+
+
+def _labelled_rows(path: Path) -> set[tuple[str, str, str]]:
+    """``(id_i, id_j, label)`` of every row of a CSV with a non-blank label."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {(row.get("id_i") or "", row.get("id_j") or "", (row.get("label") or "").strip())
+                for row in csv.DictReader(fh) if (row.get("label") or "").strip()}
 
 
 def base_config(options: CalibrateOptions) -> DedupeConfig:
@@ -353,7 +405,9 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
         write_csv(evidence.series.csv_table().drop(columns="series"), out_dir / "series.csv")
     if len(evidence.sheet):
         write_csv(evidence.sheet, out_dir / SHEET)
-    if len(evidence.holdout):  # drawn now: written where --holdout names it
+    if len(evidence.holdout) and options.evidence.holdout is not None:
+        # Drawn now: written where --holdout names it (outside the results tree, so it
+        # is not part of the run's commit; the write itself is atomic).
         write_csv(evidence.holdout, Path(options.evidence.holdout))
     write_params(params, out_dir / "params.json")
     sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
@@ -444,7 +498,8 @@ def _holdout_record(evidence: Evidence, t: float | None, path: Path | None) -> d
                 "high": _plain(row[f"{name}_high"].iloc[0]), "basis": evidence.holdout_labels}
 
     # estimated_precision/recall are the hold-out's now; the loop's own stay here.
-    return {"basis": evidence.holdout_labels, "precision": measured("precision_holdout"),
+    return {"basis": evidence.holdout_labels, "labelled": evidence.holdout_labelled,
+            "precision": measured("precision_holdout"),
             "recall": measured("recall_holdout"),
             "confirms": evidence.choice.get("holdout_confirms"),
             "loop_precision": evidence.choice.get("loop_precision"),

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from newsdedup.cluster.dedupe import DedupeConfig
-from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate
+from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate, sheet_check
 
 # Notebook 04 calls ``pipeline.recalibrate`` (``from newsdedup.runs import pipeline``);
 # the function lives in newsdedup.runs.calibrate.
@@ -92,7 +92,7 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-@commits("run", manifest=True)
+@commits("run", manifest=True, before=sheet_check)
 def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             calibrate_options: CalibrateOptions | None = None,
             crosshost_options: CrossHostOptions | None = None,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from newsdedup.cluster.calibration_file import (
+from newsdedup.calibration.file import (
     CalibrationFileError,
     check_figure_fields,
     read_calibration,

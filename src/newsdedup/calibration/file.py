@@ -1,7 +1,7 @@
 """Reading ``calibration.json``: every fault is one line naming the file and what is wrong.
 
-``newsdedup calibrate`` writes the file; ``dedupe --calibration``, ``run``,
-``label-sheet`` and the figures read it, and a user may edit or hand-write
+``newsdedup calibrate`` writes the file; ``dedupe --calibration``, ``run``
+and the figures read it, and a user may edit or hand-write
 one. :func:`read_calibration` checks the whole file once (UTF-8, JSON, an
 object, the threshold, the ``parameters`` the threshold was calibrated on)
 so that no reader meets a string where a number belongs, or a list where an
