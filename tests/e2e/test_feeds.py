@@ -28,9 +28,10 @@ FEEDS = {
 LABELLED = ("calibration.json", "calibrate/precision_recall.csv", "calibrate/strata.csv")
 
 
-def _run(argv: list[str], monkeypatch) -> None:
-    monkeypatch.setattr(sys, "argv", ["newsdedup", *argv])  # the next step quotes it
-    assert main(argv) == 0
+def _run(argv: list[str], out: Path, monkeypatch) -> None:
+    # The next step quotes the command as typed: make feeds' form (no --out, no --quiet).
+    monkeypatch.setattr(sys, "argv", ["newsdedup", *argv])
+    assert main([*argv, "--out", str(out), "--quiet"]) == 0
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +45,10 @@ def fresh(tmp_path_factory):
             if not corpus.is_file():
                 pytest.skip(f"{corpus} not available")
             shown = os.path.relpath(corpus, paths.PROJECT_ROOT)
-            _run(["calibrate", shown, "--name", f"{feed}-unlabelled", "--out", str(out),
-                  "--quiet"], mp)
-            _run(["calibrate", shown, "--name", feed, "--out", str(out), "--quiet",
+            _run(["calibrate", shown, "--name", f"{feed}-unlabelled"], out, mp)
+            _run(["calibrate", shown, "--name", feed,
                   "--labels", f"data/gold/{feed}.calibrate.csv",
-                  "--holdout", f"data/gold/{feed}.holdout.csv"], mp)
+                  "--holdout", f"data/gold/{feed}.holdout.csv"], out, mp)
     return out
 
 

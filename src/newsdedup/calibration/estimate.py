@@ -130,8 +130,11 @@ def cell_counts(pop: Population, merged: np.ndarray, sample: LabelSample) -> pd.
 def pooled_blocks(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     """Pool adjacent violators: the block of each ordered group, rates not falling within.
 
-    Adjacent groups whose raw rates ``k / n`` fall are pooled until they rise
-    (a group without labels joins the block before it).
+    A group without labels joins the block before it (the first block, when
+    it comes before any label), so it takes the rate of its nearest lower
+    neighbours, never a bare prior. The labelled groups are then pooled while
+    their smoothed rates ``(k + 1/2) / (n + 1)`` fall, so the rates
+    :func:`pooled_rates` gives never fall.
 
     Returns:
         Block number per group (0, 1, ...; non-decreasing).
@@ -139,19 +142,24 @@ def pooled_blocks(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     Examples:
         >>> pooled_blocks(np.array([0, 1, 0, 5]), np.array([10, 4, 6, 5])).tolist()
         [0, 1, 1, 2]
+        >>> pooled_blocks(np.array([1, 0, 3, 0]), np.array([10, 0, 10, 0])).tolist()
+        [0, 0, 1, 1]
     """
+    k, n = np.asarray(k, float), np.asarray(n, float)
     blocks: list[list[float]] = []  # [sum k, sum n, groups]
-    for kk, nn in zip(np.asarray(k, float), np.asarray(n, float), strict=True):
+    for kk, nn in zip(k, n, strict=True):
+        if nn == 0 and blocks:
+            blocks[-1][2] += 1  # no labels: with the block before it
+            continue
         blocks.append([kk, nn, 1])
-        while len(blocks) > 1:
+        while len(blocks) > 1 and blocks[-2][1] > 0 and (
+                (blocks[-2][0] + PRIOR) / (blocks[-2][1] + 2 * PRIOR)
+                > (blocks[-1][0] + PRIOR) / (blocks[-1][1] + 2 * PRIOR)):
             a, b = blocks[-2], blocks[-1]
-            rate_a = a[0] / a[1] if a[1] else None
-            rate_b = b[0] / b[1] if b[1] else None
-            if b[1] == 0 or (rate_a is not None and rate_b is not None and rate_a <= rate_b):
-                break
-            if a[1] == 0 and b[1] == 0:
-                break
             blocks[-2:] = [[a[0] + b[0], a[1] + b[1], a[2] + b[2]]]
+    if len(blocks) > 1 and blocks[0][1] == 0:  # leading groups without labels
+        first = blocks.pop(0)
+        blocks[0][2] += first[2]
     return np.repeat(np.arange(len(blocks)), [int(b[2]) for b in blocks])
 
 

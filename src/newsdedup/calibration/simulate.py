@@ -70,7 +70,7 @@ def planted_corpus(pool: Sequence[str], seed: int, events: int = 600, days: int 
 
     * every event is one pool headline, from a random source at a random time;
     * a third of them get one to three **rewrites** (each word kept with
-      probability 0.55-0.95) from other sources within 12 hours, and one in
+      probability 0.55-0.95) from any source (its own too) within 12 hours, and one in
       twenty an exact **copy** (same source and time, another id): the same event;
     * eight **series**: one headline whose word at one position changes every
       day, from one source, over five to ten days; three **templates**: the
