@@ -107,9 +107,9 @@ def test_every_dedupe_scorer_gets_its_curve(tmp_path):
 
 
 def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, monkeypatch):
-    from newsdedup.runs import calibrate as module
+    from newsdedup.studies import cost
 
-    monkeypatch.setattr(module, "MINHASH_MAX_ITEMS", 10)  # as if the corpus were large
+    monkeypatch.setattr(cost, "MINHASH_SWEEP_BUDGET", 0.0)  # as if the corpus were large
     corpus, _ = _corpus(tmp_path, 1.0)
     options = CalibrateOptions(**OPTS, simulation_items=20)
     run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
@@ -119,6 +119,7 @@ def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, mo
                                                "seed": options.seed}
     assert params["sensitivity"]["items_used"] + params["sensitivity"]["items_skipped"] == 20
     assert params["sweep"]["left_out"] == ["minhash"]
+    assert params["sweep"]["minhash_sweep"]["choice"] == "left out"
     assert "minhash" not in set(pd.read_csv(folder / "sweep.csv")["scorer"])
 
 

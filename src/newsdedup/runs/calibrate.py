@@ -46,6 +46,7 @@ from newsdedup.studies.calibration import (
     default_grid,
     sensitivity_quantiles,
 )
+from newsdedup.studies.cost import minhash_sweep_plan
 from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION, SWEEP_PAIRS_PER_ITEM
 from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.measure import normalized_texts
@@ -56,7 +57,6 @@ from newsdedup.studies.sweep_floor import (
     weighted_filter_work,
 )
 from newsdedup.studies.sweep_pairs import (
-    MINHASH_MAX_ITEMS,
     SWEEP_SCORERS,
     exact_max_pair,
     scorer_pairs,
@@ -178,9 +178,10 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     """Every swept scorer's pairs scoring at least ``lowest``, without ``N x N``.
 
     Plain and IDF-weighted Jaccard come from exact filters; MinHash is
-    streamed over all pairs while the corpus has at most
-    :data:`~newsdedup.studies.sweep_pairs.MINHASH_MAX_ITEMS` items and left
-    out above that (the second value names what was left out). Given a
+    streamed over all pairs while that is estimated to fit
+    :data:`~newsdedup.studies.cost.MINHASH_SWEEP_BUDGET` seconds
+    (:func:`~newsdedup.studies.cost.minhash_sweep_plan`) and left out
+    otherwise (the second value names what was left out). Given a
     ``work`` dict, IDF-weighted Jaccard is left out too when its prefix
     filter would list more pairs than
     :data:`~newsdedup.studies.sweep_floor.FILTER_PAIRS_PER_ITEM` per item
@@ -190,9 +191,14 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     pairs: dict[str, PairScores] = {}
     skipped = []
     for scorer in scorers:
-        if scorer == "minhash" and n > MINHASH_MAX_ITEMS:
-            skipped.append(scorer)
-            continue
+        if scorer == "minhash":
+            plan = minhash_sweep_plan(n, MinHashParams.published().num_perm)
+            if plan["choice"] != "streamed":
+                progress(f"calibrate: minhash left out of the sweep: streaming every pair is "
+                         f"estimated at {plan['estimated_seconds']:,.0f} s, over its "
+                         f"{plan['budget_seconds']:g} s budget")
+                skipped.append(scorer)
+                continue
         if scorer == "idf-jaccard" and work is not None:
             work.update(weighted_filter_work(shingled, idf_weights(shingled), lowest, seed=seed))
             if work["listed_high"] > work["budget_listed"]:
@@ -293,7 +299,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
         print(evidence_console(evidence), flush=True)
     swept = [*pairs, SEED000] if options.extra else [*pairs]
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
-                       evidence, parameters, {"minhash_max_items": MINHASH_MAX_ITEMS,
+                       evidence, parameters, {"minhash_sweep": minhash_sweep_plan(
+                                          n_items, MinHashParams.published().num_perm),
                                           "left_out": skipped, "simulation_sample": sampled,
                                           "floor": floor.record(),
                                           "idf_filter": work if "idf-jaccard" in skipped
@@ -352,7 +359,7 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                                 f"{SEED000} (DedupeConfig defaults)",
                   "minhash": MinHashParams.published().as_dict() | {"lsh": None}} | (
                       {"left_out": scale["left_out"],
-                       "minhash_max_items": scale["minhash_max_items"]}
+                       "minhash_sweep": scale["minhash_sweep"]}
                       if scale["left_out"] else {}) | (
                           {"floor": scale["floor"]} if scale["floor"] else {}) | (
                           {"idf_filter_left_out": scale["idf_filter"]}

@@ -42,69 +42,52 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from newsdedup.score.jaccard import PairScores, pair_jaccard
 from newsdedup.score.join import threshold_join
 from newsdedup.score.minhash import bucket_pairs, estimate_pairs, lsh_params, signatures
+from newsdedup.studies.cost import measure_plan
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
     error_intervals,
     error_table,
     top_pairs,
+    touched_rows,
 )
 from newsdedup.studies.measure_streamed import HISTOGRAM_EDGES, pair_at
 from newsdedup.studies.pairstream import Track, untracked
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix, sorted_unique
 
-__all__ = ["STREAM_RATE", "SampledNgram", "band_buckets", "band_candidates", "band_pair_bound",
+__all__ = ["SampledNgram", "band_buckets", "band_candidates", "band_pair_bound",
            "plan_pairs", "run_sampled", "sample_rows"]
-
-STREAM_RATE = 1.6e8
-"""Pair-permutation comparisons per second of the streamed pass, for planning only.
-
-Measured: 10,000 Korean headlines, n = 3, 4, 5, k = 128 streamed in 114 s
-(150M pairs x 128 / 114 s = 1.7e8/s; docs/scale.md). The plan is a function of
-``N``, the n-gram sizes and ``k`` only, so the same corpus takes the same
-path on every machine (byte-identical reruns)."""
-
 
 def _silent(_msg: str) -> None:
     return None
 
 
 def plan_pairs(n_items: int, config: MeasureConfig) -> tuple[str, float]:
-    """How the measurement gets its all-pairs figures, and the streamed pass's estimated time.
+    """How the measurement gets its all-pairs figures, and the exact path's estimated time.
+
+    The choice of :func:`newsdedup.studies.cost.measure_plan` (the exact path
+    while it costs at most a quarter more than the sampled one and fits
+    ``config.pair_budget``).
 
     Returns:
         ``(path, seconds)``: path ``"dense"``, ``"streamed"`` or ``"sampled"``;
-        seconds the streamed pass would take by :data:`STREAM_RATE`.
+        seconds the exact path (every pair, and its error study) is estimated at.
 
     Examples:
         >>> plan_pairs(387, MeasureConfig())[0], plan_pairs(100_000, MeasureConfig())[0]
         ('dense', 'sampled')
     """
-    pairs = n_items * (n_items - 1) // 2
-    seconds = pairs * len(config.ngrams) * config.minhash.num_perm / STREAM_RATE
-    if n_items <= config.dense_max_items:
-        return "dense", seconds
-    return ("streamed" if seconds <= config.pair_budget else "sampled"), seconds
+    plan = measure_plan(n_items, config)
+    return plan.path, plan.exact_seconds
 
 
 def sample_rows(shingled: ShingleMatrix, rows: np.ndarray) -> ShingleMatrix:
-    """The shingle matrix of some rows, vocabulary cut to their shingles.
-
-    Signatures hash each shingle string, so a row's signature does not depend
-    on the other rows: it equals the row of the full collection's signatures,
-    at the cost of the rows' vocabulary only.
-    """
-    x = shingled.matrix[np.asarray(rows, dtype=np.int64)]
-    used = np.unique(x.indices)
-    remap = np.zeros(x.shape[1], dtype=np.int64)
-    remap[used] = np.arange(len(used))
-    m = sp.csr_matrix((x.data, remap[x.indices], x.indptr), shape=(x.shape[0], len(used)))
-    return ShingleMatrix(m, [shingled.vocab[c] for c in used.tolist()], shingled.n)
+    """:func:`newsdedup.studies.measure.touched_rows` (kept under this name for callers)."""
+    return touched_rows(shingled, rows)
 
 
 def _band_keys(part: np.ndarray) -> np.ndarray:

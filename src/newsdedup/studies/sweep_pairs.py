@@ -15,9 +15,9 @@ grid, a sparse list, so no score matrix is ever built:
 ``"minhash"``
     no prefix bounds an estimate, so its pairs are streamed over all
     ``N(N-1)/2`` pairs in blocks (:func:`newsdedup.studies.pairstream.pair_blocks`):
-    memory ``O(block)``, time ``O(N^2 k)``. Above :data:`MINHASH_MAX_ITEMS`
-    items that time is not spent and the scorer is left out of the sweep
-    (``params.json`` says so).
+    memory ``O(block)``, time ``O(N^2 k)``. Where that time is estimated
+    over its budget (:func:`newsdedup.studies.cost.minhash_sweep_plan`) it is
+    not spent and the scorer is left out of the sweep (``params.json`` says so).
 
 Items left are :func:`newsdedup.cluster.greedy.greedy_pairs` on the list
 (run on the items with a pair at or above each threshold:
@@ -84,7 +84,8 @@ def sweep_join_kernel(lowest: float, n_items: int) -> tuple[str, int]:
 
 
 MINHASH_MAX_ITEMS = 10_000
-"""Largest corpus whose MinHash pairs are streamed (50M pairs, about a minute on one core)."""
+"""Formerly the largest corpus whose MinHash pairs were streamed; the calibrate sweep now asks
+:func:`newsdedup.studies.cost.minhash_sweep_plan` (kept for callers that import it)."""
 
 Progress = Callable[[int, int], None]
 
