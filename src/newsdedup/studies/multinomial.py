@@ -157,6 +157,9 @@ def _inversion_only(p: np.ndarray, n: int) -> bool:
 @cache
 def _kernels():
     """:func:`_conditionals` and :func:`_weighted_draws` compiled by numba on first use."""
+    from newsdedup.paths import configure_numba_cache
+
+    configure_numba_cache()  # before numba's import: it reads NUMBA_CACHE_DIR once
     from numba import njit
 
     # IEEE division in _conditionals, as NumPy's C does it: once the earlier categories hold
