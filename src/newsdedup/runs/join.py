@@ -24,6 +24,8 @@ from newsdedup.score.bins import bin_of, check_edges
 from newsdedup.score.jaccard import PairScores
 from newsdedup.score.join import (
     HISTOGRAM_STEP,
+    STREAM_JOIN_BLOCK,
+    STREAM_NUMBA_MIN_SHINGLES,
     TopK,
     join_blocks,
     pair_histogram,
@@ -162,7 +164,7 @@ def write_join(
             # Compiled from fewer shingles than threshold_join's "auto": numpy's block products
             # hold rows x window entries (1.3 GB on 20k templated English titles).
             kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
-            for part in join_blocks(shingled, threshold, kernel=kernel):
+            for part in join_blocks(shingled, threshold, STREAM_JOIN_BLOCK, kernel=kernel):
                 spill.add(part.pairs)
                 candidates += part.candidates
                 verified += part.verified
@@ -195,15 +197,6 @@ def write_join(
              "groups)")
     return summary
 
-
-STREAM_NUMBA_MIN_SHINGLES = 1 << 17
-"""Shingle occurrences (about 5,000 headlines) from which ``join`` runs the compiled kernel.
-
-Below, numpy's sparse products are cheap and numba's import (about half a
-second) is not; above, the compiled kernel's memory is a few arrays per row
-where a numpy block holds its rows times their length window (measured on
-20,000 templated English titles, J >= 0.5: 1.68 GB peak RSS with numpy, see
-the commit)."""
 
 SPILL_ROWS = 2048
 """Items per range of ``i`` the join's pairs are spilled by (one Parquet row group each)."""

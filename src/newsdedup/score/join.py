@@ -64,6 +64,8 @@ __all__ = [
     "join_block",
     "join_block_compiled",
     "join_blocks",
+    "STREAM_JOIN_BLOCK",
+    "STREAM_NUMBA_MIN_SHINGLES",
     "merge_blocks",
     "pair_histogram",
     "score_histogram",
@@ -314,6 +316,26 @@ JOIN_KERNELS = ("auto", "numpy", "numba")
 
 NUMBA_MIN_SHINGLES = 1 << 20
 """Shingle occurrences from which ``kernel="auto"`` compiles (about 20k headlines)."""
+
+STREAM_NUMBA_MIN_SHINGLES = 1 << 17
+"""Shingle occurrences (about 5,000 headlines) from which a streamed join compiles.
+
+``newsdedup join`` and the sampled measurement use it instead of
+:data:`NUMBA_MIN_SHINGLES`.
+Below, numpy's sparse products are cheap and numba's import (about half a
+second) is not; above, the compiled kernel's memory is a few arrays per row
+where a numpy block holds its rows times their length window (measured on
+20,000 templated English titles, J >= 0.5: 1.68 GB peak RSS with numpy, see
+the commit)."""
+
+STREAM_JOIN_BLOCK = 256
+"""Rows per block where a join's pairs are consumed block by block (:func:`join_blocks`).
+
+A block's pairs are at most its rows times the items: with titles from one
+template (nearly every pair above the threshold) 256 rows of 20,000 items
+are 5M pairs, a few hundred MB with their estimates, where 2,048 rows were
+2 GB. The compiled kernel's cost per block is small beside that.
+"""
 
 SCAN_PAIRS_PER_READ = 64.0
 """Window rows the compiled join tests on bitmaps for the cost of one posting entry it reads.
