@@ -31,8 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["ERROR_BUDGET", "ERROR_PAIR_RATE", "ERROR_SIG_RATE", "EXACT_PREFERENCE",
-           "MINHASH_SWEEP_BUDGET", "MINHASH_SWEEP_RATE", "SAMPLE_RATE", "SAMPLED_ITEM_RATE",
-           "STREAM_RATE", "ErrorPlan", "MeasurePlan", "error_plan", "measure_plan",
+           "JOIN_PAIRS_MIN", "JOIN_PAIRS_PER_ITEM", "MINHASH_SWEEP_BUDGET",
+           "MINHASH_SWEEP_RATE", "SAMPLED_ITEM_RATE", "SAMPLE_RATE", "STREAM_RATE",
+           "ErrorPlan", "MeasurePlan", "error_plan", "join_threshold", "measure_plan",
            "minhash_sweep_plan"]
 
 STREAM_RATE = 1.6e8
@@ -80,6 +81,46 @@ MINHASH_SWEEP_BUDGET = 3.0
 
 About 2,500 items at k = 128. It was a fixed 10,000 items (50M pairs, 25-30 s:
 the larger part of ``run``'s calibrate at that size)."""
+
+
+JOIN_PAIRS_PER_ITEM = 100
+"""Pairs per item the sampled measurement's join may list (at least :data:`JOIN_PAIRS_MIN`).
+
+Headlines of a varied feed hold a few pairs per item at J >= 0.2 (10k
+English: 27,474; 10k Korean fewer); titles from one template hold nearly all
+``N^2/2``, which no join lists in bounded time. Above the budget (estimated
+from the pair sample) the join starts at a higher threshold and the lower
+thresholds' counts come from the sample (:func:`join_threshold`)."""
+
+JOIN_PAIRS_MIN = 1_000_000
+"""Pairs the sampled measurement's join may always list."""
+
+
+def join_threshold(sample_scores, thresholds, n_items: int) -> float | None:
+    """The lowest threshold whose pairs, estimated from a uniform pair sample, fit the join budget.
+
+    Args:
+        sample_scores: Exact scores of a uniform pair sample.
+        thresholds: Candidate join thresholds (the table's positive thresholds).
+        n_items: Items of the corpus.
+
+    Returns:
+        The threshold, or None when even the highest would list too many pairs.
+
+    Examples:
+        >>> import numpy as np
+        >>> join_threshold(np.array([0.1, 0.3, 0.9]), [0.2, 0.5], 10)
+        0.2
+        >>> join_threshold(np.full(10, 0.9), [0.2, 0.5], 200_000) is None
+        True
+    """
+    budget = max(JOIN_PAIRS_MIN, JOIN_PAIRS_PER_ITEM * n_items)
+    m = len(sample_scores)
+    for t in sorted(float(x) for x in thresholds):
+        share = float((sample_scores >= t).sum()) / m if m else 0.0
+        if share * n_pairs(n_items) <= budget:
+            return t
+    return None
 
 
 def n_pairs(n_items: int) -> int:

@@ -49,7 +49,7 @@ import pandas as pd
 from newsdedup.score.jaccard import PairScores, pair_jaccard
 from newsdedup.score.join import STREAM_JOIN_BLOCK, STREAM_NUMBA_MIN_SHINGLES, join_blocks
 from newsdedup.score.minhash import bucket_pairs, estimate_pairs, lsh_params, signatures
-from newsdedup.studies.cost import measure_plan
+from newsdedup.studies.cost import join_threshold, measure_plan
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
@@ -357,9 +357,36 @@ def _lsh_rows(lsh: list[dict], stats: JoinStats) -> tuple[pd.DataFrame, pd.DataF
         thr_rows.append({**base, "candidates": e["verified"], "matches": vmatches,
                          "recall": vmatches / real if real else math.nan, "real_method": "exact",
                          "candidates_method": f"lsh+verify ({e['bands']}x{e['rows']})"})
-    lsh_table = pd.DataFrame(lsh_rows)[["threshold", "bands", "rows", "real", "candidates",
-                                        "matches", "recall", "bound", "method"]]
+    lsh_table = pd.DataFrame(lsh_rows, columns=["threshold", "bands", "rows", "real",
+                                                "candidates", "matches", "recall", "bound",
+                                                "method"])
     return pd.DataFrame(thr_rows), lsh_table
+
+
+def _sampled_row(t: float, ex_s: np.ndarray, es_s: np.ndarray, total: int,
+                 config: MeasureConfig) -> dict:
+    """A threshold-table row below the join threshold: every count scaled from the sample."""
+    m = len(ex_s)
+
+    def scaled(hit: np.ndarray) -> int:
+        return round(total * float(hit.sum()) / m) if m else 0
+
+    real, cand = scaled(ex_s >= t), scaled(es_s >= t)
+    matches = scaled((ex_s >= t) & (es_s >= t))
+    how = f"sampled ({m:,} pairs; the join lists only higher thresholds)"
+    return {"threshold": float(t), "real": real, "candidates": cand, "matches": matches,
+            "recall": matches / real if real else math.nan, "real_method": how,
+            "candidates_method": how}
+
+
+def _skipped_lsh_row(t: float, floor: float, config: MeasureConfig, row: pd.Series) -> dict:
+    """An LSH-table row below the join threshold: banding only, the pairs not listed."""
+    bands, rows = lsh_params(t, config.minhash.num_perm)
+    return {"threshold": float(t), "bands": bands, "rows": rows, "real": row["real"],
+            "candidates": math.nan, "matches": math.nan, "recall": math.nan,
+            "bound": math.nan,
+            "method": f"skipped: the pairs at J >= {t:g} are too many to list (join from "
+                      f"{floor:g}); real sampled"}
 
 
 class JoinStats:
@@ -388,10 +415,24 @@ class JoinStats:
         z = np.zeros(0, dtype=np.int64)
         self.top = PairScores(z, z.copy(), np.zeros(0))
 
-    def add(self, pairs: PairScores, est: np.ndarray) -> None:
-        """Add one block's pairs and their estimates."""
+    def add(self, pairs: PairScores, est: np.ndarray, counts: bool = True) -> None:
+        """Add one block's pairs and their estimates.
+
+        With ``counts=False`` the pairs only compete for the top pairs (sampled
+        pairs, when no threshold's pairs can be listed).
+        """
         if not len(pairs):
             return
+        score = pairs.score
+        if counts:
+            self._count(pairs, est)
+        i = np.concatenate([self.top.i, pairs.i]).astype(np.int64)
+        j = np.concatenate([self.top.j, pairs.j]).astype(np.int64)
+        s = np.concatenate([self.top.score, score])
+        best = np.lexsort((j, i, s))[::-1][:self.k]  # PairScores.top's order
+        self.top = PairScores(i[best], j[best], s[best])
+
+    def _count(self, pairs: PairScores, est: np.ndarray) -> None:
         score = pairs.score
         self.count += len(pairs)
         self.hist_exact += np.histogram(score, bins=HISTOGRAM_EDGES)[0]
@@ -411,11 +452,6 @@ class JoinStats:
             hit = (cand[pos] == linear) & above
             self.matches[k] += int(np.count_nonzero(hit))
             self.verified_matches[k] += int(np.count_nonzero(hit & (est >= e["t"])))
-        i = np.concatenate([self.top.i, pairs.i]).astype(np.int64)
-        j = np.concatenate([self.top.j, pairs.j]).astype(np.int64)
-        s = np.concatenate([self.top.score, score])
-        best = np.lexsort((j, i, s))[::-1][:self.k]  # PairScores.top's order
-        self.top = PairScores(i[best], j[best], s[best])
 
 
 def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
@@ -430,24 +466,43 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
     sigs = signatures(shingled, config.minhash)
     t1 = time.perf_counter()
     positive = [t for t in config.thresholds if t > 0]
-    t_join = min(positive) if positive else 1.0
-    lsh = _lsh_candidates(sigs, empty, positive, items, config)
+    si, sj, ex_s, es_s = _sample(shingled, sigs, config, n)
+    # The join lists the pairs at or above the lowest threshold whose pairs (estimated from
+    # the sample) fit the budget; below it the counts come from the sample.
+    t_join = join_threshold(ex_s, positive, items) if positive else 1.0
+    listed = [t for t in positive if t_join is not None and t >= t_join]
+    lsh = _lsh_candidates(sigs, empty, listed, items, config)
     stats = JoinStats(lsh, items, config.top_k)
-    # The join's pairs block by block (never all held), compiled where numpy's block
-    # products would hold rows x window entries.
-    kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
-    for part in join_blocks(shingled, t_join, STREAM_JOIN_BLOCK, kernel=kernel,
-                            progress=lambda it: track(
-            list(it), None, f"measure n={n}: join J >= {t_join:g}, row blocks")):
-        stats.add(part.pairs, estimate_pairs(sigs, empty, part.pairs.i, part.pairs.j))
+    if t_join is not None:
+        # The join's pairs block by block (never all held), compiled where numpy's block
+        # products would hold rows x window entries.
+        kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
+        for part in join_blocks(shingled, t_join, STREAM_JOIN_BLOCK, kernel=kernel,
+                                progress=lambda it: track(
+                list(it), None, f"measure n={n}: join J >= {t_join:g}, row blocks")):
+            stats.add(part.pairs, estimate_pairs(sigs, empty, part.pairs.i, part.pairs.j))
+    else:  # even the highest threshold's pairs are too many: the best sampled pairs
+        stats.add(PairScores(np.minimum(si, sj), np.maximum(si, sj), ex_s), es_s,
+                  counts=False)
     t2 = time.perf_counter()
-    say(f"measure: n-gram {n}: {stats.count:,} pairs at J >= {t_join:g}; sampling "
+    floor = t_join if t_join is not None else math.inf
+    say(f"measure: n-gram {n}: {stats.count:,} pairs at J >= {floor:g}; sampling "
         f"{config.sample_pairs:,} of {total:,} pairs")
-    _, _, ex_s, es_s = _sample(shingled, sigs, config, n)
-    figures = _error_figures(stats, ex_s, es_s, t_join, total, config.confidence)
-    hist = _histograms(stats, ex_s, es_s, t_join, total - stats.count, config.confidence)
+    figures = _error_figures(stats, ex_s, es_s, floor, total, config.confidence)
+    hist = _histograms(stats, ex_s, es_s, floor, total - stats.count, config.confidence)
     say(f"measure: n-gram {n}: LSH candidates per threshold")
     thr, lsh_table = _lsh_rows(lsh, stats)
+    below = [t for t in positive if t not in listed]
+    if below:
+        rows = pd.DataFrame([_sampled_row(t, ex_s, es_s, total, config) for t in below])
+        thr = pd.concat([rows, thr], ignore_index=True)
+        lsh_table = pd.concat([pd.DataFrame([_skipped_lsh_row(t, floor, config, rows.iloc[k])
+                                             for k, t in enumerate(below)]), lsh_table],
+                              ignore_index=True)
+        order = {t: k for k, t in enumerate(config.thresholds)}
+        thr = thr.sort_values("threshold", key=lambda s: s.map(order), kind="stable")
+        lsh_table = lsh_table.sort_values("threshold", key=lambda s: s.map(order),
+                                          kind="stable").reset_index(drop=True)
     del lsh
     if len(positive) < len(config.thresholds):  # t = 0: every pair is real and a candidate
         zero = {"threshold": 0.0, "real": total, "candidates": total, "matches": total,
@@ -457,7 +512,7 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
         order = {t: k for k, t in enumerate(config.thresholds)}
         thr = thr.sort_values("threshold", key=lambda s: s.map(order), kind="stable")
     return SampledNgram(n=n, shingled=shingled, pairs=total, join=stats.top,
-                        join_threshold=t_join, thresholds=thr.reset_index(drop=True),
+                        join_threshold=floor, thresholds=thr.reset_index(drop=True),
                         lsh=lsh_table, hist=hist,
                         figures=figures, sig_seconds=t1 - t0, exact_seconds=t2 - t1)
 
@@ -494,16 +549,22 @@ def run_sampled(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
              "sample_pairs": config.sample_pairs, "sample_seed": config.sample_seed,
              "sampled_error_pairs": config.sampled_error_pairs,
              "confidence": config.confidence, "lsh_max_pairs": config.lsh_max_pairs,
-             "join_threshold": top_m.join_threshold,
+             "join_threshold": (top_m.join_threshold if math.isfinite(top_m.join_threshold)
+                                else None),
              "figures": {
                  "summary": "pairs, mean_shingles, exact_max (join non-empty): exact; err_mean, "
                             "err_max: sampled (columns *_lo, *_hi, *_method, sample_pairs)",
-                 "thresholds": "real: exact (join); candidates, matches, recall: lsh+verify",
+                 "thresholds": "real: exact (join); candidates, matches, recall: lsh+verify; "
+                               "thresholds whose pairs are too many to list (below "
+                               "join_threshold): every count sampled (see *_method)",
                  "lsh": "exact (band-sharing pairs against the join)",
                  "histogram": "bins at or above the join threshold: exact; the rest: sampled "
                               "(columns *_lo, *_hi, *_method, sample_pairs)",
-                 "top_pairs": f"exact: the best pairs among those at J >= "
-                              f"{top_m.join_threshold:g} ({len(top)} listed)",
+                 "top_pairs": (f"exact: the best pairs among those at J >= "
+                               f"{top_m.join_threshold:g} ({len(top)} listed)"
+                               if math.isfinite(top_m.join_threshold) else
+                               "sampled: the best pairs of the pair sample (every threshold's "
+                               "pairs too many to list)"),
                  "error_vs_perm": "sampled (err_mean_lo, err_mean_hi)",
                  "ngram_sweep": "not computed on this path"}}
     return MeasureReport(config=config, per_ngram=per_ngram, top=top,  # type: ignore[arg-type]
