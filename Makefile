@@ -61,6 +61,18 @@ dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, g
 	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \
 	    --sweep 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6
 
+# The two real feeds of ../shared/corpora, calibrated on the sheets labelled for them
+# (data/gold/<feed>.calibrate.csv, the loop; <feed>.holdout.csv, the hold-out).
+KNEWS   := ../shared/corpora/knews-rss-big3/knews-rss-big3.jsonl
+REUTERS := ../shared/corpora/reuters21578-titles/reuters-005-009.csv
+.PHONY: feeds
+feeds: $(STAMP)  ## calibrate the two real feeds on their labelled sheets (results/<feed>/)
+	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3 \
+	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv
+	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles \
+	    --labels data/gold/reuters21578-titles.calibrate.csv \
+	    --holdout data/gold/reuters21578-titles.holdout.csv
+
 .PHONY: signals candidates
 UCI_HEAD := ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv
 UCI_COLS := id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from newsdedup.score.scorers import SCORERS
 from newsdedup.text.normalize import TEXTS, get_scheme
+from newsdedup.text.series import SeriesConfig
 
 
 class CalibrationFileError(ValueError):
@@ -62,7 +63,11 @@ def _threshold(data: dict, p: Path) -> tuple[float, str]:
     if not isinstance(rationale, str):
         raise CalibrationFileError(f"{p}: rationale must be a string")
     if value is None:
-        raise CalibrationFileError(f"{p}: no threshold was recommended: {rationale}")
+        evidence = data.get("evidence")
+        step = evidence.get("next") if isinstance(evidence, dict) else None
+        raise CalibrationFileError(f"{p}: no threshold was recommended: {rationale}"
+                                   + (f" Next: {step}" if isinstance(step, str) else "")
+                                   + " (or pass --threshold)")
     if not _number(value):
         raise CalibrationFileError(f"{p}: recommended_threshold must be a number, got {value!r}")
     if not 0.0 <= value <= 1.0:
@@ -96,7 +101,40 @@ def _parameters(data: dict, p: Path) -> dict[str, Any]:
                                        "known scheme") from None
     adopted = {"n": n, "scorer": params.get("scorer"), "text": params.get("text"),
                "scheme": scheme}
-    return {k: v for k, v in adopted.items() if v is not None}
+    for key in ("gate", "series"):
+        value = params.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise CalibrationFileError(f"{p}: parameters.{key} must be true or false, got "
+                                       f"{value!r}")
+        adopted[key] = value
+    out = {k: v for k, v in adopted.items() if v is not None}
+    if "window_days" in params:  # null is a choice: no window
+        days = params["window_days"]
+        if days is not None and not (_number(days) and days > 0):
+            raise CalibrationFileError(f"{p}: parameters.window_days must be a positive number "
+                                       f"or null, got {days!r}")
+        out["window_days"] = None if days is None else float(days)
+    if params.get("series_config") is not None:
+        out["series_config"] = _series_config(params["series_config"], p)
+    return out
+
+
+def _series_config(value: Any, p: Path) -> SeriesConfig:
+    """``parameters.series_config`` as a :class:`SeriesConfig` (every field a number)."""
+    known = {f.name for f in fields(SeriesConfig)}
+    if not isinstance(value, dict):
+        raise CalibrationFileError(f"{p}: parameters.series_config must be a JSON object, found "
+                                   f"{type(value).__name__}")
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise CalibrationFileError(f"{p}: parameters.series_config has unknown key(s) "
+                                   f"{', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    bad = [k for k, v in value.items() if not (_number(v) and v >= 0)]
+    if bad:
+        raise CalibrationFileError(f"{p}: parameters.series_config.{bad[0]} must be a "
+                                   f"non-negative number, got {value[bad[0]]!r}")
+    defaults = SeriesConfig()
+    return SeriesConfig(**{k: type(getattr(defaults, k))(v) for k, v in value.items()})
 
 
 @dataclass(frozen=True)
@@ -106,7 +144,8 @@ class CalibrationFile:
     Attributes:
         threshold: ``recommended_threshold``.
         rationale: Why that threshold.
-        settings: DedupeConfig fields from ``parameters`` (n, scorer, text, scheme).
+        settings: DedupeConfig fields from ``parameters`` (n, scorer, text, scheme,
+            gate, window_days, series, series_config).
     """
 
     threshold: float

@@ -1,12 +1,11 @@
 """Where numba keeps the compiled kernels, and compiling them all ahead of the first run.
 
 The compiled paths (:mod:`newsdedup.score.kernels`, ``join_kernels``,
-``bucket_kernels``, :mod:`newsdedup.text.shingle_kernels`, the greedy walk and
-the bootstrap draws) are ``njit(cache=True)``: a process loads machine code
-from numba's cache instead of compiling it (about half a second against
-10-25 s). By default numba writes that cache next to each module, which a
-fresh checkout, ``make clean`` or a read-only install loses, so the first run
-after them compiled everything.
+``bucket_kernels``, :mod:`newsdedup.text.shingle_kernels` and the greedy walk)
+are ``njit(cache=True)``: a process loads machine code from numba's cache
+instead of compiling it (about half a second against 10-25 s). By default numba
+writes that cache next to each module, which a fresh checkout, ``make clean`` or
+a read-only install loses, so the first run after them compiled everything.
 
 Two things remove that first-run penalty:
 
@@ -47,7 +46,6 @@ def warm() -> float:
     from newsdedup.score.join import threshold_join
     from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
     from newsdedup.score.scorers import make_scorer
-    from newsdedup.studies import multinomial
     from newsdedup.text import shingle
     from newsdedup.text.shingle import shingle_matrix
 
@@ -67,8 +65,6 @@ def warm() -> float:
         shingle_matrix(["abcdef", "abcdeg"], 3)
     finally:
         shingle.COMPILED_MIN = saved
-    multinomial.multinomial_dot(np.random.default_rng(0), 10, np.array([0.2, 0.3, 0.5]), 4,
-                                np.array([1, 10]), compiled=True)
     dedupe(pd.DataFrame({"title": ["a b", "a c"]}), DedupeConfig())
     return time.perf_counter() - t0
 

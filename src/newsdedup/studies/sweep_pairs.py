@@ -41,7 +41,7 @@ from newsdedup.score.scorers import make_scorer
 from newsdedup.studies.pairstream import DEFAULT_CELLS, pair_blocks
 from newsdedup.text.shingle import ShingleMatrix
 
-__all__ = ["COMPILED_MIN_THRESHOLD", "MINHASH_MAX_ITEMS", "SWEEP_SCORERS", "exact_max_pair",
+__all__ = ["COMPILED_MIN_THRESHOLD", "SWEEP_SCORERS", "exact_max_pair",
            "items_left", "scorer_pairs", "sweep_from_pairs", "sweep_join_kernel"]
 
 SWEEP_SCORERS = ("jaccard", "idf-jaccard", "minhash")
@@ -82,10 +82,6 @@ def sweep_join_kernel(lowest: float, n_items: int) -> tuple[str, int]:
         return "auto", DEFAULT_JOIN_BLOCK
     return "numpy", int(np.clip(NUMPY_JOIN_CELLS // max(n_items, 1), 64, DEFAULT_JOIN_BLOCK))
 
-
-MINHASH_MAX_ITEMS = 10_000
-"""Formerly the largest corpus whose MinHash pairs were streamed; the calibrate sweep now asks
-:func:`newsdedup.studies.cost.minhash_sweep_plan` (kept for callers that import it)."""
 
 Progress = Callable[[int, int], None]
 
