@@ -140,7 +140,9 @@ def test_the_labeling_loop_and_its_hold_out_measure_the_dedupe_they_recommend(tm
     run_calibrate(corpus, "feed", out, options, echo=False)
     drawn = pd.read_csv(holdout, dtype=str, keep_default_na=False)
     loop = pd.read_csv(sheet, dtype=str, keep_default_na=False)
-    key = (lambda f: set(map(frozenset, zip(f["id_i"], f["id_j"], strict=True))))
+    def key(f):
+        return set(map(frozenset, zip(f["id_i"], f["id_j"], strict=True)))
+
     assert len(drawn) == 30 and not key(drawn) & key(loop)
     assert (drawn["batch"] == "0").all()
     _answer(holdout, story)
@@ -158,7 +160,9 @@ def test_full_adds_the_other_scorers_sweeps_and_the_calibration_is_unchanged(tmp
                   echo=False)
     run_calibrate(corpus, "plain", tmp_path / "out", CalibrateOptions(**OPTS, extra=False),
                   echo=False)
-    read = (lambda k: pd.read_csv(tmp_path / "out" / k / "calibrate" / "sweep.csv"))
+    def read(k):
+        return pd.read_csv(tmp_path / "out" / k / "calibrate" / "sweep.csv")
+
     assert {"idf-jaccard", "jaccard", "seed000-dedupe"} <= set(read("full")["scorer"])
     assert set(read("plain")["scorer"]) == {"jaccard"}
     cal = {k: json.loads((tmp_path / "out" / k / "calibration.json").read_text("utf-8"))
@@ -259,7 +263,9 @@ def test_shuffling_the_records_changes_no_figure(tmp_path):
     out = tmp_path / "out"
     for name, file in (("a", path), ("b", other)):
         run_calibrate(load_corpus(file), name, out, CalibrateOptions(**OPTS), echo=False)
-    read = (lambda name, f: (out / name / f).read_bytes())
+    def read(name, f):
+        return (out / name / f).read_bytes()
+
     # Not sweep.csv: the published sweep clusters greedily in the file's order (the
     # published protocol); the calibrated dedupe ranks items by date and length instead.
     for table in ("precision_recall.csv", "strata.csv", "series.csv", "quantiles.csv",

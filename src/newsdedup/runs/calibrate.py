@@ -360,8 +360,9 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
         write_csv(evidence.series.csv_table().drop(columns="series"), out_dir / "series.csv")
     if len(evidence.sheet):
         write_csv(evidence.sheet, out_dir / SHEET)
-    if len(evidence.holdout):  # drawn now: written where --holdout names it
-        write_csv(evidence.holdout, Path(options.evidence.holdout))
+    holdout = options.evidence.holdout
+    if len(evidence.holdout) and holdout is not None:  # drawn now: written where --holdout says
+        write_csv(evidence.holdout, Path(holdout))
     write_params(params, out_dir / "params.json")
     sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
     sweep_wide.columns = [f"{a}:{b}" for a, b in sweep_wide.columns]
