@@ -197,8 +197,10 @@ def test_a_new_run_removes_the_files_only_the_previous_run_wrote(first_run):
 
 def test_files_of_other_commands_in_the_tree_are_kept(first_run):
     out, corpus = first_run
-    sheet = out / "feed" / "calibrate" / "to_label.csv"
-    sheet.write_text("id_i,id_j,label\n", encoding="utf-8")  # a user's labeling sheet
+    # A user's file beside the command's (not to_label.csv: calibrate writes that sheet
+    # itself since the calibration package).
+    sheet = out / "feed" / "calibrate" / "my_labels.csv"
+    sheet.write_text("id_i,id_j,label\n", encoding="utf-8")
     run_all(corpus, "feed", out, echo=False, **FAST)
     assert sheet.read_text(encoding="utf-8") == "id_i,id_j,label\n"
 

@@ -91,7 +91,7 @@ def cmd_run(args) -> None:
 
     corpus, name = load(args)
     run_all(corpus, name, args.out, measure_config(args), calibrate_options(args),
-            crosshost_options(args), progress)
+            crosshost_options(args), progress, shown_root=args.out)
     progress(f"all results under {args.out / name}")
 
 

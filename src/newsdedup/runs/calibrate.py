@@ -277,7 +277,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     cal = calibrate(exact, items, sens,
                     sweeps[sweeps["scorer"] == "jaccard"].drop(columns="scorer")
                     .reset_index(drop=True), n_pairs=n_items * (n_items - 1) // 2)
-    sheet = Path(shown_root if shown_root is not None else out) / name / "calibrate" / SHEET
+    sheet = shown_path(Path(shown_root if shown_root is not None else out) / name / "calibrate"
+                       / SHEET)
     evidence = calibration_evidence(items, options.evidence, base_config(options), grid.tolist(),
                                     pairs["jaccard"], shingled, sens, cal.recommended, sheet,
                                     rerun, progress)
@@ -304,6 +305,24 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
 
 SHEET = "to_label.csv"
 """The labeling sheet's name in ``<out>/<name>/calibrate/``."""
+
+
+def shown_path(path: Path) -> Path:
+    """``path`` as the next step names it: relative to the working directory when inside it.
+
+    ``calibration.json`` names the labeling sheet; relative, the committed file does not
+    depend on where the checkout lives.
+
+    Examples:
+        >>> shown_path(Path.cwd() / "results" / "x.csv").as_posix()
+        'results/x.csv'
+        >>> shown_path(Path("/elsewhere/x.csv")).as_posix()
+        '/elsewhere/x.csv'
+    """
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
 
 
 def base_config(options: CalibrateOptions) -> DedupeConfig:
@@ -524,7 +543,7 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
                                sweep_pairs_per_item=int((params["sweep"].get("floor") or {}).get(
                                    "pairs_per_item") or SWEEP_PAIRS_PER_ITEM),
                                extra=params.get("extra_studies", True))
-    return run_calibrate(corpus, name, root, options, progress, echo=False)
+    return run_calibrate(corpus, name, root, options, progress, echo=False, shown_root=root)
 
 
 def recorded_evidence(record: dict) -> EvidenceOptions:
