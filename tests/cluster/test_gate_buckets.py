@@ -268,6 +268,7 @@ def test_a_lead_token_on_40_percent_of_a_feed_keeps_the_duplicates(token):
     # the token as a key of its own, 1,428 of 2,998 such pairs were kept apart: 51 % kept).
     lead = tagged_run.lead.to_numpy()
     assert sum(lead[i] == lead[j] for i, j in found) >= 0.99 * len(found)
-    # What is still lost falls below the threshold: the compared text keeps the token (as it
-    # keeps a bracketed rubric), a few shingles more on one side. Measured: 91.4 % (token 속보).
-    assert len(found & kept) >= 0.90 * len(found)
+    # The token that gave way leaves the compared text too (gate.from_key), so a tagged copy
+    # scores as its untagged twin: every pair is kept (with the token compared: 90-91 %).
+    assert len(found & kept) >= 0.95 * len(found)
+    assert found <= kept

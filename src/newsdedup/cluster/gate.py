@@ -24,9 +24,11 @@ Known limitations (the seed's and this implementation's):
 * Leading bracketed rubrics (``[속보]``, ``【단독】``, ``<포토>``, ``(서울=연합뉴스)``)
   are stripped before the key is taken (:func:`strip_rubrics`), so a tagged and
   an untagged copy of one story share a key. A lead token that is not in
-  brackets (an agency name, ``속보``) still is the key; when it is so common
-  that its bucket would be quadratic, the bucket is scored from exact
-  candidates instead (:class:`BucketLimits`), with the same result.
+  brackets (an agency name, ``속보``) still is the key unless more than
+  ``BucketLimits.split_size`` rows hold it: then it gives way to the next
+  token, in the key (:func:`split_common_leads`) and in the compared text
+  (:func:`from_key`). A common one below that size makes its bucket be scored
+  from exact candidates instead (:class:`BucketLimits`), with the same result.
 * Headlines that do not start with their subject (common in English) make the
   gate block true duplicates that begin differently.
 * Stripping the outlet suffix trusts the last ``" - "`` / ``" | "`` when what
@@ -262,6 +264,43 @@ def split_common_leads(stripped: Sequence[str], leads: Sequence[str],
         if not changed:
             break
     return out
+
+
+def from_key(stripped: str, key: str, limits: BucketLimits | None = None) -> str | None:
+    """The headline from the token that became its key after a crowded lead gave way.
+
+    A row of :func:`split_common_leads` whose first tokens gave way is keyed by a later
+    token; its compared text drops what gave way too (rubrics before it included), so a
+    tagged copy (``"속보 진천군 돌봄"``) compares as its untagged twin (``"진천군 돌봄"``).
+
+    Returns:
+        ``stripped`` from the usable token (the second to the ``split_depth + 1``-th)
+        whose key is ``key``; None when no such token (the key did not move).
+
+    Examples:
+        >>> from_key("속보 · 진천군, 돌봄 착수", "진천군")
+        '진천군, 돌봄 착수'
+        >>> from_key("[속보] 연합뉴스 진천군 돌봄", "진천군")
+        '진천군 돌봄'
+        >>> from_key("진천군 돌봄", "진천군") is None
+        True
+    """
+    limits = limits or DEFAULT_LIMITS
+    rest = strip_rubrics(stripped)
+    base = len(stripped.rstrip()) - len(rest) if stripped.rstrip().endswith(rest) else None
+    if base is None or base < 0:
+        return None
+    usable = 0
+    for fragment in _FRAGMENT.finditer(rest):
+        token = "".join(filter(str.isalnum, fragment.group())).lower()
+        if not token:
+            continue
+        usable += 1
+        if usable > limits.split_depth + 1:
+            break
+        if usable > 1 and token == key:
+            return stripped[base + fragment.start():]
+    return None
 
 
 def lead_keys(stripped: Sequence[str]) -> tuple[list[str], list[str]]:
