@@ -24,6 +24,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	$(BIN)/python -m compileall -q src
+	$(BIN)/python -m newsdedup.runs.warm
 	touch $(STAMP)
 
 install: $(STAMP)  ## create .venv and install newsdedup with its dependencies

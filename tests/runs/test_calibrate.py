@@ -141,7 +141,8 @@ def test_the_labeling_loop_and_its_hold_out_measure_the_dedupe_they_recommend(tm
     drawn = pd.read_csv(holdout, dtype=str, keep_default_na=False)
     loop = pd.read_csv(sheet, dtype=str, keep_default_na=False)
     def key(f):
-        return (set(map(frozenset, zip(f["id_i"], f["id_j"], strict=True))))
+        return set(map(frozenset, zip(f["id_i"], f["id_j"], strict=True)))
+
     assert len(drawn) == 30 and not key(drawn) & key(loop)
     assert (drawn["batch"] == "0").all()
     _answer(holdout, story)
@@ -160,7 +161,8 @@ def test_full_adds_the_other_scorers_sweeps_and_the_calibration_is_unchanged(tmp
     run_calibrate(corpus, "plain", tmp_path / "out", CalibrateOptions(**OPTS, extra=False),
                   echo=False)
     def read(k):
-        return (pd.read_csv(tmp_path / "out" / k / "calibrate" / "sweep.csv"))
+        return pd.read_csv(tmp_path / "out" / k / "calibrate" / "sweep.csv")
+
     assert {"idf-jaccard", "jaccard", "seed000-dedupe"} <= set(read("full")["scorer"])
     assert set(read("plain")["scorer"]) == {"jaccard"}
     cal = {k: json.loads((tmp_path / "out" / k / "calibration.json").read_text("utf-8"))
@@ -170,9 +172,9 @@ def test_full_adds_the_other_scorers_sweeps_and_the_calibration_is_unchanged(tmp
 
 
 def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, monkeypatch):
-    from newsdedup.runs import calibrate as module
+    from newsdedup.studies import cost
 
-    monkeypatch.setattr(module, "MINHASH_MAX_ITEMS", 10)  # as if the corpus were large
+    monkeypatch.setattr(cost, "MINHASH_SWEEP_BUDGET", 0.0)  # as if the corpus were large
     corpus, _ = _corpus(tmp_path, 1.0)
     options = CalibrateOptions(**OPTS, simulation_items=20)
     run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
@@ -182,6 +184,7 @@ def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, mo
                                                "seed": options.seed}
     assert params["sensitivity"]["items_used"] + params["sensitivity"]["items_skipped"] == 20
     assert params["sweep"]["left_out"] == ["minhash"]
+    assert params["sweep"]["minhash_sweep"]["choice"] == "left out"
     assert "minhash" not in set(pd.read_csv(folder / "sweep.csv")["scorer"])
 
 
@@ -261,7 +264,8 @@ def test_shuffling_the_records_changes_no_figure(tmp_path):
     for name, file in (("a", path), ("b", other)):
         run_calibrate(load_corpus(file), name, out, CalibrateOptions(**OPTS), echo=False)
     def read(name, f):
-        return ((out / name / f).read_bytes())
+        return (out / name / f).read_bytes()
+
     # Not sweep.csv: the published sweep clusters greedily in the file's order (the
     # published protocol); the calibrated dedupe ranks items by date and length instead.
     for table in ("precision_recall.csv", "strata.csv", "series.csv", "quantiles.csv",

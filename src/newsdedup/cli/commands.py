@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 from newsdedup import paths
 from newsdedup.cli.options import (
@@ -33,23 +32,12 @@ def cmd_measure(args) -> None:
 
 def cmd_calibrate(args) -> None:
     """Run ``newsdedup calibrate`` with the parsed arguments."""
-    from newsdedup.runs.calibrate import run_calibrate
+    from newsdedup.runs.calibrate import run_calibrate, shown_path
 
     corpus, name = load(args)
     options = calibrate_options(args)
     run_calibrate(corpus, name, args.out, options, progress,
                   rerun=rerun_command(), shown_root=shown_path(args.out))
-
-
-def shown_path(path: Path) -> Path:
-    """``path`` relative to the working directory when it lies below it.
-
-    The next step's commands then work from there and read the same on every checkout.
-    """
-    try:
-        return Path(path).resolve().relative_to(Path.cwd().resolve())
-    except ValueError:
-        return Path(path)
 
 
 def rerun_command() -> list[str]:
@@ -104,7 +92,7 @@ def cmd_run(args) -> None:
 
     corpus, name = load(args)
     run_all(corpus, name, args.out, measure_config(args), calibrate_options(args),
-            crosshost_options(args), progress)
+            crosshost_options(args), progress, shown_root=args.out)
     progress(f"all results under {args.out / name}")
 
 

@@ -226,10 +226,11 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--scheme", default="hangul-alnum", help="normalization scheme")
     g.add_argument("--pair-budget", type=float, default=PAIR_BUDGET,
                    metavar="SECONDS",
-                   help="above 6,000 items, stream every pair while the pass is estimated "
-                        "(from the pair count) to take at most this long; beyond it, exact "
-                        "pairs come from the join and the rest from a seeded pair sample with "
-                        "intervals (default %(default)g; 0: always sample, inf: always stream)")
+                   help="most seconds the exact pass over every pair may be estimated at "
+                        "(dense up to 6,000 items, else streamed); it is also taken only while "
+                        "it costs at most 1.25x the sampled path (exact join + seeded pair "
+                        "sample with intervals), newsdedup.studies.cost (default %(default)g; "
+                        "0: always sample)")
     g.add_argument("--sample-pairs", type=int, default=SAMPLE_PAIRS,
                    help="pairs of that sample per n-gram size (default %(default)d)")
 

@@ -40,7 +40,13 @@ from newsdedup.calibration.file import CalibrationFileError as CalibrationFileEr
 from newsdedup.calibration.file import read_calibration
 from newsdedup.cluster.embedded import check_embedding, rerank_candidates, survivor_vectors
 from newsdedup.cluster.exact import exact_groups
-from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, lead_keys, strip_outlet
+from newsdedup.cluster.gate import (
+    bucket_ids,
+    bucketed_pairs,
+    from_key,
+    lead_keys,
+    strip_outlet,
+)
 from newsdedup.cluster.greedy import Clustering, greedy_pairs
 from newsdedup.cluster.keep import (
     OPAQUE_HOSTS,
@@ -261,7 +267,9 @@ def headlines(items: pd.DataFrame, config: DedupeConfig) -> Headlines:
 
     Args:
         items: Rows with a ``title`` column (a missing value counts as empty).
-        config: Uses ``scheme`` and ``strip_outlet``.
+        config: Uses ``scheme``, ``strip_outlet`` and ``gate``: gated, a row whose
+            crowded lead token gave way to the next is compared without it
+            (:func:`~newsdedup.cluster.gate.from_key`).
 
     Returns:
         The :class:`Headlines`, one entry per row in row order.
@@ -278,6 +286,14 @@ def headlines(items: pd.DataFrame, config: DedupeConfig) -> Headlines:
     stripped = [strip_outlet(t) for t in titles]
     compared = stripped if config.strip_outlet else titles
     subjects, leads = lead_keys(stripped)
+    if config.gate:  # a crowded lead token that gave way leaves the compared text too
+        compared = list(compared)
+        for r in np.flatnonzero(np.array(leads, dtype=object) != np.array(subjects,
+                                                                          dtype=object)):
+            tail = from_key(stripped[r], leads[r])
+            at = -1 if tail is None else compared[r].find(tail)
+            if at > 0:
+                compared[r] = compared[r][at:]
     return Headlines(titles=compared, heads=normalize_many(compared, config.scheme),
                      leads=leads, subjects=subjects)
 

@@ -102,16 +102,18 @@ def dedupe_partitions(
     if not config.gate or n == 0:
         return np.zeros(n, dtype=np.int64)
     heads_of = headlines(items, config)
-    # Linked by the first token, not the refined key: a partition then holds every row of
-    # a crowded lead token and refines it as the whole batch does.
-    heads, keys = heads_of.heads, heads_of.subjects
+    # Linked by the first token and by the refined key: a partition then holds every row of
+    # a crowded lead token (and refines it as the whole batch does) and every row of the
+    # bucket a refined row joins (gate.split_common_leads).
+    heads = heads_of.heads
     head_code, _ = pd.factorize(pd.Series(heads, dtype=object))
     # A blank headline, or any headline without the exact pass, joins nothing by itself.
     alone = (pd.Series(heads) == "").to_numpy() | (not config.exact_pass)
     head_code = np.where(alone, head_code.max(initial=-1) + 1 + np.arange(n), head_code)
-    key_code, _ = pd.factorize(pd.Series(keys, dtype=object))
+    key_code, _ = pd.factorize(pd.Series(list(heads_of.subjects) + list(heads_of.leads),
+                                         dtype=object))
     n_heads = int(head_code.max()) + 1
-    graph = sp.coo_matrix((np.ones(n), (head_code, n_heads + key_code)),
+    graph = sp.coo_matrix((np.ones(2 * n), (np.r_[head_code, head_code], n_heads + key_code)),
                           shape=(n_heads + int(key_code.max()) + 1,) * 2)
     _, comp = connected_components(graph, directed=False)
     comp_of_row = comp[head_code]

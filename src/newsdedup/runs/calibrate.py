@@ -53,6 +53,7 @@ from newsdedup.studies.calibration import (
     calibrate,
     sensitivity_quantiles,
 )
+from newsdedup.studies.cost import minhash_sweep_plan
 from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
@@ -61,7 +62,6 @@ from newsdedup.studies.sweep_floor import (
     weighted_filter_work,
 )
 from newsdedup.studies.sweep_pairs import (
-    MINHASH_MAX_ITEMS,
     SWEEP_SCORERS,
     exact_max_pair,
     scorer_pairs,
@@ -170,9 +170,10 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     """Every swept scorer's pairs scoring at least ``lowest``, without ``N x N``.
 
     Plain and IDF-weighted Jaccard come from exact filters; MinHash is
-    streamed over all pairs while the corpus has at most
-    :data:`~newsdedup.studies.sweep_pairs.MINHASH_MAX_ITEMS` items and left
-    out above that (the second value names what was left out). Given a
+    streamed over all pairs while that is estimated to fit
+    :data:`~newsdedup.studies.cost.MINHASH_SWEEP_BUDGET` seconds
+    (:func:`~newsdedup.studies.cost.minhash_sweep_plan`) and left out
+    otherwise (the second value names what was left out). Given a
     ``work`` dict, IDF-weighted Jaccard is left out too when its prefix
     filter would list more pairs than
     :data:`~newsdedup.studies.sweep_floor.FILTER_PAIRS_PER_ITEM` per item
@@ -182,9 +183,14 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     pairs: dict[str, PairScores] = {}
     skipped = []
     for scorer in scorers:
-        if scorer == "minhash" and n > MINHASH_MAX_ITEMS:
-            skipped.append(scorer)
-            continue
+        if scorer == "minhash":
+            plan = minhash_sweep_plan(n, MinHashParams.published().num_perm)
+            if plan["choice"] != "streamed":
+                progress(f"calibrate: minhash left out of the sweep: streaming every pair is "
+                         f"estimated at {plan['estimated_seconds']:,.0f} s, over its "
+                         f"{plan['budget_seconds']:g} s budget")
+                skipped.append(scorer)
+                continue
         if scorer == "idf-jaccard" and work is not None:
             work.update(weighted_filter_work(shingled, idf_weights(shingled), lowest, seed=seed))
             if work["listed_high"] > work["budget_listed"]:
@@ -279,7 +285,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     cal = calibrate(exact, items, sens,
                     sweeps[sweeps["scorer"] == "jaccard"].drop(columns="scorer")
                     .reset_index(drop=True), n_pairs=n_items * (n_items - 1) // 2)
-    sheet = Path(shown_root if shown_root is not None else out) / name / "calibrate" / SHEET
+    sheet = shown_path(Path(shown_root if shown_root is not None else out) / name / "calibrate"
+                       / SHEET)
     evidence = calibration_evidence(items, options.evidence, base_config(options), grid.tolist(),
                                     pairs["jaccard"], shingled, sens, cal.recommended, sheet,
                                     rerun, progress)
@@ -296,12 +303,13 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     # The files name the sheet relative to the corpus's results folder, as they name
     # every other file: a rerun elsewhere (another checkout, a test's temporary
     # folder) writes the same bytes. The console above named it as the user did.
-    tree = f"{Path(shown_root if shown_root is not None else out) / name}/"
+    tree = f"{shown_path(Path(shown_root if shown_root is not None else out) / name)}/"
     if evidence.choice.get("next"):
         evidence = replace(evidence, choice=evidence.choice | {
             "next": evidence.choice["next"].replace(tree, "")})
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
-                       evidence, {"minhash_max_items": MINHASH_MAX_ITEMS,
+                       evidence, {"minhash_sweep": minhash_sweep_plan(
+                                      n_items, MinHashParams.published().num_perm),
                                   "left_out": skipped, "simulation_sample": sampled,
                                   "floor": floor.record(),
                                   "idf_filter": work if "idf-jaccard" in skipped else None},
@@ -349,6 +357,22 @@ def _labelled_rows(path: Path) -> set[tuple[str, str, str]]:
     with open(path, encoding="utf-8", newline="") as fh:
         return {(row.get("id_i") or "", row.get("id_j") or "", (row.get("label") or "").strip())
                 for row in csv.DictReader(fh) if (row.get("label") or "").strip()}
+def shown_path(path: Path) -> Path:
+    """``path`` as the next step names it: relative to the working directory when inside it.
+
+    ``calibration.json`` names the labeling sheet; relative, the committed file does not
+    depend on where the checkout lives.
+
+    Examples:
+        >>> shown_path(Path.cwd() / "results" / "x.csv").as_posix()
+        'results/x.csv'
+        >>> shown_path(Path("/elsewhere/x.csv")).as_posix()
+        '/elsewhere/x.csv'
+    """
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
 
 
 def base_config(options: CalibrateOptions) -> DedupeConfig:
@@ -387,7 +411,7 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                                 f"{SEED000} (DedupeConfig defaults)",
                   "minhash": MinHashParams.published().as_dict() | {"lsh": None}} | (
                       {"left_out": scale["left_out"],
-                       "minhash_max_items": scale["minhash_max_items"]}
+                       "minhash_sweep": scale["minhash_sweep"]}
                       if scale["left_out"] else {}) | (
                           {"floor": scale["floor"]} if scale["floor"] else {}) | (
                           {"idf_filter_left_out": scale["idf_filter"]}
@@ -571,7 +595,7 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
                                sweep_pairs_per_item=int((params["sweep"].get("floor") or {}).get(
                                    "pairs_per_item") or SWEEP_PAIRS_PER_ITEM),
                                extra=params.get("extra_studies", True))
-    return run_calibrate(corpus, name, root, options, progress, echo=False)
+    return run_calibrate(corpus, name, root, options, progress, echo=False, shown_root=root)
 
 
 def recorded_evidence(record: dict) -> EvidenceOptions:

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from newsdedup.cluster.dedupe import DedupeConfig
+from newsdedup.paths import RESULTS_DIR
 from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate, sheet_check
 
 # Notebook 04 calls ``pipeline.recalibrate`` (``from newsdedup.runs import pipeline``);
@@ -96,7 +97,8 @@ def peak_rss_mb() -> float:
 def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             calibrate_options: CalibrateOptions | None = None,
             crosshost_options: CrossHostOptions | None = None,
-            progress: Progress = quiet, echo: bool = True) -> None:
+            progress: Progress = quiet, echo: bool = True,
+            shown_root: Path | None = None) -> None:
     """Measure, calibrate and cross-host, then dedupe with the calibrated threshold.
 
     The dedupe step is skipped (and says why) when calibration found no
@@ -114,6 +116,10 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         crosshost_options: Settings of the cross-host step.
         progress: Progress callback.
         echo: Print each step's tables.
+        shown_root: The results root the next step names (``calibration.json``'s
+            labeling sheet); the default results root when None, so a run into a
+            temporary folder writes the ``calibration.json`` that ``newsdedup run``
+            writes (:func:`~newsdedup.runs.calibrate.shown_path`).
     """
     clock = StepClock(progress, out / name / "timings.json", len(corpus.items))
     with clock("measure"):
@@ -122,7 +128,8 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         clock.note("measure", path=report.scale.get("path", "dense"))
         del report  # its shingle matrices and pair lists are not needed past this step
     with clock("calibrate"):
-        cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo)
+        cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo,
+                            shown_root=RESULTS_DIR if shown_root is None else shown_root)
     with clock("crosshost"):
         rep = run_crosshost(corpus, name, out, crosshost_options, progress, echo)
         clock.account("crosshost", [int(rep.hosts["count"].sum()), rep.n_items])

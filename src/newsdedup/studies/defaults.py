@@ -16,7 +16,9 @@ ERROR_PERMS: tuple[int, ...] = (16, 32, 64, 128, 256, 512, 1024)
 """Permutation counts of the MinHash error-versus-k study."""
 
 PAIR_BUDGET = 120.0
-"""Seconds the streamed pass of ``measure`` over every pair may take (above 6,000 items)."""
+"""Most seconds ``measure``'s exact pass over every pair may be estimated at; within it the
+cost model takes that pass only while it is about as cheap as sampling
+(:mod:`newsdedup.studies.cost`)."""
 
 SAMPLE_PAIRS = 500_000
 """Pairs of the uniform pair sample of ``measure``'s sampled path, per n-gram size."""
