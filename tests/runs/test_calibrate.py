@@ -84,7 +84,9 @@ def test_recalibrate_rereads_the_evidence_options(tmp_path):
     options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(decoy_field="section",
                                                                 precision=0.8,
                                                                 window_days=2.0))
-    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
+    # Named under the root, as recalibrate names it (its next step's labeling sheet).
+    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False,
+                  shown_root=tmp_path / "out")
     folder = tmp_path / "out" / "feed"
     before = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     recalibrate("feed", path, tmp_path / "out")

@@ -247,7 +247,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
         echo: Print the tables and the recommendation.
         rerun: The command as run (the next step it prints adds ``--labels``).
         shown_root: The results root as the user named it, for the paths the
-            next step names (the files are staged elsewhere first).
+            next step names (the files are staged elsewhere first); the default
+            results root when None.
 
     Returns:
         The :class:`~newsdedup.studies.calibration.Calibration`, its
@@ -285,8 +286,11 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     cal = calibrate(exact, items, sens,
                     sweeps[sweeps["scorer"] == "jaccard"].drop(columns="scorer")
                     .reset_index(drop=True), n_pairs=n_items * (n_items - 1) // 2)
-    sheet = shown_path(Path(shown_root if shown_root is not None else out) / name / "calibrate"
-                       / SHEET)
+    # Inside the staging tree ``out`` is no place to name; without a root the user
+    # named, the default results root (so a run into a temporary folder writes the
+    # calibration.json a run from the checkout writes).
+    sheet = shown_path(Path(shown_root if shown_root is not None else paths.RESULTS_DIR)
+                       / name / "calibrate" / SHEET)
     evidence = calibration_evidence(items, options.evidence, base_config(options), grid.tolist(),
                                     pairs["jaccard"], shingled, sens, cal.recommended, sheet,
                                     rerun, progress)
@@ -300,13 +304,6 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     if echo:
         print("\n" + "\n".join(summary_lines(evidence, n_items)), flush=True)
     swept = [*pairs, SEED000] if options.extra else [*pairs]
-    # The files name the sheet relative to the corpus's results folder, as they name
-    # every other file: a rerun elsewhere (another checkout, a test's temporary
-    # folder) writes the same bytes. The console above named it as the user did.
-    tree = f"{shown_path(Path(shown_root if shown_root is not None else out) / name)}/"
-    if evidence.choice.get("next"):
-        evidence = replace(evidence, choice=evidence.choice | {
-            "next": evidence.choice["next"].replace(tree, "")})
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, {"minhash_sweep": minhash_sweep_plan(
                                       n_items, MinHashParams.published().num_perm),
