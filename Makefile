@@ -24,6 +24,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	$(BIN)/python -m compileall -q src
+	$(BIN)/python -m newsdedup.runs.warm
 	touch $(STAMP)
 
 install: $(STAMP)  ## create .venv and install newsdedup with its dependencies
@@ -59,6 +60,26 @@ eval-full: $(STAMP)  ## the clustering study on all 6,366 UCI items (a few minut
 dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, gate on/off
 	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \
 	    --sweep 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6
+
+# The two real feeds of ../shared/corpora, calibrated on the sheets labelled for them
+# (data/gold/<feed>.calibrate.csv, the loop; <feed>.holdout.csv, the hold-out).
+KNEWS   := ../shared/corpora/knews-rss-big3/knews-rss-big3.jsonl
+REUTERS := ../shared/corpora/reuters21578-titles/reuters-005-009.csv
+.PHONY: feeds coverage
+feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled sheets; docs tables
+	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3-unlabelled
+	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3 \
+	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv
+	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles-unlabelled
+	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles \
+	    --labels data/gold/reuters21578-titles.calibrate.csv \
+	    --holdout data/gold/reuters21578-titles.holdout.csv
+	$(BIN)/python -m newsdedup.runs.doc_tables
+
+coverage: $(STAMP)  ## do the calibration's intervals hold? planted corpora, 20 seeds per language (~1 h)
+	$(BIN)/python -m newsdedup.runs.coverage --language ko --seeds 20
+	$(BIN)/python -m newsdedup.runs.coverage --language en --seeds 20
+	$(BIN)/python -m newsdedup.runs.doc_tables
 
 .PHONY: signals candidates
 UCI_HEAD := ../shared/corpora/uci-news-aggregator-head/uci-news-aggregator.head.csv

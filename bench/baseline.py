@@ -69,3 +69,37 @@ def crosshost(rows: list[tuple[str, str, str, str]], hosts=("deepmind.google", "
     scored = sorted(((_jac(sets[i], sets[j]), i, j) for i, j in cross), reverse=True)
     return {"bound": bound, "n_cross": len(cross), "top": scored[:3],
             "above": sum(v > bound for v, _, _ in scored)}
+
+
+def datasketch_dedupe(titles: list[str], threshold: float = 0.5, num_perm: int = 128,
+                      n: int = 3) -> int:
+    """The usual first dedupe: datasketch MinHash + MinHashLSH, union-find of what LSH proposes.
+
+    Character ``n``-grams of each normalized title, one ``MinHash`` each
+    (``num_perm`` permutations, built in bulk), every item inserted into a
+    ``MinHashLSH`` at ``threshold`` and queried back; every proposed pair is
+    merged (union-find with path halving). Returns the number of groups.
+    """
+    from datasketch import MinHash, MinHashLSH
+
+    texts = [hangul_alnum(t) for t in titles]
+    grams = [[t[i:i + n].encode("utf-8") for i in range(len(t) - n + 1)] or [b""]
+             for t in texts]
+    sketches = MinHash.bulk(grams, num_perm=num_perm)
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    for k, m in enumerate(sketches):
+        lsh.insert(k, m)
+    parent = list(range(len(texts)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for k, m in enumerate(sketches):
+        for other in lsh.query(m):
+            a, b = find(k), find(other)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return len({find(k) for k in range(len(texts))})

@@ -31,17 +31,7 @@ its peak RSS:
   random pairs (the size of a large corpus's LSH candidates at one
   threshold), compiled kernel against the numpy gather, checked identical.
 
-* ``bootstrap_*``: the cluster bootstrap's draw of
-  :func:`newsdedup.studies.multinomial.multinomial_dot` (1,000 resamples
-  over ``K`` clusters of ``1/G``, the rest pooled) in the shape of the
-  largest call of ``newsdedup calibrate --full`` on 100k Korean headlines
-  (``G`` = 20,335 clusters, ``K`` = 15,511 holding decoys), scaled with
-  ``--size``: split over two threads (``bootstrap_split``) against the
-  sequential kernel (``bootstrap_sequential``), checked identical, the
-  generator's state after included.
-
-``--steps`` selects groups of steps (``sig``, ``join``, ``dedupe``, ``estimate``,
-``bootstrap``); with
+``--steps`` selects groups of steps (``sig``, ``join``, ``dedupe``, ``estimate``); with
 ``--append`` the new rows replace those of the same language, size and step.
 ``--memory N`` instead runs the gated dedupe of N Korean headlines in a fresh
 process and reports the process's peak RSS (``VmHWM``, input included).
@@ -133,7 +123,7 @@ def _warm_numba() -> float:
     return time.perf_counter() - t0
 
 
-STEPS = ("sig", "join", "dedupe", "estimate", "bootstrap")
+STEPS = ("sig", "join", "dedupe", "estimate")
 """Groups of steps ``--steps`` can select (default all)."""
 
 
@@ -158,45 +148,7 @@ def run_one(lang: str, size: int, lead_size: int, repeat: int, numpy_join_max: i
         _dedupe_rows(rows, lang, size, frame, texts, lead_size, repeat)
     if "estimate" in steps:
         _estimate_rows(rows, lang, size, sm, repeat)
-    if "bootstrap" in steps:
-        _bootstrap_rows(rows, lang, size, repeat)
     return rows
-
-
-BOOTSTRAP_SHAPE = (20_335, 15_511, 100_000)
-"""(clusters G, clusters holding decoys K, items N) of the largest bootstrap draw of
-``newsdedup calibrate --full`` on 100k Korean headlines (logged from multinomial_dot)."""
-
-
-def _bootstrap_rows(rows, lang, size, repeat):
-    from newsdedup.studies import multinomial
-    from newsdedup.studies.merges import CURVE_BOOTSTRAP
-
-    g, k, n = BOOTSTRAP_SHAPE
-    g, k = max(2, g * size // n), max(1, k * size // n)
-    pvals = np.append(np.full(k, 1.0 / g), 1.0 - k / g)
-    weights = np.random.default_rng(1).integers(1, 10, k)
-    states = {}
-
-    def draw(split: bool):
-        saved = multinomial.SPLIT_MIN
-        multinomial.SPLIT_MIN = 0 if split else 1 << 62
-        try:
-            rng = np.random.default_rng(0)
-            out = multinomial.multinomial_dot(rng, g, pvals, CURVE_BOOTSTRAP, weights,
-                                              compiled=True)
-            states[split] = rng.bit_generator.state
-            return out
-        finally:
-            multinomial.SPLIT_MIN = saved
-
-    draw(True)  # numba's compile or cache load
-    got = _row(rows, lang, size, "bootstrap_split", lambda: draw(True), repeat,
-               pairs=CURVE_BOOTSTRAP * k)
-    ref = _row(rows, lang, size, "bootstrap_sequential", lambda: draw(False), repeat,
-               pairs=CURVE_BOOTSTRAP * k)
-    assert np.array_equal(got, ref) and states[True] == states[False]
-    rows[-2]["identical"] = rows[-1]["identical"] = True
 
 
 ESTIMATE_PAIRS = 2_000_000
@@ -394,8 +346,6 @@ RATIOS = [  # (step, baseline, what the ratio says)
     ("join_j0.5_numba", "join_j0.5_numpy", "join J>=0.5: numpy / compiled (speed-up)"),
     ("dedupe_gated", "dedupe_reference", "gated dedupe: before / now (speed-up)"),
     ("estimate_numba", "estimate_numpy", "MinHash estimates of pairs: numpy / compiled (speed-up)"),
-    ("bootstrap_split", "bootstrap_sequential",
-     "cluster bootstrap draws: sequential / two threads (speed-up)"),
     ("dedupe_shared", "dedupe_varied", "shared lead token: time / varied's (target <= 2)"),
 ]
 

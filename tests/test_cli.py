@@ -127,15 +127,15 @@ def test_join_writes_the_brute_force_pairs_on_both_paths(corpus, tmp_path):
         assert main(["join", str(corpus), "--name", "feed", "--out", str(out), "--threshold", "0.2",
                      "--text", "title+summary", "--top-k", "2", "--lsh-threshold", "0.3",
                      "--lsh-recall", "0.9", *extra]) == 0
-        pairs = pd.read_csv(out / "feed" / "join" / "pairs.csv")
+        pairs = pd.read_parquet(out / "feed" / "join" / "pairs.parquet")
         assert pairs[["i", "j"]].values.tolist() == np.column_stack(
             (full.i[keep], full.j[keep])).tolist()
-        np.testing.assert_allclose(pairs.score, full.score[keep], atol=5e-7)  # 6 decimals
+        assert pairs.score.tolist() == full.score[keep].tolist()  # float64, not rounded
         info = json.loads((out / "feed" / "join" / "join.json").read_text("utf-8"))
         assert info["pairs"] == int(keep.sum()) and info["banding"]["rule"] == "recall>=0.9"
         assert info["pairs"] + info["pairs_below_threshold"] == len(full)
         outs[path] = [(out / "feed" / "join" / f).read_bytes()
-                      for f in ("pairs.csv", "topk.csv", "histogram.csv", "lsh_recall.csv")]
+                      for f in ("pairs.parquet", "topk.csv", "histogram.csv", "lsh_recall.csv")]
     assert outs["one"] == outs["dask"]  # byte for byte
 
 

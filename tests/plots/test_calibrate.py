@@ -121,3 +121,26 @@ def test_calibration_evidence_without_decoys_says_so(toy) -> None:
 
     fig = calibration_evidence(toy.precision_recall(), None, None)
     assert "no decoy rule applies" in [t.get_text() for t in fig.axes[3].texts]
+
+
+def test_calibration_evidence_reads_the_calibration_packages_curve(toy) -> None:
+    # precision_recall.csv of newsdedup.calibration: the decoys' estimate is decoy_precision,
+    # the decoy rate per threshold replaces decoy_pairs.csv, labels add precision_measured.
+    import numpy as np
+
+    from newsdedup.plots.calibrate import calibration_evidence
+
+    old = toy.precision_recall()
+    curve = old.drop(columns=["precision", "precision_low", "precision_high"]).assign(
+        decoy_precision=old["precision"], decoy_precision_low=old["precision_low"],
+        decoy_precision_high=old["precision_high"], decoy_rate=0.01, decoy_rate_low=0.0,
+        decoy_rate_high=0.02, precision_measured=0.9, precision_measured_low=0.8,
+        precision_measured_high=1.0)
+    fig = calibration_evidence(curve, None, 0.2, 0.9)
+    a, _, _, d = fig.axes
+    np.testing.assert_array_equal(toy.line(a, "estimated (decoys)").get_ydata(),
+                                  curve["decoy_precision"].to_numpy())
+    assert toy.line(a, "measured (labels)").get_ydata()[0] == 0.9
+    assert d.get_title().startswith("(d) decoy pairs")
+    rate = toy.line(d, "decoy rate (unrelated pairs that pass)")
+    assert rate.get_ydata()[0] == 0.01

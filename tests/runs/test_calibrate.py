@@ -60,56 +60,123 @@ def test_story_labels_choose_and_the_curve_is_the_dedupe(tmp_path):
     assert cal["recommended_threshold"] == pytest.approx(ok["threshold"].min())
 
 
-def test_no_decoy_rule_falls_back_to_the_bound_and_says_so(tmp_path):
+def test_without_dates_or_labels_the_bound_or_a_decline_says_why(tmp_path):
     corpus, _ = _corpus(tmp_path, 1.0)
+    undated = corpus.items.drop(columns="published_at")
+    corpus = type(corpus)(**{**corpus.__dict__, "items": undated})
     cal = run_calibrate(corpus, "feed", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
     written = json.loads((tmp_path / "out" / "feed" / "calibration.json").read_text("utf-8"))
-    assert written["method"] == "bound"
-    assert "No decoy rule applies" in written["evidence"]["note"]
-    assert written["recommended_threshold"] == cal.recommended
-    assert not (tmp_path / "out" / "feed" / "calibrate" / "decoy_pairs.csv").exists()
+    assert written["decoys"] is None  # no dates, no listed pairs: no decoy evidence
+    if cal.band is None:
+        assert written["method"] == "declined" and written["recommended_threshold"] is None
+    else:
+        assert written["method"] == "bound"
+        assert written["recommended_threshold"] == cal.recommended
+    assert "No decoys apply (no dates and no listed pairs)" in written["evidence"]["note"]
+    # Either way the next step is a labeling sheet drawn from the candidate pairs.
+    sheet = pd.read_csv(tmp_path / "out" / "feed" / "calibrate" / "to_label.csv")
+    assert len(sheet) == min(100, written["labels"]["candidate_pairs"])
+    assert "newsdedup label" in written["evidence"]["next"]
 
 
 def test_recalibrate_rereads_the_evidence_options(tmp_path):
     corpus, path = _corpus(tmp_path, 30.0)
     options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(decoy_field="section",
-                                                                precision=0.9))
-    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
+                                                                precision=0.8,
+                                                                window_days=2.0))
+    # Named under the root, as recalibrate names it (its next step's labeling sheet).
+    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False,
+                  shown_root=tmp_path / "out")
     folder = tmp_path / "out" / "feed"
     before = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     recalibrate("feed", path, tmp_path / "out")
     after = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     assert before == after
-    assert json.loads(before["calibration.json"])["evidence"]["target_precision"] == 0.9
-    assert "section" in json.loads(before["calibration.json"])["evidence"]["decoys"]
+    cal = json.loads(before["calibration.json"])
+    assert cal["target_precision"] == 0.8
+    assert cal["parameters"]["window_days"] == 2.0 and cal["window"]["reason"] == "given"
+    assert "section" in cal["decoys"]["rule"]
 
 
-def test_every_dedupe_scorer_gets_its_curve(tmp_path):
+def _answer(sheet_path, story: dict) -> None:
+    """Label every empty row of a sheet from the story ids (equal: same)."""
+    rows = pd.read_csv(sheet_path, dtype=str, keep_default_na=False)
+    empty = rows["label"] == ""
+    rows.loc[empty, "label"] = [("same" if story[a] == story[b] else "different")
+                                for a, b in zip(rows.loc[empty, "id_i"], rows.loc[empty, "id_j"],
+                                                strict=True)]
+    rows.to_csv(sheet_path, index=False)
+
+
+def test_the_labeling_loop_and_its_hold_out_measure_the_dedupe_they_recommend(tmp_path):
+    corpus, path = _corpus(tmp_path, 30.0)
+    story = dict(zip(corpus.items["id"], corpus.items["story"], strict=True))
+    out, folder = tmp_path / "out", tmp_path / "out" / "feed"
+    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(precision=0.8))
+    run_calibrate(corpus, "feed", out, options, echo=False)
+    sheet = folder / "calibrate" / "to_label.csv"
+    labelled = tmp_path / "labelled.csv"
+    for _ in range(3):  # label each batch, rerun with the sheet
+        _answer(sheet, story)
+        labelled.write_bytes(sheet.read_bytes())
+        options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(precision=0.8,
+                                                                    labels=labelled))
+        run_calibrate(corpus, "feed", out, options, echo=False)
+    cal = json.loads((folder / "calibration.json").read_text("utf-8"))
+    assert cal["method"] == "labels"
+    assert cal["labels"]["labelled"] == len(pd.read_csv(labelled))
+    curve = pd.read_csv(folder / "calibrate" / "precision_recall.csv")
+    ok = curve[(curve["merged_pairs"] > 0) & (curve["precision_measured_low"] >= 0.8)]
+    assert cal["recommended_threshold"] == pytest.approx(ok["threshold"].min())
+    # The file builds the dedupe it measured: the merged pairs the curve says.
+    config = DedupeConfig.from_calibration(folder / "calibration.json")
+    assert config.window_days == cal["window"]["days"] and config.series is True
+    sizes = np.bincount(dedupe(corpus.items, config).clustering.labels)
+    row = curve[np.isclose(curve["threshold"], cal["recommended_threshold"])].iloc[0]
+    assert row["merged_pairs"] == int((sizes * (sizes - 1) // 2).sum())
+    # A hold-out: drawn where --holdout names it, disjoint from the loop's sheet, then read.
+    holdout = tmp_path / "holdout.csv"
+    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(precision=0.8, labels=labelled,
+                                                                holdout=holdout,
+                                                                holdout_size=30))
+    run_calibrate(corpus, "feed", out, options, echo=False)
+    drawn = pd.read_csv(holdout, dtype=str, keep_default_na=False)
+    loop = pd.read_csv(sheet, dtype=str, keep_default_na=False)
+    def key(f):
+        return set(map(frozenset, zip(f["id_i"], f["id_j"], strict=True)))
+
+    assert len(drawn) == 30 and not key(drawn) & key(loop)
+    assert (drawn["batch"] == "0").all()
+    _answer(holdout, story)
+    run_calibrate(corpus, "feed", out, options, echo=False)
+    cal = json.loads((folder / "calibration.json").read_text("utf-8"))
+    assert cal["holdout"]["precision"] == cal["estimated_precision"]
+    assert cal["holdout"]["loop_precision"]["basis"].startswith(
+        f"{cal['labels']['labelled']} labelled pairs")
+    assert cal["holdout"]["confirms"] == (cal["estimated_precision"]["low"] >= 0.8)
+
+
+def test_full_adds_the_other_scorers_sweeps_and_the_calibration_is_unchanged(tmp_path):
     corpus, _ = _corpus(tmp_path, 30.0)
-    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(decoy_field="section",
-                                                                story_column="story"))
-    run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
-    folder = tmp_path / "out" / "feed" / "calibrate"
-    table = pd.read_csv(folder / "precision_recall_scorers.csv")
-    curve = pd.read_csv(folder / "precision_recall.csv")
-    assert sorted(set(table["scorer"])) == ["idf", "jaccard"]
-    jac = table[table["scorer"] == "jaccard"].drop(columns="scorer").reset_index(drop=True)
-    pd.testing.assert_frame_equal(jac[curve.columns], curve)
-    for scorer in ("idf", "jaccard"):  # each row is the dedupe with that scorer
-        rows = table[table["scorer"] == scorer].set_index("threshold")
-        config = DedupeConfig(n=4, scorer=scorer, text="title+summary", threshold=0.3)
-        labels = dedupe(corpus.items.assign(summary=""), config).clustering.labels
-        measured = pairwise_scores(labels, corpus.items["story"].tolist())
-        row = rows.loc[rows.index[np.isclose(rows.index, 0.3)][0]]
-        assert row["merged_pairs"] == measured["merged_pairs"]
-        assert row["precision_measured"] == pytest.approx(measured["precision"], abs=1e-6)
-    assert table.loc[table["scorer"] == "idf", "precision"].notna().any()
+    run_calibrate(corpus, "full", tmp_path / "out", CalibrateOptions(**OPTS, extra=True),
+                  echo=False)
+    run_calibrate(corpus, "plain", tmp_path / "out", CalibrateOptions(**OPTS, extra=False),
+                  echo=False)
+    def read(k):
+        return pd.read_csv(tmp_path / "out" / k / "calibrate" / "sweep.csv")
+
+    assert {"idf-jaccard", "jaccard", "seed000-dedupe"} <= set(read("full")["scorer"])
+    assert set(read("plain")["scorer"]) == {"jaccard"}
+    cal = {k: json.loads((tmp_path / "out" / k / "calibration.json").read_text("utf-8"))
+           for k in ("full", "plain")}
+    for key in ("recommended_threshold", "method", "estimated_precision", "window", "series"):
+        assert cal["full"][key] == cal["plain"][key]
 
 
 def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, monkeypatch):
-    from newsdedup.runs import calibrate as module
+    from newsdedup.studies import cost
 
-    monkeypatch.setattr(module, "MINHASH_MAX_ITEMS", 10)  # as if the corpus were large
+    monkeypatch.setattr(cost, "MINHASH_SWEEP_BUDGET", 0.0)  # as if the corpus were large
     corpus, _ = _corpus(tmp_path, 1.0)
     options = CalibrateOptions(**OPTS, simulation_items=20)
     run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
@@ -119,6 +186,7 @@ def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, mo
                                                "seed": options.seed}
     assert params["sensitivity"]["items_used"] + params["sensitivity"]["items_skipped"] == 20
     assert params["sweep"]["left_out"] == ["minhash"]
+    assert params["sweep"]["minhash_sweep"]["choice"] == "left out"
     assert "minhash" not in set(pd.read_csv(folder / "sweep.csv")["scorer"])
 
 
@@ -187,3 +255,30 @@ def test_idf_sweep_left_out_over_its_filter_budget_and_the_calibration_is_unchan
     for key in ("recommended_threshold", "upper_bound", "band", "method",
                 "estimated_precision"):
         assert cal["with"][key] == cal["without"][key]
+
+
+def test_shuffling_the_records_changes_no_figure(tmp_path):
+    corpus, path = _corpus(tmp_path, 30.0)
+    shuffled = corpus.items.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    other = tmp_path / "shuffled.csv"
+    shuffled.to_csv(other, index=False)
+    out = tmp_path / "out"
+    for name, file in (("a", path), ("b", other)):
+        run_calibrate(load_corpus(file), name, out, CalibrateOptions(**OPTS), echo=False)
+    def read(name, f):
+        return (out / name / f).read_bytes()
+
+    # Not sweep.csv: the published sweep clusters greedily in the file's order (the
+    # published protocol); the calibrated dedupe ranks items by date and length instead.
+    for table in ("precision_recall.csv", "strata.csv", "series.csv", "quantiles.csv",
+                  "both_sided.csv", "one_sided.csv"):
+        assert read("a", f"calibrate/{table}") == read("b", f"calibrate/{table}"), table
+    cal = {k: json.loads(read(k, "calibration.json")) for k in ("a", "b")}
+    for key in ("recommended_threshold", "method", "estimated_precision", "estimated_recall",
+                "simulated_recall", "window", "band", "upper_bound"):
+        assert cal["a"][key] == cal["b"][key], key
+    # The labeling sheet asks for the same pairs (ids, either order) in both.
+    sheets = {k: pd.read_csv(out / k / "calibrate" / "to_label.csv") for k in ("a", "b")}
+    pairs = {k: sorted(map(sorted, zip(s["id_i"], s["id_j"], strict=True)))
+             for k, s in sheets.items()}
+    assert pairs["a"] == pairs["b"]

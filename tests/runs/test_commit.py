@@ -14,7 +14,7 @@ import pytest
 
 from newsdedup.corpus.load import load_corpus
 from newsdedup.runs import commit, crosshost
-from newsdedup.runs.calibrate import CalibrateOptions
+from newsdedup.runs.calibrate import CalibrateOptions, LabelledSheetInTheWay
 from newsdedup.runs.commit import MANIFEST, TreeBusy, committed, tree_lock, work_paths
 from newsdedup.runs.crosshost import CrossHostOptions
 from newsdedup.runs.files import write_text
@@ -197,10 +197,28 @@ def test_a_new_run_removes_the_files_only_the_previous_run_wrote(first_run):
 
 def test_files_of_other_commands_in_the_tree_are_kept(first_run):
     out, corpus = first_run
-    sheet = out / "feed" / "calibrate" / "to_label.csv"
-    sheet.write_text("id_i,id_j,label\n", encoding="utf-8")  # a user's labeling sheet
+    notes = out / "feed" / "calibrate" / "my_notes.csv"
+    notes.write_text("id_i,id_j,label\n", encoding="utf-8")  # a user's own file
     run_all(corpus, "feed", out, echo=False, **FAST)
-    assert sheet.read_text(encoding="utf-8") == "id_i,id_j,label\n"
+    assert notes.read_text(encoding="utf-8") == "id_i,id_j,label\n"
+
+
+def test_a_labelled_sheet_the_run_would_not_read_stops_it(first_run):
+    out, corpus = first_run
+    sheet = out / "feed" / "calibrate" / "to_label.csv"
+    text = "id_i,id_j,label\na0,a1,same\n"  # a person's label, written in place
+    sheet.write_text(text, encoding="utf-8")
+    with pytest.raises(LabelledSheetInTheWay, match=r"holds 1 labels .* pass --labels"):
+        run_all(corpus, "feed", out, echo=False, **FAST)
+    assert sheet.read_text(encoding="utf-8") == text
+
+
+def test_a_sheet_without_labels_is_rewritten(first_run):
+    out, corpus = first_run
+    sheet = out / "feed" / "calibrate" / "to_label.csv"
+    sheet.write_text("id_i,id_j,label\na0,a1,\n", encoding="utf-8")
+    run_all(corpus, "feed", out, echo=False, **FAST)
+    assert sheet.read_text(encoding="utf-8").startswith("pair,batch,id_i,id_j,label")
 
 
 @pytest.mark.parametrize("name", ["../../x", "/abs", "", ".", "..", ".newsdedup", "a/b",

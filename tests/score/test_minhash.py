@@ -114,3 +114,40 @@ def test_lsh_buckets_equal_brute_force_band_comparison(rows, br):
     want = [a * n + b for a in range(1, n) for b in range(a + 1, n)
             if any(rows[a][k * r:(k + 1) * r] == rows[b][k * r:(k + 1) * r] for k in range(bands))]
     assert lsh_candidate_pairs(sig, empty, bands, r).tolist() == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet="abc가나다 é😀", max_size=12), min_size=1, max_size=12),
+       st.integers(1, 4), st.sampled_from([1, 7, 128]), st.integers(0, 3))
+def test_affine32_signatures_equal_datasketch_bulk(texts, n, k, seed):
+    import datasketch
+
+    from newsdedup.score.minhash import affine32_permutations
+
+    sm = shingle_matrix(texts, n)
+    params = MinHashParams.datasketch(num_perm=k, seed=seed)
+    x = sm.matrix
+    enc = [s.encode("utf-8") for s in sm.vocab]
+    rows = [[enc[c] for c in x.indices[lo:hi]] for lo, hi in zip(x.indptr[:-1], x.indptr[1:],
+                                                                  strict=True)]
+    want = np.vstack([np.asarray(m.hashvalues, dtype=np.uint64) for m in datasketch.MinHash.bulk(
+        rows, num_perm=k, seed=seed, scheme="affine32")])
+    got = signatures(sm, params)
+    assert got.dtype == np.uint64 and np.array_equal(got, want)
+    a, b = datasketch.MinHash(num_perm=k, seed=seed, scheme="affine32").permutations
+    mine = affine32_permutations(k, seed)
+    assert np.array_equal(mine[0], a) and np.array_equal(mine[1], b)
+
+
+def test_prefix_agreements_equal_estimates_of_each_width():
+    from newsdedup.studies.measure import prefix_agreements
+
+    sm = shingle_matrix([f"headline {k % 7} about {k % 5} and {k}" for k in range(60)] + [""], 3)
+    sig = signatures(sm, MinHashParams.published(64))
+    empty = sm.sizes == 0
+    i, j = np.triu_indices(sm.n_items, k=1)
+    counts = prefix_agreements(sig, i, j, [8, 16, 64], chunk=500)
+    for k in (8, 16, 64):
+        est = counts[k] / k
+        est[empty[i] | empty[j]] = 0.0
+        assert est.tolist() == estimate_pairs(sig[:, :k], empty, i, j).tolist()

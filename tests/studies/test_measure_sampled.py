@@ -1,6 +1,5 @@
 """The sampled measurement: exact where the join and LSH give exact figures, covered elsewhere."""
 
-import math
 
 import numpy as np
 import pandas as pd
@@ -143,15 +142,17 @@ def test_lsh_limit_skips_with_reason():
     assert (got.lsh.method.str.startswith("skipped")).all()
 
 
-def test_plan_pairs_follows_the_budget():
+def test_plan_pairs_follows_the_cost_model():
     cfg = MeasureConfig(dense_max_items=100)
     assert plan_pairs(100, cfg)[0] == "dense"
-    path, seconds = plan_pairs(10_000, cfg)
-    assert path == ("streamed" if seconds <= cfg.pair_budget else "sampled")
+    # Exact while it costs at most EXACT_PREFERENCE x the sampled path: above the dense
+    # limit that is the streamed path, and at 10k items it costs far more than sampling.
+    assert plan_pairs(500, cfg)[0] == "streamed"
+    assert plan_pairs(10_000, cfg)[0] == "sampled"
     assert plan_pairs(10_000, MeasureConfig(dense_max_items=100, pair_budget=0))[0] == "sampled"
-    assert plan_pairs(10_000, MeasureConfig(dense_max_items=100,
-                                            pair_budget=math.inf))[0] == "streamed"
-    assert plan_pairs(20_000, cfg)[1] == pytest.approx(4 * plan_pairs(10_000, cfg)[1], rel=1e-3)
+    assert plan_pairs(500, MeasureConfig(dense_max_items=100, pair_budget=0))[0] == "sampled"
+    # The estimate of every pair grows like N^2 (its error study is capped by its budget).
+    assert plan_pairs(40_000, cfg)[1] == pytest.approx(4 * plan_pairs(20_000, cfg)[1], rel=1e-2)
     with pytest.raises(ValueError, match="confidence"):
         MeasureConfig(confidence=1.0)
 
@@ -234,3 +235,33 @@ def test_the_sampled_path_takes_its_intervals_without_scipy_stats():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_templated_titles_raise_the_join_threshold(monkeypatch):
+    # Titles from one template: most pairs score above the lowest thresholds, more than the
+    # join may list; those thresholds' counts come from the pair sample, the others exact.
+    from newsdedup.studies import cost
+    from newsdedup.studies.synthetic import templated_headlines
+
+    texts = [hangul_alnum(t) for t in templated_headlines("ko", 600, seed=2)]
+    monkeypatch.setattr(cost, "JOIN_PAIRS_MIN", 2000)
+    monkeypatch.setattr(cost, "JOIN_PAIRS_PER_ITEM", 0)
+    config = MeasureConfig(ngrams=(3,), top_ngram=3, sample_pairs=50_000)
+    dense = measure_ngram(texts, 3, config)
+    got = measure_sampled_ngram(texts, 3, config)
+    t0 = got.join_threshold
+    assert t0 > min(config.thresholds) and int((dense.exact.score >= t0).sum()) <= 2000 * 1.2
+    for row, want in zip(got.thresholds.itertuples(index=False),
+                         dense.thresholds.itertuples(index=False), strict=True):
+        if row.threshold >= t0:
+            assert row.real == want.real and row.real_method == "exact"
+        else:  # sampled: within a few percent of the truth
+            assert row.real_method.startswith("sampled")
+            assert abs(row.real - want.real) <= 0.05 * want.real
+    assert got.join.score.tolist() == dense.exact.score[dense.exact.top(12)].tolist()
+    # No threshold fits: nothing is joined, the top pairs are the sample's best.
+    monkeypatch.setattr(cost, "JOIN_PAIRS_MIN", 0)
+    none = measure_sampled_ngram(texts, 3, config)
+    assert none.join_threshold == np.inf
+    assert none.thresholds.real_method.str.startswith("sampled").all()
+    assert none.figures["exact_max_method"].startswith("sampled")

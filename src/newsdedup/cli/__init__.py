@@ -2,7 +2,7 @@
 
 ``newsdedup measure | calibrate | crosshost | run | dedupe | join |
 evaluate-pairs | evaluate-clusters | signals | candidates | evaluate-gold |
-story-signals | label-sheet | figures | report | fetch``. Each ``cmd_*`` of
+story-signals | label | figures | report | fetch``. Each ``cmd_*`` of
 :mod:`newsdedup.cli.commands` turns the parsed arguments into the options of
 one module of :mod:`newsdedup.runs` and calls its ``run_*``; the corpus
 commands read one corpus (the pinned archive when no path is given) and write

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from collections.abc import Iterator
 
 from newsdedup import paths
 from newsdedup.cli.options import (
@@ -32,28 +34,50 @@ def cmd_measure(args) -> None:
 
 def cmd_calibrate(args) -> None:
     """Run ``newsdedup calibrate`` with the parsed arguments."""
-    from newsdedup.runs.calibrate import run_calibrate
+    from newsdedup.runs.calibrate import run_calibrate, shown_path
 
     corpus, name = load(args)
-    run_calibrate(corpus, name, args.out, calibrate_options(args), progress)
+    options = calibrate_options(args)
+    run_calibrate(corpus, name, args.out, options, progress,
+                  rerun=rerun_command(), shown_root=shown_path(args.out))
 
 
-def cmd_label_sheet(args, corpus=None, name: str | None = None, folder: str = "calibrate"
-                    ) -> None:
-    """Run ``newsdedup label-sheet`` (or ``candidates --stratified``) with the parsed arguments."""
-    from newsdedup.cluster.dedupe import DedupeConfig
-    from newsdedup.runs.label_sheet import run_label_sheet
+def rerun_command() -> list[str]:
+    """The command line as run, without a --labels/--gold it had (the next step adds one)."""
+    argv, out, skip = sys.argv[1:], ["newsdedup"], False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a in ("--labels", "--gold"):
+            skip = True
+            continue
+        if a.startswith(("--labels=", "--gold=")):
+            continue
+        out.append(a)
+    return out
 
-    if corpus is None or name is None:
-        corpus, name = load(args)
-    calibration = args.calibration or args.out / name / "calibration.json"
-    if not Path(calibration).is_file():
-        raise ValueError(f"{calibration} not found: run `newsdedup calibrate` first (or pass "
-                         "--calibration)")
-    config = DedupeConfig.from_calibration(calibration)
-    thresholds = list(args.thresholds) if getattr(args, "thresholds", None) else None
-    run_label_sheet(corpus, name, args.out, config, args.halfwidth, args.bin_width, args.seed,
-                    args.output, progress, thresholds, folder)
+
+def cmd_label(args) -> None:
+    """Run ``newsdedup label`` with the parsed arguments."""
+    from newsdedup.calibration.label import label_sheet, strip_text
+
+    if args.strip_text is not None:
+        n = strip_text(args.sheet, args.strip_text)
+        print(f"wrote {args.strip_text}: {n} labelled pairs, ids and labels only")
+        return
+
+    def typed() -> Iterator[str]:
+        if not sys.stdin.isatty():
+            yield from sys.stdin
+            return
+        while True:
+            try:
+                yield input("label> ")
+            except EOFError:
+                return
+
+    label_sheet(args.sheet, typed(), print, args.width)
 
 
 def cmd_crosshost(args) -> None:
@@ -70,7 +94,7 @@ def cmd_run(args) -> None:
 
     corpus, name = load(args)
     run_all(corpus, name, args.out, measure_config(args), calibrate_options(args),
-            crosshost_options(args), progress)
+            crosshost_options(args), progress, shown_root=args.out)
     progress(f"all results under {args.out / name}")
 
 
@@ -164,9 +188,6 @@ def cmd_candidates(args) -> None:
     from newsdedup.runs.signals import run_candidates
 
     corpus, name = load(args)
-    if args.stratified:  # the labeling loop's sheet: one sampler with label-sheet
-        cmd_label_sheet(args, corpus, name, folder="signals")
-        return
     run_candidates(corpus, name, args.out, args.quota, signal_options(args), args.output,
                    progress)
 

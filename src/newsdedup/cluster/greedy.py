@@ -293,6 +293,9 @@ import (about half a second)."""
 @cache
 def _kernels():
     """The numba-compiled :func:`_adjacency` and :func:`_walk`, compiled on first use."""
+    from newsdedup.paths import configure_numba_cache
+
+    configure_numba_cache()  # before numba's import: it reads NUMBA_CACHE_DIR once
     from numba import njit
 
     return (njit(cache=True, nogil=True)(_adjacency), njit(cache=True, nogil=True)(_walk))

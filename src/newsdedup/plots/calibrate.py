@@ -258,7 +258,9 @@ def calibration_evidence(curve: pd.DataFrame, decoy_pairs: pd.DataFrame | None,
     the measured one, dashed); (b) the simulated recall with the range over
     retention levels (and the measured recall); (c) items left; (d) per score
     bin, the pairs observed and the unrelated pairs the decoys predict, over
-    all pairs (``decoy_pairs.csv``; the gap is what the duplicates add).
+    all pairs (``decoy_pairs.csv``, older runs; the gap is what the duplicates
+    add), or without that file the share of decoy pairs at or above each
+    threshold (``decoy_rate`` of ``precision_recall.csv``).
 
     Args:
         curve: ``calibrate/precision_recall.csv``.
@@ -281,14 +283,20 @@ def calibration_evidence(curve: pd.DataFrame, decoy_pairs: pd.DataFrame | None,
     fig = Figure(figsize=EVIDENCE_SIZE, dpi=DPI, layout="constrained")
     a, b, c, d = fig.subplots(2, 2).ravel()
     t = curve["threshold"].to_numpy(dtype=np.float64)
-    _band(a, t, curve["precision"], curve["precision_low"], curve["precision_high"],
-          "#1f77b4", "estimated (decoys)")
+    # precision_recall.csv names the decoys' estimate decoy_precision (calibration package);
+    # files written before it, precision.
+    est = "decoy_precision" if "decoy_precision" in curve else "precision"
+    if est in curve:
+        _band(a, t, curve[est], curve[f"{est}_low"], curve[f"{est}_high"],
+              "#1f77b4", "estimated (decoys)")
     if "precision_measured" in curve:
         _band(a, t, curve["precision_measured"], curve["precision_measured_low"],
               curve["precision_measured_high"], "#2ca02c", "measured (labels)", "--")
     if target is not None:
         a.axhline(target, color=BOUND_COLOR, lw=1.0, ls=":", label=f"target {target:.2f}")
-    lows = curve["precision_low"].to_numpy(dtype=np.float64)
+    shown = [c for c in (f"{est}_low", "precision_measured_low") if c in curve]
+    lows = (curve[shown].to_numpy(dtype=np.float64).ravel() if shown
+            else np.array([np.nan]))
     floor = np.nanmin(lows) if np.isfinite(lows).any() else 0.0
     a.set_ylim(max(0.0, min(0.5, floor - 0.05)), 1.02)
     a.set_ylabel("pairwise precision of the merges")
@@ -312,9 +320,27 @@ def calibration_evidence(curve: pd.DataFrame, decoy_pairs: pd.DataFrame | None,
             ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.",
                        label=f"recommended {recommended:.2f}")
         ax.legend(fontsize=7, loc="best")
-    _decoy_panel(d, decoy_pairs, scorer, recommended)
+    if decoy_pairs is None and "decoy_rate" in curve:
+        _decoy_rate_panel(d, curve, recommended)
+    else:
+        _decoy_panel(d, decoy_pairs, scorer, recommended)
     fig.suptitle("Calibration evidence: what each threshold of the dedupe merges")
     return fig
+
+
+def _decoy_rate_panel(ax: Axes, curve: pd.DataFrame, recommended: float | None) -> None:
+    """Share of the decoy pairs at or above each threshold, with its interval."""
+    ax.set_title("(d) decoy pairs at or above the threshold")
+    ax.set_xlabel("threshold")
+    ax.grid(alpha=0.3)
+    t = curve["threshold"].to_numpy(dtype=np.float64)
+    _band(ax, t, curve["decoy_rate"], curve["decoy_rate_low"], curve["decoy_rate_high"],
+          BOUND_COLOR, "decoy rate (unrelated pairs that pass)")
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("share of decoy pairs")
+    if recommended is not None:
+        ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.")
+    ax.legend(fontsize=7, loc="upper right")
 
 
 def _decoy_panel(ax: Axes, decoy_pairs: pd.DataFrame | None, scorer: str,

@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from newsdedup import paths
-from newsdedup.cluster.calibration_file import check_figure_fields, read_json_object
+from newsdedup.calibration.file import check_figure_fields, read_json_object
 
 DEFAULT_NAME = paths.PALDYN.name
 """Corpus whose results are drawn when no name is given."""

@@ -11,6 +11,7 @@ calibration this way).
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -20,14 +21,21 @@ import numpy as np
 import pandas as pd
 
 from newsdedup import paths
+from newsdedup.calibration.evidence import (
+    Evidence,
+    EvidenceOptions,
+    calibration_evidence,
+    candidate_grid,
+)
+from newsdedup.calibration.report import curve_columns, summary_lines
 from newsdedup.cluster.dedupe import DedupeConfig
+from newsdedup.cluster.keep import text_column
 from newsdedup.cluster.sweep import sweep_items_left
 from newsdedup.corpus.load import load_corpus
 from newsdedup.paths import sha256_file
 from newsdedup.progress import rate_reporter
 from newsdedup.runs.commit import commits
 from newsdedup.runs.console import calibration_console, sensitivity_console
-from newsdedup.runs.evidence import Evidence, calibration_evidence
 from newsdedup.runs.files import (
     Progress,
     corpus_meta,
@@ -43,57 +51,23 @@ from newsdedup.score.minhash import MinHashParams
 from newsdedup.studies.calibration import (
     Calibration,
     calibrate,
-    default_grid,
     sensitivity_quantiles,
 )
-from newsdedup.studies.defaults import DEFAULT_DECOY_DAYS, DEFAULT_PRECISION, SWEEP_PAIRS_PER_ITEM
+from newsdedup.studies.cost import minhash_sweep_plan
 from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
-from newsdedup.studies.measure import normalized_texts
+from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
 from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
 from newsdedup.studies.sweep_floor import (
     FILTER_PAIRS_PER_ITEM,
-    choose_floor,
     weighted_filter_work,
 )
 from newsdedup.studies.sweep_pairs import (
-    MINHASH_MAX_ITEMS,
     SWEEP_SCORERS,
     exact_max_pair,
     scorer_pairs,
     sweep_from_pairs,
 )
 from newsdedup.text.normalize import DEFAULT_SCHEME
-from newsdedup.text.shingle import shingle_matrix
-
-
-@dataclass(frozen=True)
-class EvidenceOptions:
-    """What the recommendation is estimated from (``newsdedup calibrate`` options).
-
-    Attributes:
-        decoy_field: Column whose differing values make a decoy pair, or None.
-        decoy_days: Pairs published at least this many days apart are decoys.
-        decoy_pairs: CSV of known-distinct pairs (``id_i``, ``id_j``), or None.
-        precision: Target precision of the recommended threshold.
-        gold: Gold file of labelled pairs, or None.
-        story_column: Column of story ids (labels for every pair), or None.
-        seed: Of the bootstraps.
-    """
-
-    decoy_field: str | None = None
-    decoy_days: float = DEFAULT_DECOY_DAYS
-    decoy_pairs: Path | None = None
-    precision: float = DEFAULT_PRECISION
-    gold: Path | None = None
-    story_column: str | None = None
-    seed: int = 0
-
-    def record(self) -> dict:
-        """The options as written to ``params.json`` (paths as given)."""
-        return {"decoy_field": self.decoy_field, "decoy_days": self.decoy_days,
-                "decoy_pairs": None if self.decoy_pairs is None else str(self.decoy_pairs),
-                "precision": self.precision, "gold": None if self.gold is None else str(self.gold),
-                "story_column": self.story_column, "seed": self.seed}
 
 
 @dataclass(frozen=True)
@@ -117,15 +91,12 @@ class CalibrateOptions:
         sweep_pairs_per_item: Pairs per item the sweep may list: above about
             1,400 items its lowest threshold rises from ``sweep_lo`` until the
             pairs fit (:func:`newsdedup.studies.sweep_floor.choose_floor`).
-        extra: Whether to run the studies beyond published block 2 and the
-            calibration: the sweeps of the IDF and MinHash scorers and of the
-            seed-000 dedupe, the all-pairs decoy curves (``decoy_pairs.csv``)
-            and the evidence of every dedupe scorer
-            (``precision_recall_scorers.csv``). ``newsdedup calibrate`` runs
-            them with ``--full``, ``newsdedup run`` always. Without them the
-            calibration is the same: plain Jaccard's sweep, bound and
-            evidence decide it. Recorded in ``params.json``
-            (``extra_studies``) only when off.
+        extra: Whether to run the sweeps beyond the calibrated score's: the
+            IDF and MinHash scorers' and the gated dedupe's rows of
+            ``sweep.csv``. ``newsdedup calibrate`` runs them with ``--full``,
+            ``newsdedup run`` always. Without them the calibration is the
+            same: the calibrated score's sweep, bound and evidence decide it.
+            Recorded in ``params.json`` (``extra_studies``) only when off.
     """
 
     n: int = 4
@@ -147,6 +118,27 @@ class CalibrateOptions:
         return SensitivityParams(fractions=tuple(self.fractions), n=self.n, trials=self.trials,
                                  seed=self.seed, min_words=self.min_words, scheme=self.scheme,
                                  method=self.method)
+
+
+def simulation_order(items: pd.DataFrame, dialect: str) -> list[str]:
+    """The items' texts in the order the simulation draws its random numbers.
+
+    Each item takes the next draws of one generator, so the order decides
+    which item gets which draws. The published protocol drew in the file's
+    order, and the seed dialect (``--dialect seed``, the pinned archive)
+    reproduces it; any other corpus is simulated in the order of its ids, so
+    that shuffling the records changes no figure.
+
+    Examples:
+        >>> items = pd.DataFrame({"id": ["b", "a"], "title": ["B", "A"], "summary": ""})
+        >>> simulation_order(items, "standard"), simulation_order(items, "seed")
+        (['A ', 'B '], ['B ', 'A '])
+    """
+    texts = texts_from_items(items)
+    if dialect == "seed" or "id" not in items.columns:
+        return texts
+    order = np.argsort(text_column(items, "id"), kind="stable")
+    return [texts[k] for k in order.tolist()]
 
 
 def simulation_texts(texts: list[str], options: CalibrateOptions
@@ -178,9 +170,10 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     """Every swept scorer's pairs scoring at least ``lowest``, without ``N x N``.
 
     Plain and IDF-weighted Jaccard come from exact filters; MinHash is
-    streamed over all pairs while the corpus has at most
-    :data:`~newsdedup.studies.sweep_pairs.MINHASH_MAX_ITEMS` items and left
-    out above that (the second value names what was left out). Given a
+    streamed over all pairs while that is estimated to fit
+    :data:`~newsdedup.studies.cost.MINHASH_SWEEP_BUDGET` seconds
+    (:func:`~newsdedup.studies.cost.minhash_sweep_plan`) and left out
+    otherwise (the second value names what was left out). Given a
     ``work`` dict, IDF-weighted Jaccard is left out too when its prefix
     filter would list more pairs than
     :data:`~newsdedup.studies.sweep_floor.FILTER_PAIRS_PER_ITEM` per item
@@ -190,9 +183,14 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     pairs: dict[str, PairScores] = {}
     skipped = []
     for scorer in scorers:
-        if scorer == "minhash" and n > MINHASH_MAX_ITEMS:
-            skipped.append(scorer)
-            continue
+        if scorer == "minhash":
+            plan = minhash_sweep_plan(n, MinHashParams.published().num_perm)
+            if plan["choice"] != "streamed":
+                progress(f"calibrate: minhash left out of the sweep: streaming every pair is "
+                         f"estimated at {plan['estimated_seconds']:,.0f} s, over its "
+                         f"{plan['budget_seconds']:g} s budget")
+                skipped.append(scorer)
+                continue
         if scorer == "idf-jaccard" and work is not None:
             work.update(weighted_filter_work(shingled, idf_weights(shingled), lowest, seed=seed))
             if work["listed_high"] > work["budget_listed"]:
@@ -222,13 +220,23 @@ def sweep_seed000(items: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFr
                          "items_left": table["items_left"]})
 
 
-@commits("calibrate")
+def sheet_check(arguments: dict) -> None:
+    """:func:`check_sheet_kept` on a run's arguments (``out``, ``name``, the options)."""
+    options = arguments.get("options") or arguments.get("calibrate_options")
+    labels = (options or CalibrateOptions()).evidence.labels
+    check_sheet_kept(Path(arguments["out"]), arguments["name"], labels)
+
+
+@commits("calibrate", before=sheet_check)
 def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None = None,
-                  progress: Progress = quiet, echo: bool = True) -> Calibration:
+                  progress: Progress = quiet, echo: bool = True,
+                  rerun: Sequence[str] | None = None, shown_root: Path | None = None
+                  ) -> Calibration:
     """Sensitivity simulation, sweeps and the calibrated threshold of a corpus.
 
-    Writes ``<out>/<name>/calibrate/`` (tables, Markdown, params) and
-    ``<out>/<name>/calibration.json`` (threshold, rationale and evidence).
+    Writes ``<out>/<name>/calibrate/`` (tables, the labeling sheet, Markdown,
+    params) and ``<out>/<name>/calibration.json`` (method, threshold, window,
+    precision and recall with what they are over, the next step).
 
     Args:
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
@@ -237,27 +245,27 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
         options: Simulation and sweep settings; the published ones by default.
         progress: Progress callback.
         echo: Print the tables and the recommendation.
+        rerun: The command as run (the next step it prints adds ``--labels``).
+        shown_root: The results root as the user named it, for the paths the
+            next step names (the files are staged elsewhere first); the default
+            results root when None.
 
     Returns:
-        The :class:`~newsdedup.studies.calibration.Calibration`.
+        The :class:`~newsdedup.studies.calibration.Calibration`, its
+        recommendation the calibration's (None when it declines).
     """
     options = options or CalibrateOptions()
     items = corpus.items
-    texts, sampled = simulation_texts(texts_from_items(items), options)
+    texts, sampled = simulation_texts(simulation_order(items, corpus.dialect), options)
     progress(f"calibrate: word-retention simulation ({options.method}), "
              f"{len(options.fractions)} levels x {options.trials} trials on {len(texts):,} "
              f"items" + (f" (a seeded sample of {len(items):,})" if sampled else ""))
     sens = simulate(texts, options.sensitivity())
-    grid = default_grid(options.sweep_lo, options.sweep_hi)
-    shingled = shingle_matrix(normalized_texts(items, options.scheme), options.n)
-    # The pairs above the lowest threshold must stay O(N): English letter n-grams put a fixed
-    # share of all N^2 pairs above 0.05, so the sweep starts higher there (and says so).
-    floor = choose_floor(shingled, grid.tolist(), seed=options.seed,
-                         per_item=options.sweep_pairs_per_item)
-    if floor.raised:
-        progress(f"calibrate: sweep starts at {floor.lowest:.2f}, not {floor.requested:.2f}: "
-                 f"{floor.reason}")
-        grid = grid[grid >= floor.lowest]
+    # The pairs above the lowest threshold must stay O(N): the grid may start higher.
+    candidates = candidate_grid(items, options.n, options.scheme, options.sweep_lo,
+                                options.sweep_hi, options.seed, options.sweep_pairs_per_item,
+                                progress)
+    grid, shingled, floor = candidates.grid, candidates.shingled, candidates.floor
     # Without --full only plain Jaccard is swept: the calibration reads its sweep alone.
     work: dict = {}
     pairs, skipped = sweep_scorer_pairs(shingled, float(grid[0]), progress,
@@ -278,81 +286,129 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     cal = calibrate(exact, items, sens,
                     sweeps[sweeps["scorer"] == "jaccard"].drop(columns="scorer")
                     .reset_index(drop=True), n_pairs=n_items * (n_items - 1) // 2)
-    parameters = calibration_parameters(options)
-    evidence = calibration_evidence(items, options.evidence, sens, pairs, grid.tolist(),
-                                    parameters, cal.recommended, progress, extra=options.extra)
+    # Inside the staging tree ``out`` is no place to name; without a root the user
+    # named, the default results root (so a run into a temporary folder writes the
+    # calibration.json a run from the checkout writes).
+    sheet = shown_path(Path(shown_root if shown_root is not None else paths.RESULTS_DIR)
+                       / name / "calibrate" / SHEET)
+    evidence = calibration_evidence(items, options.evidence, base_config(options), grid.tolist(),
+                                    pairs["jaccard"], shingled, sens, cal.recommended, sheet,
+                                    rerun, progress)
     if echo:
         print(sensitivity_console(sens, cal.upper_bound) + "\n" + calibration_console(cal),
               flush=True)
-    choice = evidence.choice
+    choice, bound_threshold = evidence.choice, cal.recommended
     if choice["method"] != "bound":
-        # The bound's reasoning stays in the text: it says why it could not decide.
-        cal = replace(cal, recommended=choice["threshold"],
-                      rationale=f"{choice['note']} {cal.rationale}")
+        # The published bound stays in the file (upper_bound, band); the choice is another's.
+        cal = replace(cal, recommended=choice["threshold"], rationale=choice["note"])
     if echo:
-        print(evidence_console(evidence), flush=True)
+        print("\n" + "\n".join(summary_lines(evidence, n_items)), flush=True)
     swept = [*pairs, SEED000] if options.extra else [*pairs]
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
-                       evidence, parameters, {"minhash_max_items": MINHASH_MAX_ITEMS,
-                                          "left_out": skipped, "simulation_sample": sampled,
-                                          "floor": floor.record(),
-                                          "idf_filter": work if "idf-jaccard" in skipped
-                                          else None})
+                       evidence, {"minhash_sweep": minhash_sweep_plan(
+                                      n_items, MinHashParams.published().num_perm),
+                                  "left_out": skipped, "simulation_sample": sampled,
+                                  "floor": floor.record(),
+                                  "idf_filter": work if "idf-jaccard" in skipped else None},
+                       bound_threshold)
     progress(f"calibrate: wrote {out / name / 'calibrate'} and {out / name / 'calibration.json'}")
     return cal
 
 
-def calibration_parameters(options: CalibrateOptions) -> dict:
-    """``calibration.json``'s ``parameters``: the score the threshold is calibrated on.
+SHEET = "to_label.csv"
+"""The labeling sheet's name in ``<out>/<name>/calibrate/``."""
 
-    Named as :class:`~newsdedup.cluster.dedupe.DedupeConfig` names them, so
-    ``DedupeConfig.from_calibration`` reproduces that score (and the evidence
-    step estimates the very dedupe it builds).
+
+class LabelledSheetInTheWay(ValueError):
+    """A run would overwrite a sheet that holds labels it does not read."""
+
+
+def check_sheet_kept(out: Path, name: str, labels: Path | None) -> None:
+    """Refuse to run when the sheet calibrate writes holds labels the run would not read.
+
+    Calibrate rewrites ``<out>/<name>/calibrate/to_label.csv`` with the pairs to
+    label next; a person's labels in that file are kept only when the run reads
+    them (``--labels`` names it). Any row with a non-blank ``label`` counts,
+    whatever the file's other columns.
+
+    Raises:
+        LabelledSheetInTheWay: Naming the file, its labels and the two ways on.
     """
-    return {"n": options.n, "normalization": options.scheme, "text": "title+summary",
-            "scorer": "jaccard", "sensitivity": asdict(options.sensitivity())}
+    sheet = paths.results_tree(out, name) / "calibrate" / SHEET
+    if not sheet.is_file() or (labels is not None
+                               and Path(labels).resolve() == sheet.resolve()):
+        return
+    held = _labelled_rows(sheet)
+    # The rewritten sheet keeps every row of the sheet the run reads: labels that
+    # are there too (a copy of this sheet, say) are not lost.
+    kept = _labelled_rows(Path(labels)) if labels is not None and Path(labels).is_file() else set()
+    lost = held - kept
+    if lost:
+        raise LabelledSheetInTheWay(
+            f"{sheet} holds {len(lost)} labels this run would overwrite: pass --labels {sheet} "
+            "to use them, or move the file away")
 
 
-def evidence_console(evidence: Evidence) -> str:
-    """The recommendation's method, precision and recall, as printed.
+def _labelled_rows(path: Path) -> set[tuple[str, str, str]]:
+    """``(id_i, id_j, label)`` of every row of a CSV with a non-blank label."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {(row.get("id_i") or "", row.get("id_j") or "", (row.get("label") or "").strip())
+                for row in csv.DictReader(fh) if (row.get("label") or "").strip()}
+def shown_path(path: Path) -> Path:
+    """``path`` as the next step names it: relative to the working directory when inside it.
+
+    ``calibration.json`` names the labeling sheet; relative, the committed file does not
+    depend on where the checkout lives.
 
     Examples:
-        >>> ev = Evidence(pd.DataFrame(), pd.DataFrame(), {"method": "bound", "threshold": None,
-        ...     "estimated_precision": None, "estimated_recall": None, "note": "n"}, "d", None)
-        >>> evidence_console(ev).splitlines()[1]
-        'evidence: bound; recommended none'
+        >>> shown_path(Path.cwd() / "results" / "x.csv").as_posix()
+        'results/x.csv'
+        >>> shown_path(Path("/elsewhere/x.csv")).as_posix()
+        '/elsewhere/x.csv'
     """
-    c = evidence.choice
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
 
-    def interval(x: dict | None) -> str:
-        if not x or x["value"] is None:
-            return "n/a"
-        return f"{x['value']:.3f} [{x['low']:.3f}, {x['high']:.3f}]"
 
-    rec = "none" if c["threshold"] is None else f"{c['threshold']:.2f}"
-    return "\n".join(["", f"evidence: {c['method']}; recommended {rec}",
-                      f"estimated precision {interval(c['estimated_precision'])}; "
-                      f"estimated recall {interval(c['estimated_recall'])}", c["note"]])
+def base_config(options: CalibrateOptions) -> DedupeConfig:
+    """The dedupe being calibrated: the calibrated score, subject gate on (window learned later)."""
+    return DedupeConfig(n=options.n, scorer="jaccard", text="title+summary", scheme=options.scheme)
+
+
+def calibration_parameters(options: CalibrateOptions, config: DedupeConfig) -> dict:
+    """``calibration.json``'s ``parameters``: the dedupe the threshold is calibrated for.
+
+    Named as :class:`~newsdedup.cluster.dedupe.DedupeConfig` names them, so
+    ``DedupeConfig.from_calibration`` builds that very dedupe: the score (n-gram
+    size, text, normalization, scorer), the gate, the date window and the series rule.
+    """
+    return {"n": config.n, "normalization": config.scheme, "text": config.text,
+            "scorer": config.scorer, "gate": config.gate, "window_days": config.window_days,
+            "series": config.series, "series_config": asdict(config.series_config),
+            "sensitivity": asdict(options.sensitivity())}
 
 
 def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, sens,
                        cal: Calibration, sweeps: pd.DataFrame, scorers: Sequence[str],
-                       grid: np.ndarray, evidence: Evidence, parameters: dict,
-                       scale: dict) -> None:
+                       grid: np.ndarray, evidence: Evidence, scale: dict,
+                       bound_threshold: float | None) -> None:
     """Write ``<out>/<name>/calibrate/`` and ``<out>/<name>/calibration.json``."""
     out_dir = out / name / "calibrate"
     both, one = sens.both_table(), sens.one_table()
     params = {
         "corpus": corpus_meta(corpus, name),
         "sensitivity": asdict(options.sensitivity()) | {
-            "items_used": sens.n_items_used, "items_skipped": sens.n_items_skipped} | (
+            "items_used": sens.n_items_used, "items_skipped": sens.n_items_skipped,
+            "order": "file" if corpus.dialect == "seed" else "ids"} | (
             {"sample": scale["simulation_sample"]} if scale["simulation_sample"] else {}),
         "sweep": {"scorers": list(scorers), "thresholds": [float(x) for x in grid],
                   "clustering": "greedy against representatives; no gate except "
                                 f"{SEED000} (DedupeConfig defaults)",
                   "minhash": MinHashParams.published().as_dict() | {"lsh": None}} | (
                       {"left_out": scale["left_out"],
-                       "minhash_max_items": scale["minhash_max_items"]}
+                       "minhash_sweep": scale["minhash_sweep"]}
                       if scale["left_out"] else {}) | (
                           {"floor": scale["floor"]} if scale["floor"] else {}) | (
                           {"idf_filter_left_out": scale["idf_filter"]}
@@ -365,16 +421,26 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
     write_csv(sweeps, out_dir / "sweep.csv")
     write_csv(sensitivity_quantiles(sens), out_dir / "quantiles.csv")
     write_csv(evidence.curve, out_dir / "precision_recall.csv")
-    if len(evidence.scorers):
-        write_csv(evidence.scorers, out_dir / "precision_recall_scorers.csv")
-    if len(evidence.decoy_pairs):
-        write_csv(evidence.decoy_pairs, out_dir / "decoy_pairs.csv")
+    write_csv(evidence.strata, out_dir / "strata.csv")
+    if evidence.series is not None:
+        write_csv(evidence.series.csv_table().drop(columns="series"), out_dir / "series.csv")
+    if len(evidence.sheet):
+        write_csv(evidence.sheet, out_dir / SHEET)
+    if len(evidence.holdout) and options.evidence.holdout is not None:
+        # Drawn now: written where --holdout names it (outside the results tree, so it
+        # is not part of the run's commit; the write itself is atomic).
+        write_csv(evidence.holdout, Path(options.evidence.holdout))
     write_params(params, out_dir / "params.json")
     sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
     sweep_wide.columns = [f"{a}:{b}" for a, b in sweep_wide.columns]
+    summary = summary_lines(evidence, len(corpus.items))
     write_markdown(
         [
             ("Corpus", corpus.summary_line()),
+            ("Calibration", "\n\n".join(summary)),
+            ("Precision and recall of the calibrated dedupe (every 0.05)", markdown_table(
+                evidence.curve.iloc[::5][curve_columns(evidence.curve)], ".3f",
+                {"threshold": ".2f", "items_left": ".0f", "merged_pairs": ".0f"})),
             ("Both sides reduced", markdown_table(both, ".3f", {"f": ".1f"})),
             ("One side reduced", markdown_table(one, ".3f", {"f": ".1f"})),
             ("Unrelated-pair upper bound", f"{cal.upper_bound:.3f}"),
@@ -386,35 +452,84 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                                 f"{scale['floor']['reason']} (params.json: sweep.floor).")]
               if scale["floor"] and scale["floor"]["lowest"] > scale["floor"]["requested"]
               else []),
-            ("Recommendation", calibration_console(cal).strip()),
-            ("Estimated precision and recall of the dedupe (every 0.05)", markdown_table(
-                evidence.curve.iloc[::5][[c for c in evidence.curve.columns
-                                          if c not in ("method", "gate_pairs")]],
-                ".3f", {"threshold": ".2f", "items_left": ".0f", "merged_pairs": ".0f",
-                        "decoys": ".0f"})),
-            ("Evidence", evidence_console(evidence).strip()),
         ],
         out_dir / "calibrate.md",
         f"Calibration: {name}",
     )
+    write_json(calibration_record(corpus, name, options, cal, evidence, bound_threshold),
+               out / name / "calibration.json")
+
+
+def calibration_record(corpus, name: str, options: CalibrateOptions, cal: Calibration,
+                       evidence: Evidence, bound_threshold: float | None) -> dict:
+    """``calibration.json``: the published bound's fields, then the calibration's choice."""
     choice = evidence.choice
-    write_json(
-        cal.as_dict() | {
-            "corpus": corpus_meta(corpus, name),
-            "parameters": parameters,
-            "method": choice["method"],
-            "estimated_precision": choice["estimated_precision"],
-            "estimated_recall": choice["estimated_recall"],
-            "evidence": {"note": choice["note"], "target_precision": options.evidence.precision,
-                         "decoys": evidence.decoys, "labels": evidence.labels,
-                         "curves": "calibrate/precision_recall.csv",
-                         "scorer_curves": ("calibrate/precision_recall_scorers.csv"
-                                           if len(evidence.scorers) else None),
-                         "all_pairs_decoy_curves": ("calibrate/decoy_pairs.csv"
-                                                    if len(evidence.decoy_pairs) else None)},
-        },
-        out / name / "calibration.json",
-    )
+    t = choice["threshold"]
+    row = (evidence.curve[(evidence.curve["threshold"] - t).abs() < 1e-9] if t is not None
+           else evidence.curve.iloc[:0])
+    sim = (None if not len(row) else
+           {"value": _plain(row["recall_sim"].iloc[0]),
+            "low": _plain(row["recall_sim_low"].iloc[0]),
+            "high": _plain(row["recall_sim_high"].iloc[0]),
+            "basis": "simulated rewrites (each item's words kept with probability f, twice; "
+                     "range over the retention levels): not a recall of this corpus"})
+    pop = evidence.population
+    return cal.as_dict() | {
+        "corpus": corpus_meta(corpus, name),
+        "parameters": calibration_parameters(options, evidence.config),
+        "method": choice["method"],
+        "target_precision": choice["target"],
+        "estimated_precision": choice["precision"],
+        "estimated_recall": choice["recall"],
+        "simulated_recall": sim,
+        "window": (evidence.window.record() if evidence.window is not None
+                   else {"days": evidence.config.window_days, "reason": "given"}),
+        "series": {"rule": evidence.config.series,
+                   "found": 0 if evidence.series is None else len(evidence.series.table),
+                   "items": 0 if evidence.series is None
+                   else int(evidence.series.member().sum()),
+                   "table": "calibrate/series.csv" if evidence.series is not None else None},
+        "labels": {"basis": evidence.labels, "labelled": evidence.labelled,
+                   "drawn": len(evidence.sheet),
+                   "sheet": f"calibrate/{SHEET}" if len(evidence.sheet) else None,
+                   "candidate_pairs": len(pop), "floor": pop.floor,
+                   "strata": "calibrate/strata.csv", "population": pop.fingerprint()},
+        "decoys": None if evidence.decoys is None else {
+            "rule": evidence.decoys.describe, "check": evidence.decoys.check,
+            "decoy_pairs": evidence.decoys.decoys, "compared_pairs": evidence.decoys.compared},
+        "holdout": _holdout_record(evidence, t, options.evidence.holdout),
+        "evidence": {"note": choice["note"], "next": choice["next"],
+                     "curves": "calibrate/precision_recall.csv",
+                     "bound_threshold": bound_threshold},
+    }
+
+
+def _holdout_record(evidence: Evidence, t: float | None, path: Path | None) -> dict | None:
+    """The hold-out's measurement at the recommended threshold (or the sheet drawn)."""
+    if evidence.holdout_labels is None:
+        return ({"drawn": len(evidence.holdout), "sheet": str(path)}
+                if len(evidence.holdout) else None)
+    row = (evidence.curve[(evidence.curve["threshold"] - t).abs() < 1e-9] if t is not None
+           else evidence.curve.iloc[:0])
+
+    def measured(name: str) -> dict | None:
+        if not len(row):
+            return None
+        return {"value": _plain(row[name].iloc[0]), "low": _plain(row[f"{name}_low"].iloc[0]),
+                "high": _plain(row[f"{name}_high"].iloc[0]), "basis": evidence.holdout_labels}
+
+    # estimated_precision/recall are the hold-out's now; the loop's own stay here.
+    return {"basis": evidence.holdout_labels, "labelled": evidence.holdout_labelled,
+            "precision": measured("precision_holdout"),
+            "recall": measured("recall_holdout"),
+            "confirms": evidence.choice.get("holdout_confirms"),
+            "loop_precision": evidence.choice.get("loop_precision"),
+            "loop_recall": evidence.choice.get("loop_recall")}
+
+
+def _plain(x) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None
 
 
 class RecalibrationError(ValueError):
@@ -477,7 +592,7 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
                                sweep_pairs_per_item=int((params["sweep"].get("floor") or {}).get(
                                    "pairs_per_item") or SWEEP_PAIRS_PER_ITEM),
                                extra=params.get("extra_studies", True))
-    return run_calibrate(corpus, name, root, options, progress, echo=False)
+    return run_calibrate(corpus, name, root, options, progress, echo=False, shown_root=root)
 
 
 def recorded_evidence(record: dict) -> EvidenceOptions:
@@ -496,5 +611,6 @@ def recorded_evidence(record: dict) -> EvidenceOptions:
         decoy_days=float(record.get("decoy_days", defaults.decoy_days)),
         decoy_pairs=path("decoy_pairs"),
         precision=float(record.get("precision", defaults.precision)),
-        gold=path("gold"), story_column=record.get("story_column"),
-        seed=int(record.get("seed", defaults.seed)))
+        labels=path("labels") or path("gold"), story_column=record.get("story_column"),
+        seed=int(record.get("seed", defaults.seed)),
+        window_days=record.get("window_days"), series=bool(record.get("series", True)))

@@ -310,7 +310,9 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
         progress(f"{step}: committed {len(journal['files'])} files to {work.tree}")
 
 
-def commits(step: str, manifest: bool = False) -> Callable[[Callable[P, R]], Callable[P, R]]:
+def commits(step: str, manifest: bool = False,
+            before: Callable[[dict], None] | None = None
+            ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a ``run_*(corpus, name, out, ...)`` so that its files are committed together.
 
     The wrapped function writes to a staging root (:func:`committed`); a
@@ -320,6 +322,9 @@ def commits(step: str, manifest: bool = False) -> Callable[[Callable[P, R]], Cal
     Args:
         step: Name of the step (``"measure"`` ...).
         manifest: Write ``run.json`` when committing (``newsdedup run``).
+        before: Called with the call's arguments (``out`` the results root the
+            caller named) before anything is staged: a check that may refuse
+            the run.
 
     Returns:
         The decorator.
@@ -332,6 +337,8 @@ def commits(step: str, manifest: bool = False) -> Callable[[Callable[P, R]], Cal
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             out, name = bound.arguments["out"], bound.arguments["name"]
+            if before is not None:
+                before(dict(bound.arguments))
             progress = bound.arguments.get("progress") or quiet
             with committed(out, name, step, bound.arguments.get("corpus"), manifest,
                            progress) as root:

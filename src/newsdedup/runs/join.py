@@ -3,26 +3,32 @@
 :func:`run_join` turns a corpus into a shingle matrix, picks the LSH banding
 when asked, starts a Dask client when asked, and calls :func:`write_join`,
 which runs :func:`newsdedup.score.join.threshold_join` (or its Dask twin) and
-writes ``<out>/<name>/join/``: ``pairs.csv``, ``histogram.csv``, ``join.json``
+writes ``<out>/<name>/join/``: ``pairs.parquet``, ``histogram.csv``, ``join.json``
 and, on request, ``topk.csv`` and ``lsh_recall.csv``. Both paths write the
 same bytes.
 """
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 
 from newsdedup.runs.commit import commits
 from newsdedup.runs.files import Progress, quiet, write_csv, write_json
+from newsdedup.score.bins import bin_of, check_edges
+from newsdedup.score.jaccard import PairScores
 from newsdedup.score.join import (
     HISTOGRAM_STEP,
-    JoinResult,
+    STREAM_JOIN_BLOCK,
+    STREAM_NUMBA_MIN_SHINGLES,
+    TopK,
+    join_blocks,
     pair_histogram,
-    threshold_join,
     top_k,
 )
 from newsdedup.score.lsh import Banding, choose_bands
@@ -72,7 +78,7 @@ class JoinOptions:
 
 @commits("join")
 def run_join(corpus, name: str, out: Path, options: JoinOptions | None = None,
-             progress: Progress = quiet) -> JoinResult:
+             progress: Progress = quiet) -> dict:
     """Join a corpus at a threshold; writes ``<out>/<name>/join/``.
 
     Args:
@@ -83,7 +89,7 @@ def run_join(corpus, name: str, out: Path, options: JoinOptions | None = None,
         progress: Progress callback.
 
     Returns:
-        The :class:`~newsdedup.score.join.JoinResult`.
+        What ``join.json`` holds (:func:`write_join`).
     """
     options = options or JoinOptions()
     items = corpus.items
@@ -117,8 +123,14 @@ def write_join(
     lsh: tuple[MinHashParams, Banding] | None = None,
     client=None,
     progress: Progress = quiet,
-) -> JoinResult:
-    """Run the join; write ``pairs.csv``, ``histogram.csv``, ``join.json`` (``topk.csv``, LSH).
+) -> dict:
+    """Run the join; write ``pairs.parquet``, ``histogram.csv``, ``join.json`` (``topk.csv``, LSH).
+
+    The pairs are never all held: each join block's pairs are spilled to
+    disk in ranges of ``i`` (:class:`PairSpill`), then each range is sorted
+    by ``(i, j)`` and written as one Parquet row group while the histogram,
+    the top-``k`` neighbours and the LSH recall are accumulated from it.
+    Memory is ``O(N k + one block's pairs + one range's pairs)``.
 
     Args:
         ids: Item ids, one per row of ``shingled``.
@@ -132,7 +144,7 @@ def write_join(
         progress: Called with one-line status messages.
 
     Returns:
-        The :class:`~newsdedup.score.join.JoinResult` (identical on both paths).
+        What ``join.json`` holds (the pair count under ``"pairs"``); the same on both paths.
 
     Raises:
         ValueError: ``ids`` and ``shingled`` differ in length.
@@ -141,58 +153,232 @@ def write_join(
     n = shingled.n_items
     if len(ids) != n:
         raise ValueError(f"{len(ids)} ids for {n} items")
+    out.mkdir(parents=True, exist_ok=True)
     progress(f"joining {n} items at J >= {threshold} ({'Dask' if client else 'one machine'})")
-    if client is None:
-        result = threshold_join(shingled, threshold)
-    else:
-        from newsdedup.cluster.distributed import dask_threshold_join
-
-        result = dask_threshold_join(shingled, threshold, client)
-    p = result.pairs
-    ida = np.asarray(ids, dtype=object)
-    write_csv(pd.DataFrame({"i": p.i, "j": p.j, "id_i": ida[p.i], "id_j": ida[p.j],
-                            "score": p.score}), out / "pairs.csv")
     edges = sorted(set(np.round(np.arange(threshold, 1.0, HISTOGRAM_STEP), 10).tolist() + [1.0]))
-    counts, below = pair_histogram(p, edges, n * (n - 1) // 2)
+    ida = np.asarray(ids, dtype=object)
+    candidates = verified = 0
+    with tempfile.TemporaryDirectory(prefix=".join-spill-", dir=out) as tmp:
+        spill = PairSpill(Path(tmp), n, SPILL_ROWS)
+        if client is None:
+            # Compiled from fewer shingles than threshold_join's "auto": numpy's block products
+            # hold rows x window entries (1.3 GB on 20k templated English titles).
+            kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
+            for part in join_blocks(shingled, threshold, STREAM_JOIN_BLOCK, kernel=kernel):
+                spill.add(part.pairs)
+                candidates += part.candidates
+                verified += part.verified
+        else:
+            from newsdedup.cluster.distributed import dask_threshold_join
+
+            result = dask_threshold_join(shingled, threshold, client)
+            spill.add(result.pairs)
+            candidates, verified = result.candidates, result.verified
+            del result
+        spill.close()
+        stats = _write_ranges(spill, ida, edges, out / "pairs.parquet", k, lsh, shingled,
+                              progress)
+    counts = stats["histogram"]
     write_csv(pd.DataFrame({"lo": edges[:-1], "hi": edges[1:], "pairs": counts}),
               out / "histogram.csv")
-    summary = {**params, "threshold": result.threshold, "n_items": n, "pairs": len(p),
-               "pairs_below_threshold": below, "candidates": result.candidates,
-               "verified": result.verified}
+    listed = int(counts.sum())
+    summary = {**params, "threshold": float(threshold), "n_items": n, "pairs": listed,
+               "pairs_below_threshold": n * (n - 1) // 2 - listed, "candidates": int(candidates),
+               "verified": int(verified), "pairs_file": "pairs.parquet",
+               "pairs_row_groups": stats["row_groups"]}
     if k:
-        _write_top_k(p, ida, k, out / "topk.csv")
+        _write_top_k(stats["top"], ida, k, out / "topk.csv")
         summary["top_k"] = k
     if lsh is not None:
-        summary.update(_write_lsh_recall(shingled, p, edges, lsh, out / "lsh_recall.csv",
-                                         progress))
+        summary.update(_write_lsh_recall(stats["lsh"], edges, lsh, out / "lsh_recall.csv"))
     write_json(summary, out / "join.json")
-    progress(f"{len(p)} pairs at J >= {threshold} ({result.candidates} candidates, "
-             f"{result.verified} verified); wrote {out}")
-    return result
+    progress(f"{listed:,} pairs at J >= {threshold} ({candidates:,} candidates, "
+             f"{verified:,} verified); wrote {out} (pairs.parquet, {stats['row_groups']} row "
+             "groups)")
+    return summary
 
 
-def _write_top_k(pairs, ida: np.ndarray, k: int, path: Path) -> None:
+SPILL_ROWS = 2048
+"""Items per range of ``i`` the join's pairs are spilled by (one Parquet row group each)."""
+
+_PAIR = np.dtype([("i", "<i8"), ("j", "<i8"), ("score", "<f8")])
+
+
+class PairSpill:
+    """Pairs appended to one raw file per range of ``i`` (:data:`SPILL_ROWS` items each).
+
+    Appending costs one block's pairs in memory; reading a range back costs
+    that range's. Files are written in the order blocks arrive and read back
+    sorted, so the result does not depend on the blocks (or the machine).
+    """
+
+    def __init__(self, folder: Path, n_items: int, rows: int = SPILL_ROWS) -> None:
+        """Spill into ``folder`` for ``n_items`` items, ``rows`` items of ``i`` per range."""
+        self.folder, self.rows = folder, rows
+        self.ranges = max(1, -(-n_items // rows))
+        self._files: dict[int, BinaryIO] = {}
+
+    def add(self, pairs: PairScores) -> None:
+        """Append pairs ``(i, j, score)`` (``i < j``) to their ranges' files."""
+        if not len(pairs):
+            return
+        part = np.asarray(pairs.i, dtype=np.int64) // self.rows
+        order = np.argsort(part, kind="stable")
+        rec = np.empty(len(order), dtype=_PAIR)
+        rec["i"], rec["j"], rec["score"] = pairs.i[order], pairs.j[order], pairs.score[order]
+        bounds = np.flatnonzero(np.r_[True, np.diff(part[order]) != 0, True])
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+            r = int(part[order[a]])
+            if r not in self._files:  # at most `ranges` files; opened on first use
+                self._files[r] = open(self.folder / f"{r:06d}.bin", "ab")  # noqa: SIM115
+            self._files[r].write(rec[a:b].tobytes())
+
+    def close(self) -> None:
+        """Close the files (before reading)."""
+        for fh in self._files.values():
+            fh.close()
+        self._files.clear()
+
+    def read(self, r: int) -> PairScores:
+        """Range ``r``'s pairs, sorted by ``(i, j)``."""
+        path = self.folder / f"{r:06d}.bin"
+        rec = np.fromfile(path, dtype=_PAIR) if path.exists() else np.zeros(0, dtype=_PAIR)
+        order = np.lexsort((rec["j"], rec["i"]))
+        return PairScores(rec["i"][order], rec["j"][order], rec["score"][order])
+
+
+def _write_ranges(spill: PairSpill, ida: np.ndarray, edges: list[float], path: Path, k: int,
+                  lsh: tuple[MinHashParams, Banding] | None, shingled: ShingleMatrix,
+                  progress: Progress) -> dict:
+    """Write the spilled pairs range by range; accumulate histogram, top-k and LSH recall."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = len(ida)
+    schema = pa.schema([("i", pa.int64()), ("j", pa.int64()), ("id_i", pa.string()),
+                        ("id_j", pa.string()), ("score", pa.float64())])
+    counts = np.zeros(len(edges) - 1, dtype=np.int64)
+    top = TopKAccumulator(n, k) if k else None
+    recall = RecallAccumulator(shingled, edges, lsh, progress) if lsh is not None else None
+    groups = 0
+    # Tmp name inside the (staged) output folder, renamed when complete.
+    partial = path.with_name(path.name + ".part")
+    with pq.ParquetWriter(partial, schema) as writer:
+        for r in range(spill.ranges):
+            p = spill.read(r)
+            if not len(p) and (groups or r < spill.ranges - 1):
+                continue  # an empty range writes nothing (an empty join: one empty group)
+            writer.write_table(pa.table({"i": p.i, "j": p.j, "id_i": ida[p.i].astype(str),
+                                         "id_j": ida[p.j].astype(str), "score": p.score},
+                                        schema=schema))
+            groups += 1
+            counts += pair_histogram(p, edges, 0)[0]
+            if top is not None:
+                top.add(p)
+            if recall is not None:
+                recall.add(p)
+    partial.replace(path)
+    return {"histogram": counts, "row_groups": groups, "top": top, "lsh": recall}
+
+
+class TopKAccumulator:
+    """The ``k`` best neighbours per item, merged from pairs given in parts.
+
+    Equal to :func:`newsdedup.score.join.top_k` of all parts at once (the
+    order, score descending then neighbour ascending, is total), in
+    ``O(N k)`` memory.
+    """
+
+    def __init__(self, n_items: int, k: int) -> None:
+        """Empty neighbour lists for ``n_items`` items."""
+        self.n, self.k = n_items, k
+        self.best = top_k(PairScores(np.zeros(0, np.int64), np.zeros(0, np.int64),
+                                     np.zeros(0)), n_items, k)
+
+    def add(self, pairs: PairScores) -> None:
+        """Merge ``pairs`` into the neighbour lists."""
+        have = self.best.neighbour >= 0
+        src = np.repeat(np.arange(self.n), self.k)[have.ravel()]
+        old_dst, old_sc = self.best.neighbour[have], self.best.score[have]
+        # top_k counts a pair for both items: list the kept ones once per direction as
+        # pairs (src, dst); src < dst or not, top_k reads both columns symmetrically.
+        src_all = np.concatenate((pairs.i, pairs.j, src)).astype(np.int64)
+        dst_all = np.concatenate((pairs.j, pairs.i, old_dst)).astype(np.int64)
+        sc_all = np.concatenate((pairs.score, pairs.score, old_sc))
+        order = np.lexsort((dst_all, -sc_all, src_all))
+        src_all, dst_all, sc_all = src_all[order], dst_all[order], sc_all[order]
+        start = np.searchsorted(src_all, np.arange(self.n))
+        rank = np.arange(len(src_all)) - start[src_all]
+        take = rank < self.k
+        neighbour = np.full((self.n, self.k), -1, dtype=np.int64)
+        score = np.full((self.n, self.k), np.nan)
+        neighbour[src_all[take], rank[take]] = dst_all[take]
+        score[src_all[take], rank[take]] = sc_all[take]
+        self.best = TopK(neighbour=neighbour, score=score)
+
+
+def _write_top_k(top: TopKAccumulator, ida: np.ndarray, k: int, path: Path) -> None:
     """Write the ``k`` best neighbours of every item that has any."""
     n = len(ida)
-    top = top_k(pairs, n, k)
+    nb, sc = top.best.neighbour.ravel(), top.best.score.ravel()
     rows = np.repeat(np.arange(n), k)
-    nb, sc = top.neighbour.ravel(), top.score.ravel()
     has = nb >= 0
     write_csv(pd.DataFrame({"i": rows[has], "rank": np.tile(np.arange(1, k + 1), n)[has],
                             "j": nb[has], "id_i": ida[rows[has]], "id_j": ida[nb[has]],
                             "score": sc[has]}), path)
 
 
-def _write_lsh_recall(shingled: ShingleMatrix, pairs, edges: list[float],
-                      lsh: tuple[MinHashParams, Banding], path: Path,
-                      progress: Progress) -> dict:
-    """Write MinHash LSH recall per score bin; return what ``join.json`` records of it."""
-    from newsdedup.score.lsh import recall_by_bin
-    from newsdedup.score.minhash import lsh_candidate_pairs, signatures
+class RecallAccumulator:
+    """LSH candidates of the join's items, and their recall per bin accumulated over parts."""
 
+    def __init__(self, shingled: ShingleMatrix, edges: list[float],
+                 lsh: tuple[MinHashParams, Banding], progress: Progress) -> None:
+        """Compute the candidates once (signatures, banding)."""
+        from newsdedup.score.minhash import lsh_candidate_pairs, signatures
+
+        mh, banding = lsh
+        progress(f"LSH: {mh.family} k={mh.num_perm}, {banding.bands} bands x {banding.rows} "
+                 "rows")
+        sigs = signatures(shingled, mh)
+        self.cand = lsh_candidate_pairs(sigs, shingled.sizes == 0, banding.bands, banding.rows)
+        self.n, self.banding, self.mh = shingled.n_items, banding, mh
+        self.edges = check_edges(edges)
+        nb = len(self.edges) - 1
+        self.true_n = np.zeros(nb, dtype=np.int64)
+        self.found = np.zeros(nb, dtype=np.int64)
+        self.expected = np.zeros(nb)
+
+    def add(self, pairs: PairScores) -> None:
+        """Count one part's true pairs, the candidates among them and their S-curve, per bin."""
+        from newsdedup.score.lsh import candidate_probability
+
+        if not len(pairs):
+            return
+        nb, cand = len(self.edges) - 1, self.cand
+        linear = pairs.i.astype(np.int64) * self.n + pairs.j
+        pos = np.searchsorted(cand, linear)
+        hit = ((pos < len(cand)) & (cand[np.minimum(pos, len(cand) - 1)] == linear)
+               if len(cand) else np.zeros(len(linear), bool))
+        b = bin_of(pairs.score, self.edges)
+        self.true_n += np.bincount(b, minlength=nb)
+        self.found += np.bincount(b, weights=hit, minlength=nb).astype(np.int64)
+        self.expected += np.bincount(b, weights=candidate_probability(
+            pairs.score, self.banding.bands, self.banding.rows), minlength=nb)
+
+
+def _write_lsh_recall(acc: RecallAccumulator | None, edges: list[float],
+                      lsh: tuple[MinHashParams, Banding], path: Path) -> dict:
+    """Write MinHash LSH recall per score bin; return what ``join.json`` records of it."""
     mh, banding = lsh
-    progress(f"LSH: {mh.family} k={mh.num_perm}, {banding.bands} bands x {banding.rows} rows")
-    sigs = signatures(shingled, mh)
-    cand = lsh_candidate_pairs(sigs, shingled.sizes == 0, banding.bands, banding.rows)
-    write_csv(recall_by_bin(pairs, cand, shingled.n_items, edges, banding), path)
-    return {"minhash": mh.as_dict(), "banding": banding.as_dict(), "lsh_candidates": len(cand)}
+    nb = len(edges) - 1
+    true_n = acc.true_n if acc is not None else np.zeros(nb, dtype=np.int64)
+    found = acc.found if acc is not None else np.zeros(nb, dtype=np.int64)
+    expected = acc.expected if acc is not None else np.zeros(nb)
+    out = pd.DataFrame({"lo": edges[:-1], "hi": edges[1:], "true_pairs": true_n,
+                        "found": found})
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["recall"] = found / np.where(true_n > 0, true_n, np.nan)
+        out["expected"] = expected / np.where(true_n > 0, true_n, np.nan)
+    write_csv(out, path)
+    return {"minhash": mh.as_dict(), "banding": banding.as_dict(),
+            "lsh_candidates": len(acc.cand) if acc is not None else 0}

@@ -9,6 +9,7 @@ prints the published layout and writes ``<out>/<name>/measure/``: ``summary.csv`
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from newsdedup.runs.commit import commits
@@ -25,13 +26,14 @@ from newsdedup.runs.files import (
 )
 from newsdedup.runs.load import require_pairs
 from newsdedup.runs.progress import counter, tracker
+from newsdedup.studies.cost import measure_plan
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
     normalized_texts,
     run_measure,
 )
-from newsdedup.studies.measure_sampled import plan_pairs, run_sampled
+from newsdedup.studies.measure_sampled import run_sampled
 from newsdedup.studies.measure_streamed import run_streamed
 
 
@@ -58,13 +60,15 @@ def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None 
     """
     require_pairs(corpus, "measure")
     config = config or MeasureConfig()
-    path, seconds = plan_pairs(len(corpus.items), config)
+    plan = measure_plan(len(corpus.items), config)
+    path = plan.path
+    n = len(corpus.items)
     if path == "dense":
         report = run_measure(corpus.items, config, progress)
     else:
-        n = len(corpus.items)
         progress(f"measure: {n * (n - 1) // 2:,} pairs x {len(config.ngrams)} n-gram sizes, "
-                 f"streamed pass estimated at {seconds:,.0f} s (budget {config.pair_budget:g} s):"
+                 f"every pair estimated at {plan.exact_seconds:,.0f} s, join, LSH and samples "
+                 f"at {plan.sampled_seconds:,.0f} s (budget {config.pair_budget:g} s):"
                  f" {'streaming every pair' if path == 'streamed' else 'join, LSH and samples'}")
         texts = normalized_texts(corpus.items, config.scheme)
         if path == "streamed":
@@ -73,6 +77,8 @@ def run_measure_step(corpus, name: str, out: Path, config: MeasureConfig | None 
                                   count=lambda label: counter(progress, label, " pairs"))
         else:
             report = run_sampled(corpus.items, texts, config, progress, tracker(progress))
+    if report.scale:  # not every figure exact: say how the path was chosen
+        report = replace(report, scale=report.scale | {"plan": plan.record()})
     if echo:
         print(measure_console(report, corpus), flush=True)
     files = write_measure(report, corpus, name, out / name / "measure")
@@ -111,7 +117,32 @@ def measure_markdown(report, corpus) -> list[tuple[str, str]]:
             "MinHash error against the number of permutations",
             markdown_table(report.errors.drop(columns=["scheme"]), ".4f"),
         ))
+    if report.scale:
+        sections.append(("How the figures were obtained", plan_text(report.scale)))
     return sections
+
+
+def plan_text(scale: dict) -> str:
+    """The cost model's choices (``params.json``: ``scale``) as a paragraph of ``measure.md``.
+
+    Examples:
+        >>> plan_text({"path": "sampled", "plan": {"estimated_seconds_exact": 120.0,
+        ...            "estimated_seconds_sampled": 9.5}})
+        'Path: sampled (every pair estimated at 120.0 s, join + LSH + pair samples at 9.5 s).'
+    """
+    plan = scale.get("plan") or {}
+    text = f"Path: {scale.get('path', 'dense')}"
+    if plan:
+        text += (f" (every pair estimated at {plan['estimated_seconds_exact']:.1f} s, join + LSH"
+                 f" + pair samples at {plan['estimated_seconds_sampled']:.1f} s)")
+    text += "."
+    err = scale.get("error_study")
+    if err and err["choice"] != "exact":
+        text += (f" Error study: {err['pairs']:,} of {err['of_pairs']:,} pairs, sampled (all "
+                 f"pairs estimated at {err['estimated_seconds_all_pairs']:.1f} s, over its "
+                 f"{err['budget_seconds']:g} s budget); err_mean_lo and err_mean_hi give the "
+                 "interval.")
+    return text
 
 
 def write_measure(report, corpus, name: str, out_dir: Path) -> list[Path]:

@@ -18,7 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from newsdedup.cluster.dedupe import DedupeConfig
-from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate
+from newsdedup.paths import RESULTS_DIR
+from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate, sheet_check
 
 # Notebook 04 calls ``pipeline.recalibrate`` (``from newsdedup.runs import pipeline``);
 # the function lives in newsdedup.runs.calibrate.
@@ -94,11 +95,12 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-@commits("run", manifest=True)
+@commits("run", manifest=True, before=sheet_check)
 def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             calibrate_options: CalibrateOptions | None = None,
             crosshost_options: CrossHostOptions | None = None,
-            progress: Progress = quiet, echo: bool = True) -> None:
+            progress: Progress = quiet, echo: bool = True,
+            shown_root: Path | None = None) -> None:
     """Measure, calibrate and cross-host, dedupe with the calibrated threshold, then report.
 
     The report (``<name>/report/``, :func:`newsdedup.runs.report.write_report`)
@@ -118,6 +120,10 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         crosshost_options: Settings of the cross-host step.
         progress: Progress callback.
         echo: Print each step's tables.
+        shown_root: The results root the next step names (``calibration.json``'s
+            labeling sheet); the default results root when None, so a run into a
+            temporary folder writes the ``calibration.json`` that ``newsdedup run``
+            writes (:func:`~newsdedup.runs.calibrate.shown_path`).
     """
     clock = StepClock(progress, out / name / "timings.json", len(corpus.items))
     with clock("measure"):
@@ -126,7 +132,8 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         clock.note("measure", path=report.scale.get("path", "dense"))
         del report  # its shingle matrices and pair lists are not needed past this step
     with clock("calibrate"):
-        cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo)
+        cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo,
+                            shown_root=RESULTS_DIR if shown_root is None else shown_root)
     with clock("crosshost"):
         rep = run_crosshost(corpus, name, out, crosshost_options, progress, echo)
         clock.account("crosshost", [int(rep.hosts["count"].sum()), rep.n_items])

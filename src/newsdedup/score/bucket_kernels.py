@@ -13,9 +13,14 @@ large-input path.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from newsdedup.score.kernels import marked_score
+from newsdedup.paths import configure_numba_cache
+
+configure_numba_cache()  # before numba's import: it reads NUMBA_CACHE_DIR once
+
+from numba import njit  # noqa: E402
+
+from newsdedup.score.kernels import marked_score  # noqa: E402
 
 MASS_MARGIN = 1e-9
 """Relative margin of the mass bound: a pair is skipped only when

@@ -63,6 +63,9 @@ __all__ = [
     "build_index",
     "join_block",
     "join_block_compiled",
+    "join_blocks",
+    "STREAM_JOIN_BLOCK",
+    "STREAM_NUMBA_MIN_SHINGLES",
     "merge_blocks",
     "pair_histogram",
     "score_histogram",
@@ -314,6 +317,26 @@ JOIN_KERNELS = ("auto", "numpy", "numba")
 NUMBA_MIN_SHINGLES = 1 << 20
 """Shingle occurrences from which ``kernel="auto"`` compiles (about 20k headlines)."""
 
+STREAM_NUMBA_MIN_SHINGLES = 1 << 17
+"""Shingle occurrences (about 5,000 headlines) from which a streamed join compiles.
+
+``newsdedup join`` and the sampled measurement use it instead of
+:data:`NUMBA_MIN_SHINGLES`.
+Below, numpy's sparse products are cheap and numba's import (about half a
+second) is not; above, the compiled kernel's memory is a few arrays per row
+where a numpy block holds its rows times their length window (measured on
+20,000 templated English titles, J >= 0.5: 1.68 GB peak RSS with numpy, see
+the commit)."""
+
+STREAM_JOIN_BLOCK = 256
+"""Rows per block where a join's pairs are consumed block by block (:func:`join_blocks`).
+
+A block's pairs are at most its rows times the items: with titles from one
+template (nearly every pair above the threshold) 256 rows of 20,000 items
+are 5M pairs, a few hundred MB with their estimates, where 2,048 rows were
+2 GB. The compiled kernel's cost per block is small beside that.
+"""
+
 SCAN_PAIRS_PER_READ = 64.0
 """Window rows the compiled join tests on bitmaps for the cost of one posting entry it reads.
 
@@ -403,13 +426,39 @@ def threshold_join(
 
     Returns:
         A :class:`JoinResult`; ``result.pairs`` sorted by ``(i, j)`` with float64
-        scores identical to ``jaccard_matrix`` at those pairs.
+        scores identical to ``jaccard_matrix`` at those pairs. Every pair is held:
+        where they may not fit, take the blocks one by one (:func:`join_blocks`).
 
     Examples:
         >>> from newsdedup.text.shingle import shingle_matrix
         >>> r = threshold_join(shingle_matrix(["abcde", "abcdf", "xyz", "abcde"], 3), 0.5)
         >>> r.pairs.i.tolist(), r.pairs.j.tolist(), r.pairs.score.tolist()
         ([0, 0, 1], [1, 3, 3], [0.5, 1.0, 0.5])
+    """
+    threshold = _check_threshold(threshold)
+    return merge_blocks(list(join_blocks(shingled, threshold, block, progress, kernel)),
+                        threshold)
+
+
+def join_blocks(
+    shingled: ShingleMatrix,
+    threshold: float,
+    block: int = DEFAULT_JOIN_BLOCK,
+    progress: Callable[[Iterator], Iterator] | None = None,
+    kernel: str = "auto",
+) -> Iterator[JoinResult]:
+    """:func:`threshold_join` one row block at a time: memory of one block's pairs, not all.
+
+    Yields each block's :class:`JoinResult` (its pairs in no particular order;
+    every pair of the join in exactly one block), in block order. The
+    compiled kernel runs two blocks at a time on two threads and at most two
+    more wait, so at most four blocks' pairs are held at once.
+
+    Examples:
+        >>> from newsdedup.text.shingle import shingle_matrix
+        >>> sm = shingle_matrix(["abcde", "abcdf", "xyz", "abcde"], 3)
+        >>> sum(len(r.pairs) for r in join_blocks(sm, 0.5, block=1))
+        3
     """
     if kernel not in JOIN_KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; choose one of {JOIN_KERNELS}")
@@ -418,22 +467,23 @@ def threshold_join(
     index = build_index(shingled, threshold, compiled=compiled)
     ranges = index.blocks(block)
     it = iter(ranges) if progress is None else progress(iter(ranges))
-    if compiled:
-        from newsdedup.score.join_kernels import MidPostings
+    if not compiled:
+        for lo, hi in it:
+            yield join_block(index, lo, hi)
+        return
+    from newsdedup.score.join_kernels import MidPostings
 
-        postings = MidPostings.of(index, index.threshold - _SLACK, _PREFIX_K)
-        # The kernel releases the GIL: blocks run two at a time (at most two waiting, so a
-        # progress bar on ``it`` follows the work); merge_blocks sorts the pairs.
-        parts: list[JoinResult] = []
-        running: deque = deque()
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            for lo, hi in it:
-                running.append(pool.submit(join_block_compiled, index, postings, lo, hi))
-                if len(running) > 2:
-                    parts.append(running.popleft().result())
-            parts.extend(f.result() for f in running)
-        return merge_blocks(parts, index.threshold)
-    return merge_blocks([join_block(index, lo, hi) for lo, hi in it], index.threshold)
+    postings = MidPostings.of(index, index.threshold - _SLACK, _PREFIX_K)
+    # The kernel releases the GIL: blocks run two at a time (at most two waiting, so a
+    # progress bar on ``it`` follows the work), and come out in block order.
+    running: deque = deque()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for lo, hi in it:
+            running.append(pool.submit(join_block_compiled, index, postings, lo, hi))
+            if len(running) > 2:
+                yield running.popleft().result()
+        while running:
+            yield running.popleft().result()
 
 
 @dataclass(frozen=True)

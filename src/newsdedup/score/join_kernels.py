@@ -38,7 +38,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
+
+from newsdedup.paths import configure_numba_cache
+
+configure_numba_cache()  # before numba's import: it reads NUMBA_CACHE_DIR once
+
+from numba import njit  # noqa: E402
 
 SCAN_TILE = 256
 """Rows tested together against one chunk of the window (they share its cache lines)."""

@@ -13,7 +13,12 @@ join's kernels are in :mod:`newsdedup.score.join_kernels`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from newsdedup.paths import configure_numba_cache
+
+configure_numba_cache()  # before numba's import: it reads NUMBA_CACHE_DIR once
+
+from numba import njit  # noqa: E402
 
 _P = np.uint64((1 << 61) - 1)
 _LOW29 = np.uint64((1 << 29) - 1)

@@ -18,6 +18,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -26,15 +27,21 @@ from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
 from newsdedup.score.minhash import (
     MinHashParams,
     estimate_matrix,
-    estimate_pairs,
     lsh_candidates,
     lsh_params,
     signatures,
 )
 from newsdedup.studies.calibration import order_quantiles
+from newsdedup.studies.cost import ErrorPlan, error_plan
 from newsdedup.studies.defaults import ERROR_PERMS as ERROR_PERMS
 from newsdedup.studies.defaults import PAIR_BUDGET, SAMPLE_PAIRS
 from newsdedup.studies.defaults import PUBLISHED_THRESHOLDS as PUBLISHED_THRESHOLDS
+from newsdedup.studies.measure_errors import error_intervals as error_intervals
+from newsdedup.studies.measure_errors import error_pair_sample as error_pair_sample
+from newsdedup.studies.measure_errors import error_table as error_table
+from newsdedup.studies.measure_errors import error_vs_num_perm as error_vs_num_perm
+from newsdedup.studies.measure_errors import prefix_agreements as prefix_agreements
+from newsdedup.studies.measure_errors import touched_rows as touched_rows
 from newsdedup.text.normalize import DEFAULT_SCHEME, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
@@ -175,14 +182,17 @@ class NgramMeasurement:
         """``|estimate - exact|`` per pair."""
         return np.abs(self.estimate.score - self.exact.score)
 
-    @property
+    @cached_property
     def err_mean(self) -> float:
-        """Mean absolute error of the estimate (NaN without pairs)."""
+        """Mean absolute error of the estimate (NaN without pairs).
+
+        Computed once: the summary, the console and the report all read it.
+        """
         # fsum: the mean is correctly rounded, independent of summation order.
         err = self.abs_error
         return math.fsum(err) / len(err) if len(err) else float("nan")
 
-    @property
+    @cached_property
     def err_max(self) -> float:
         """Largest absolute error of the estimate (NaN without pairs)."""
         err = self.abs_error
@@ -320,98 +330,6 @@ def top_pairs(items: pd.DataFrame, scores: PairScores, k: int) -> pd.DataFrame:
     )
 
 
-def error_pair_sample(n_pairs: int, max_pairs: int, seed: int = 0) -> np.ndarray:
-    """Positions of the pairs used by the error study: all, or a seeded sample.
-
-    Examples:
-        >>> error_pair_sample(5, 10).tolist()
-        [0, 1, 2, 3, 4]
-        >>> len(error_pair_sample(1000, 10))
-        10
-    """
-    if n_pairs <= max_pairs:
-        return np.arange(n_pairs)
-    return np.sort(np.random.default_rng(seed).choice(n_pairs, size=max_pairs, replace=False))
-
-
-def error_vs_num_perm(
-    shingled: ShingleMatrix,
-    exact: PairScores,
-    families: Sequence[MinHashParams],
-    perms: Sequence[int] = ERROR_PERMS,
-    max_pairs: int = 250_000,
-) -> pd.DataFrame:
-    """MinHash estimation error against the number of permutations.
-
-    For each family and ``k`` it reports the measured mean, max and RMS of
-    ``|estimate - exact|`` over the pairs, the theoretical RMS
-    ``sqrt(mean(J(1-J))/k)`` (the root of the mean binomial variance), and
-    the worst-case standard error ``sqrt(0.25/k)`` at ``J = 0.5``. Up to
-    ``max_pairs`` pairs are all used (the published corpus has 74,691); a
-    larger corpus uses a seeded sample of that size, and the ``pairs`` column
-    says how many.
-
-    Returns:
-        DataFrame with columns family, scheme, seed, num_perm, pairs, err_mean,
-        err_max, rmse, theory_rmse, theory_se_max.
-    """
-    pick = error_pair_sample(len(exact), max_pairs)
-    return error_table(shingled, exact.i[pick], exact.j[pick], exact.score[pick], families,
-                       perms)
-
-
-def error_table(shingled: ShingleMatrix, i: np.ndarray, j: np.ndarray, score: np.ndarray,
-                families: Sequence[MinHashParams], perms: Sequence[int]) -> pd.DataFrame:
-    """:func:`error_vs_num_perm` on given pairs ``(i, j)`` with their exact scores."""
-    empty = shingled.sizes == 0
-    var = math.fsum(score * (1.0 - score)) / len(score) if len(score) else float("nan")
-    rows = []
-    for base in families:
-        widest = None
-        if base.family == "crc32-mersenne61" and len(perms):
-            # Its permutations are drawn one after another from one seed, so the k-permutation
-            # signature is the first k columns of the widest one: hash the vocabulary once.
-            widest = signatures(shingled, MinHashParams(**(base.as_dict()
-                                                           | {"num_perm": int(max(perms))})))
-        for k in perms:
-            params = MinHashParams(**(base.as_dict() | {"num_perm": int(k)}))
-            sigs = widest[:, :k] if widest is not None else signatures(shingled, params)
-            est = estimate_pairs(sigs, empty, i, j)
-            err = np.abs(est - score)
-            rows.append(
-                {
-                    "family": params.family,
-                    "scheme": params.scheme,
-                    "seed": params.seed,
-                    "num_perm": int(k),
-                    "pairs": len(score),
-                    "err_mean": math.fsum(err) / len(err),
-                    "err_max": float(err.max()),
-                    "rmse": math.sqrt(math.fsum(err * err) / len(err)),
-                    "theory_rmse": math.sqrt(var / k),
-                    "theory_se_max": math.sqrt(0.25 / k),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def error_intervals(errors: pd.DataFrame, total_pairs: int, confidence: float) -> pd.DataFrame:
-    """Add a normal interval of ``err_mean`` where the error table used a sample of the pairs.
-
-    The spread comes from the table itself (``rmse`` and ``err_mean`` give the
-    sample variance). A table over every pair is returned unchanged.
-    """
-    if errors.empty or int(errors["pairs"].max()) >= total_pairs:
-        return errors
-    from newsdedup.studies.quantiles import norm_ppf  # sampled tables only: no scipy.special
-    m = errors["pairs"].to_numpy(dtype=np.float64)
-    var = np.maximum(errors["rmse"] ** 2 - errors["err_mean"] ** 2, 0.0) * m / np.maximum(m - 1, 1)
-    half = norm_ppf(0.5 + confidence / 2) * np.sqrt(var / m)
-    return errors.assign(err_mean_lo=np.maximum(errors["err_mean"] - half, 0.0),
-                         err_mean_hi=errors["err_mean"] + half, method="sampled",
-                         of_pairs=total_pairs)
-
-
 @dataclass(frozen=True)
 class MeasureReport:
     """Everything one measurement run produced.
@@ -517,9 +435,12 @@ def run_measure(
     top = top_pairs(items, top_m.exact, config.top_k)
     if not config.extra:  # published block 1 only (`newsdedup measure` without --full)
         return MeasureReport(config=config, per_ngram=per_ngram, top=top, errors=pd.DataFrame())
-    say(f"measure: error versus permutations {list(config.error_perms)}")
+    plan = study_error_plan(len(items), config)
+    say(f"measure: error versus permutations {list(config.error_perms)}"
+        + ("" if plan.method == "exact" else
+           f" on {plan.pairs:,} sampled pairs (all {plan.total:,}: ~{plan.all_seconds:,.0f} s)"))
     errors = error_vs_num_perm(top_m.shingled, top_m.exact, config.error_families,
-                               config.error_perms, config.error_max_pairs)
+                               config.error_perms, plan.pairs)
     errors = error_intervals(errors, len(top_m.exact), config.confidence)
     say(f"measure: n-gram sweep {list(config.sweep_ngrams)}")
     measured = {m.n: m.exact for m in per_ngram}
@@ -532,7 +453,17 @@ def run_measure(
         errors=errors,
         ngram_sweep=sweep,
         ngram_tracks=tracks,
+        # Every figure exact (the pinned archive): nothing to record, params.json as published.
+        scale={} if plan.method == "exact" else {
+            "path": "dense", "error_study": plan.record(),
+            "figures": {"error_vs_perm": "sampled (err_mean_lo, err_mean_hi)"}},
     )
+
+
+def study_error_plan(n_items: int, config: MeasureConfig) -> ErrorPlan:
+    """The error study's pairs for ``n_items`` items (:func:`.cost.error_plan`)."""
+    return error_plan(n_items, sum(config.error_perms), len(config.error_families),
+                      config.error_max_pairs, config.sampled_error_pairs)
 
 
 SWEEP_QUANTILES: dict[str, float] = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p999": 0.999}

@@ -27,7 +27,10 @@ Per n-gram size the sampled path gets
   normal interval. The sample size and the interval are written beside every
   sampled figure, and every figure says ``exact`` or ``sampled``.
 
-Memory is ``O(N + pairs at or above t0 + sample + LSH candidates)``; the LSH
+Memory is ``O(N + one join block + sample + LSH candidates)``: the pairs at
+or above ``t0`` are streamed block by block into their counts, histograms,
+error sums and top pairs (:class:`JoinStats`), never held, so titles from one
+template (most pairs above ``t0``) cost what varied ones do. The LSH
 candidates of one threshold are bounded before they are listed
 (``MeasureConfig.lsh_max_pairs``; a threshold above it is reported as
 skipped, with the bound).
@@ -42,69 +45,52 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from newsdedup.score.jaccard import PairScores, pair_jaccard
-from newsdedup.score.join import threshold_join
+from newsdedup.score.join import STREAM_JOIN_BLOCK, STREAM_NUMBA_MIN_SHINGLES, join_blocks
 from newsdedup.score.minhash import bucket_pairs, estimate_pairs, lsh_params, signatures
+from newsdedup.studies.cost import join_threshold, measure_plan
 from newsdedup.studies.measure import (
     MeasureConfig,
     MeasureReport,
     error_intervals,
     error_table,
     top_pairs,
+    touched_rows,
 )
 from newsdedup.studies.measure_streamed import HISTOGRAM_EDGES, pair_at
-from newsdedup.studies.pairstream import Track, untracked
+from newsdedup.studies.pairstream import ExactSum, Track, untracked
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix, sorted_unique
 
-__all__ = ["STREAM_RATE", "SampledNgram", "band_buckets", "band_candidates", "band_pair_bound",
+__all__ = ["SampledNgram", "band_buckets", "band_candidates", "band_pair_bound",
            "plan_pairs", "run_sampled", "sample_rows"]
-
-STREAM_RATE = 1.6e8
-"""Pair-permutation comparisons per second of the streamed pass, for planning only.
-
-Measured: 10,000 Korean headlines, n = 3, 4, 5, k = 128 streamed in 114 s
-(150M pairs x 128 / 114 s = 1.7e8/s; docs/scale.md). The plan is a function of
-``N``, the n-gram sizes and ``k`` only, so the same corpus takes the same
-path on every machine (byte-identical reruns)."""
-
 
 def _silent(_msg: str) -> None:
     return None
 
 
 def plan_pairs(n_items: int, config: MeasureConfig) -> tuple[str, float]:
-    """How the measurement gets its all-pairs figures, and the streamed pass's estimated time.
+    """How the measurement gets its all-pairs figures, and the exact path's estimated time.
+
+    The choice of :func:`newsdedup.studies.cost.measure_plan` (the exact path
+    while it costs at most a quarter more than the sampled one and fits
+    ``config.pair_budget``).
 
     Returns:
         ``(path, seconds)``: path ``"dense"``, ``"streamed"`` or ``"sampled"``;
-        seconds the streamed pass would take by :data:`STREAM_RATE`.
+        seconds the exact path (every pair, and its error study) is estimated at.
 
     Examples:
         >>> plan_pairs(387, MeasureConfig())[0], plan_pairs(100_000, MeasureConfig())[0]
         ('dense', 'sampled')
     """
-    pairs = n_items * (n_items - 1) // 2
-    seconds = pairs * len(config.ngrams) * config.minhash.num_perm / STREAM_RATE
-    if n_items <= config.dense_max_items:
-        return "dense", seconds
-    return ("streamed" if seconds <= config.pair_budget else "sampled"), seconds
+    plan = measure_plan(n_items, config)
+    return plan.path, plan.exact_seconds
 
 
 def sample_rows(shingled: ShingleMatrix, rows: np.ndarray) -> ShingleMatrix:
-    """The shingle matrix of some rows, vocabulary cut to their shingles.
-
-    Signatures hash each shingle string, so a row's signature does not depend
-    on the other rows: it equals the row of the full collection's signatures,
-    at the cost of the rows' vocabulary only.
-    """
-    x = shingled.matrix[np.asarray(rows, dtype=np.int64)]
-    used = np.unique(x.indices)
-    remap = np.zeros(x.shape[1], dtype=np.int64)
-    remap[used] = np.arange(len(used))
-    m = sp.csr_matrix((x.data, remap[x.indices], x.indptr), shape=(x.shape[0], len(used)))
-    return ShingleMatrix(m, [shingled.vocab[c] for c in used.tolist()], shingled.n)
+    """:func:`newsdedup.studies.measure.touched_rows` (kept under this name for callers)."""
+    return touched_rows(shingled, rows)
 
 
 def _band_keys(part: np.ndarray) -> np.ndarray:
@@ -192,7 +178,8 @@ class SampledNgram:
         n: n-gram size.
         shingled: The incidence matrix.
         pairs: ``N(N-1)/2``.
-        join: Exact pairs at or above the lowest threshold (:attr:`join_threshold`).
+        join: The best ``top_k`` exact pairs at or above the lowest threshold
+            (:attr:`join_threshold`), best first; the join itself is streamed.
         join_threshold: ``t0``.
         thresholds: threshold, real, candidates, matches, recall and their methods.
         lsh: The LSH table (as the dense path's), with the candidate bound.
@@ -259,7 +246,7 @@ def _sample(shingled: ShingleMatrix, sigs: np.ndarray, config: MeasureConfig, n:
     return i, j, pair_jaccard(shingled, i, j), estimate_pairs(sigs, empty, i, j)
 
 
-def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: np.ndarray,
+def _histograms(stats: JoinStats, ex_s: np.ndarray, es_s: np.ndarray,
                 t0: float, outside: int, confidence: float) -> pd.DataFrame:
     """Bins = exact part (join pairs) + pairs below ``t0`` spread as the sample's are."""
     # Imported here: the measure command loads this module on every corpus, and only the
@@ -270,9 +257,9 @@ def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: 
     below = ex_s < t0
     m = int(below.sum())
     out = {"bin_lo": e[:-1], "bin_hi": e[1:]}
-    for col, listed, sampled in (("exact", join.score, ex_s[below]),
-                                 ("estimate", est_join, es_s[below])):
-        part = np.histogram(listed, bins=e)[0].astype(np.float64)
+    for col, listed, sampled in (("exact", stats.hist_exact, ex_s[below]),
+                                 ("estimate", stats.hist_estimate, es_s[below])):
+        part = listed.astype(np.float64)
         k = np.histogram(sampled, bins=e)[0]
         lo, hi = clopper_pearson(k, m, confidence)
         point = k / m if m else np.zeros(len(k))
@@ -286,28 +273,27 @@ def _histograms(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: 
     return pd.DataFrame(out)
 
 
-def _error_figures(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_s: np.ndarray,
+def _error_figures(stats: JoinStats, ex_s: np.ndarray, es_s: np.ndarray,
                    t0: float, total: int, confidence: float) -> dict:
     """Mean and max ``|estimate - exact|``: join pairs exactly, the rest from the sample."""
     from newsdedup.studies.quantiles import norm_ppf  # sampled path only, as in _histograms
 
     below = ex_s < t0
     err_s = np.abs(es_s[below] - ex_s[below])
-    err_j = np.abs(est_join - join.score)
-    outside, m = total - len(join), len(err_s)
+    outside, m = total - stats.count, len(err_s)
     mean_s = math.fsum(err_s) / m if m else float("nan")
     sd = float(np.std(err_s, ddof=1)) if m > 1 else float("nan")
     half = float(norm_ppf(0.5 + confidence / 2)) * sd / math.sqrt(m) if m > 1 else float("nan")
-    exact_sum = math.fsum(err_j)
+    exact_sum = stats.err_sum.value()  # exactly math.fsum of the join pairs' errors
 
     def mean_of(x: float) -> float:
         return (exact_sum + outside * x) / total if total else float("nan")
 
-    seen = [float(err_j.max())] if len(err_j) else []
+    seen = [stats.err_max] if stats.count else []
     seen += [float(err_s.max())] if m else []
     err_max = max(seen) if seen else float("nan")
-    if len(join):
-        exact_max, ex_lo, ex_hi, ex_method = float(join.score.max()), math.nan, math.nan, "exact"
+    if stats.count:
+        exact_max, ex_lo, ex_hi, ex_method = stats.exact_max, math.nan, math.nan, "exact"
     else:
         exact_max = float(ex_s.max()) if len(ex_s) else 0.0
         ex_lo, ex_hi, ex_method = exact_max, t0, "sampled (largest seen; all pairs are below t0)"
@@ -324,41 +310,148 @@ def _error_figures(join: PairScores, est_join: np.ndarray, ex_s: np.ndarray, es_
     }
 
 
-def _lsh_rows(sigs: np.ndarray, empty: np.ndarray, join: PairScores, thresholds,
-              n_items: int, config: MeasureConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per threshold: the LSH table row and the lsh+verify candidates of the threshold table."""
-    linear = join.i.astype(np.int64) * n_items + join.j
-    lsh_rows, thr_rows = [], []
+def _lsh_candidates(sigs: np.ndarray, empty: np.ndarray, thresholds, n_items: int,
+                    config: MeasureConfig) -> list[dict]:
+    """Per threshold: banding, the band-sharing pairs' bound, and (within the limit) the pairs.
+
+    Each entry holds ``t``, ``bands``, ``rows``, ``bound`` and either ``cand``
+    (sorted linear indices) with ``verified`` (how many of them the estimate
+    puts at or above ``t``), or ``skipped`` (why not listed).
+    """
+    out = []
     for t in thresholds:
-        real = int(np.count_nonzero(join.score >= t))
         bands, rows = lsh_params(t, config.minhash.num_perm)
         bound, buckets = band_buckets(sigs, empty, bands, rows)
-        base = {"threshold": float(t), "real": real}
+        entry: dict = {"t": float(t), "bands": bands, "rows": rows, "bound": bound}
         if bound > config.lsh_max_pairs:
-            why = f"skipped: up to {bound:,} band-sharing pairs > lsh_max_pairs"
-            lsh_rows.append({**base, "bands": bands, "rows": rows, "candidates": math.nan,
-                             "matches": math.nan, "recall": math.nan, "bound": bound,
-                             "method": why})
+            entry["skipped"] = f"skipped: up to {bound:,} band-sharing pairs > lsh_max_pairs"
+        else:
+            cand = band_candidates(sigs, empty, bands, rows, buckets)
+            ci, cj = cand // n_items, cand % n_items
+            entry["cand"] = cand
+            entry["verified"] = int(np.count_nonzero(estimate_pairs(sigs, empty, ci, cj) >= t))
+        del buckets
+        out.append(entry)
+    return out
+
+
+def _lsh_rows(lsh: list[dict], stats: JoinStats) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per threshold: the LSH table row and the lsh+verify candidates of the threshold table."""
+    lsh_rows, thr_rows = [], []
+    for k, e in enumerate(lsh):
+        real = int(stats.real[k])
+        base = {"threshold": e["t"], "real": real}
+        if "skipped" in e:
+            why = e["skipped"]
+            lsh_rows.append({**base, "bands": e["bands"], "rows": e["rows"],
+                             "candidates": math.nan, "matches": math.nan, "recall": math.nan,
+                             "bound": e["bound"], "method": why})
             thr_rows.append({**base, "candidates": math.nan, "matches": math.nan,
                              "recall": math.nan, "real_method": "exact", "candidates_method": why})
             continue
-        cand = band_candidates(sigs, empty, bands, rows, buckets)
-        del buckets
-        ci, cj = cand // n_items, cand % n_items
-        pos = np.minimum(np.searchsorted(linear, cand), max(len(linear) - 1, 0))
-        hit = (linear[pos] == cand) & (join.score[pos] >= t) if len(linear) else \
-            np.zeros(len(cand), bool)
-        verified = estimate_pairs(sigs, empty, ci, cj) >= t
-        matches, vmatches = int(hit.sum()), int((hit & verified).sum())
-        lsh_rows.append({**base, "bands": bands, "rows": rows, "candidates": len(cand),
-                         "matches": matches, "recall": matches / real if real else math.nan,
-                         "bound": bound, "method": "exact"})
-        thr_rows.append({**base, "candidates": int(verified.sum()), "matches": vmatches,
+        matches, vmatches = int(stats.matches[k]), int(stats.verified_matches[k])
+        lsh_rows.append({**base, "bands": e["bands"], "rows": e["rows"],
+                         "candidates": len(e["cand"]), "matches": matches,
+                         "recall": matches / real if real else math.nan,
+                         "bound": e["bound"], "method": "exact"})
+        thr_rows.append({**base, "candidates": e["verified"], "matches": vmatches,
                          "recall": vmatches / real if real else math.nan, "real_method": "exact",
-                         "candidates_method": f"lsh+verify ({bands}x{rows})"})
-    lsh = pd.DataFrame(lsh_rows)[["threshold", "bands", "rows", "real", "candidates", "matches",
-                                  "recall", "bound", "method"]]
-    return pd.DataFrame(thr_rows), lsh
+                         "candidates_method": f"lsh+verify ({e['bands']}x{e['rows']})"})
+    lsh_table = pd.DataFrame(lsh_rows, columns=["threshold", "bands", "rows", "real",
+                                                "candidates", "matches", "recall", "bound",
+                                                "method"])
+    return pd.DataFrame(thr_rows), lsh_table
+
+
+def _sampled_row(t: float, ex_s: np.ndarray, es_s: np.ndarray, total: int,
+                 config: MeasureConfig) -> dict:
+    """A threshold-table row below the join threshold: every count scaled from the sample."""
+    m = len(ex_s)
+
+    def scaled(hit: np.ndarray) -> int:
+        return round(total * float(hit.sum()) / m) if m else 0
+
+    real, cand = scaled(ex_s >= t), scaled(es_s >= t)
+    matches = scaled((ex_s >= t) & (es_s >= t))
+    how = f"sampled ({m:,} pairs; the join lists only higher thresholds)"
+    return {"threshold": float(t), "real": real, "candidates": cand, "matches": matches,
+            "recall": matches / real if real else math.nan, "real_method": how,
+            "candidates_method": how}
+
+
+def _skipped_lsh_row(t: float, floor: float, config: MeasureConfig, row: pd.Series) -> dict:
+    """An LSH-table row below the join threshold: banding only, the pairs not listed."""
+    bands, rows = lsh_params(t, config.minhash.num_perm)
+    return {"threshold": float(t), "bands": bands, "rows": rows, "real": row["real"],
+            "candidates": math.nan, "matches": math.nan, "recall": math.nan,
+            "bound": math.nan,
+            "method": f"skipped: the pairs at J >= {t:g} are too many to list (join from "
+                      f"{floor:g}); real sampled"}
+
+
+class JoinStats:
+    """What the sampled measurement needs of the pairs at or above ``t0``, block by block.
+
+    The join's pairs are never all held (templated titles put most of the
+    ``N^2/2`` pairs above ``t0``): each block adds its counts per threshold,
+    histogram counts, the exact sum and maximum of ``|estimate - exact|``,
+    its LSH matches, and competes for the top ``k``. Every figure is the one
+    the whole list would give (the error sum exactly: :class:`ExactSum`).
+    """
+
+    def __init__(self, lsh: list[dict], n_items: int, top_k: int) -> None:
+        """Empty statistics for the thresholds of ``lsh`` (:func:`_lsh_candidates`)."""
+        nt = len(lsh)
+        self.lsh, self.n, self.k = lsh, n_items, top_k
+        self.count = 0
+        self.real = np.zeros(nt, dtype=np.int64)
+        self.matches = np.zeros(nt, dtype=np.int64)
+        self.verified_matches = np.zeros(nt, dtype=np.int64)
+        self.hist_exact = np.zeros(len(HISTOGRAM_EDGES) - 1, dtype=np.int64)
+        self.hist_estimate = np.zeros(len(HISTOGRAM_EDGES) - 1, dtype=np.int64)
+        self.err_sum = ExactSum()
+        self.err_max = -math.inf
+        self.exact_max = -math.inf
+        z = np.zeros(0, dtype=np.int64)
+        self.top = PairScores(z, z.copy(), np.zeros(0))
+
+    def add(self, pairs: PairScores, est: np.ndarray, counts: bool = True) -> None:
+        """Add one block's pairs and their estimates.
+
+        With ``counts=False`` the pairs only compete for the top pairs (sampled
+        pairs, when no threshold's pairs can be listed).
+        """
+        if not len(pairs):
+            return
+        score = pairs.score
+        if counts:
+            self._count(pairs, est)
+        i = np.concatenate([self.top.i, pairs.i]).astype(np.int64)
+        j = np.concatenate([self.top.j, pairs.j]).astype(np.int64)
+        s = np.concatenate([self.top.score, score])
+        best = np.lexsort((j, i, s))[::-1][:self.k]  # PairScores.top's order
+        self.top = PairScores(i[best], j[best], s[best])
+
+    def _count(self, pairs: PairScores, est: np.ndarray) -> None:
+        score = pairs.score
+        self.count += len(pairs)
+        self.hist_exact += np.histogram(score, bins=HISTOGRAM_EDGES)[0]
+        self.hist_estimate += np.histogram(est, bins=HISTOGRAM_EDGES)[0]
+        err = np.abs(est - score)
+        self.err_sum.add(err)
+        self.err_max = max(self.err_max, float(err.max()))
+        self.exact_max = max(self.exact_max, float(score.max()))
+        linear = pairs.i.astype(np.int64) * self.n + pairs.j
+        for k, e in enumerate(self.lsh):
+            above = score >= e["t"]
+            self.real[k] += int(np.count_nonzero(above))
+            cand = e.get("cand")
+            if cand is None or not len(cand):
+                continue
+            pos = np.minimum(np.searchsorted(cand, linear), len(cand) - 1)
+            hit = (cand[pos] == linear) & above
+            self.matches[k] += int(np.count_nonzero(hit))
+            self.verified_matches[k] += int(np.count_nonzero(hit & (est >= e["t"])))
 
 
 def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
@@ -373,20 +466,44 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
     sigs = signatures(shingled, config.minhash)
     t1 = time.perf_counter()
     positive = [t for t in config.thresholds if t > 0]
-    t_join = min(positive) if positive else 1.0
-    joined = threshold_join(shingled, t_join, progress=lambda it: track(
-        list(it), None, f"measure n={n}: join J >= {t_join:g}, row blocks"))
+    si, sj, ex_s, es_s = _sample(shingled, sigs, config, n)
+    # The join lists the pairs at or above the lowest threshold whose pairs (estimated from
+    # the sample) fit the budget; below it the counts come from the sample.
+    t_join = join_threshold(ex_s, positive, items) if positive else 1.0
+    listed = [t for t in positive if t_join is not None and t >= t_join]
+    lsh = _lsh_candidates(sigs, empty, listed, items, config)
+    stats = JoinStats(lsh, items, config.top_k)
+    if t_join is not None:
+        # The join's pairs block by block (never all held), compiled where numpy's block
+        # products would hold rows x window entries.
+        kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
+        for part in join_blocks(shingled, t_join, STREAM_JOIN_BLOCK, kernel=kernel,
+                                progress=lambda it: track(
+                list(it), None, f"measure n={n}: join J >= {t_join:g}, row blocks")):
+            stats.add(part.pairs, estimate_pairs(sigs, empty, part.pairs.i, part.pairs.j))
+    else:  # even the highest threshold's pairs are too many: the best sampled pairs
+        stats.add(PairScores(np.minimum(si, sj), np.maximum(si, sj), ex_s), es_s,
+                  counts=False)
     t2 = time.perf_counter()
-    join = joined.pairs
-    est_join = estimate_pairs(sigs, empty, join.i, join.j)
-    say(f"measure: n-gram {n}: {len(join):,} pairs at J >= {t_join:g}; sampling "
-             f"{config.sample_pairs:,} of {total:,} pairs")
-    _, _, ex_s, es_s = _sample(shingled, sigs, config, n)
-    figures = _error_figures(join, est_join, ex_s, es_s, t_join, total, config.confidence)
-    hist = _histograms(join, est_join, ex_s, es_s, t_join, total - len(join), config.confidence)
+    floor = t_join if t_join is not None else math.inf
+    say(f"measure: n-gram {n}: {stats.count:,} pairs at J >= {floor:g}; sampling "
+        f"{config.sample_pairs:,} of {total:,} pairs")
+    figures = _error_figures(stats, ex_s, es_s, floor, total, config.confidence)
+    hist = _histograms(stats, ex_s, es_s, floor, total - stats.count, config.confidence)
     say(f"measure: n-gram {n}: LSH candidates per threshold")
-    thr, lsh = _lsh_rows(sigs, empty, join, [t for t in config.thresholds if t > 0], items,
-                         config)
+    thr, lsh_table = _lsh_rows(lsh, stats)
+    below = [t for t in positive if t not in listed]
+    if below:
+        rows = pd.DataFrame([_sampled_row(t, ex_s, es_s, total, config) for t in below])
+        thr = pd.concat([rows, thr], ignore_index=True)
+        lsh_table = pd.concat([pd.DataFrame([_skipped_lsh_row(t, floor, config, rows.iloc[k])
+                                             for k, t in enumerate(below)]), lsh_table],
+                              ignore_index=True)
+        order = {t: k for k, t in enumerate(config.thresholds)}
+        thr = thr.sort_values("threshold", key=lambda s: s.map(order), kind="stable")
+        lsh_table = lsh_table.sort_values("threshold", key=lambda s: s.map(order),
+                                          kind="stable").reset_index(drop=True)
+    del lsh
     if len(positive) < len(config.thresholds):  # t = 0: every pair is real and a candidate
         zero = {"threshold": 0.0, "real": total, "candidates": total, "matches": total,
                 "recall": 1.0 if total else math.nan, "real_method": "exact",
@@ -394,8 +511,9 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
         thr = pd.concat([thr, pd.DataFrame([zero])], ignore_index=True)
         order = {t: k for k, t in enumerate(config.thresholds)}
         thr = thr.sort_values("threshold", key=lambda s: s.map(order), kind="stable")
-    return SampledNgram(n=n, shingled=shingled, pairs=total, join=join, join_threshold=t_join,
-                        thresholds=thr.reset_index(drop=True), lsh=lsh, hist=hist,
+    return SampledNgram(n=n, shingled=shingled, pairs=total, join=stats.top,
+                        join_threshold=floor, thresholds=thr.reset_index(drop=True),
+                        lsh=lsh_table, hist=hist,
                         figures=figures, sig_seconds=t1 - t0, exact_seconds=t2 - t1)
 
 
@@ -431,16 +549,22 @@ def run_sampled(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
              "sample_pairs": config.sample_pairs, "sample_seed": config.sample_seed,
              "sampled_error_pairs": config.sampled_error_pairs,
              "confidence": config.confidence, "lsh_max_pairs": config.lsh_max_pairs,
-             "join_threshold": top_m.join_threshold,
+             "join_threshold": (top_m.join_threshold if math.isfinite(top_m.join_threshold)
+                                else None),
              "figures": {
                  "summary": "pairs, mean_shingles, exact_max (join non-empty): exact; err_mean, "
                             "err_max: sampled (columns *_lo, *_hi, *_method, sample_pairs)",
-                 "thresholds": "real: exact (join); candidates, matches, recall: lsh+verify",
+                 "thresholds": "real: exact (join); candidates, matches, recall: lsh+verify; "
+                               "thresholds whose pairs are too many to list (below "
+                               "join_threshold): every count sampled (see *_method)",
                  "lsh": "exact (band-sharing pairs against the join)",
                  "histogram": "bins at or above the join threshold: exact; the rest: sampled "
                               "(columns *_lo, *_hi, *_method, sample_pairs)",
-                 "top_pairs": f"exact: the best pairs among those at J >= "
-                              f"{top_m.join_threshold:g} ({len(top)} listed)",
+                 "top_pairs": (f"exact: the best pairs among those at J >= "
+                               f"{top_m.join_threshold:g} ({len(top)} listed)"
+                               if math.isfinite(top_m.join_threshold) else
+                               "sampled: the best pairs of the pair sample (every threshold's "
+                               "pairs too many to list)"),
                  "error_vs_perm": "sampled (err_mean_lo, err_mean_hi)",
                  "ngram_sweep": "not computed on this path"}}
     return MeasureReport(config=config, per_ngram=per_ngram, top=top,  # type: ignore[arg-type]

@@ -29,7 +29,9 @@ from newsdedup.studies.measure import (
     error_intervals,
     error_pair_sample,
     error_table,
+    study_error_plan,
     top_pairs,
+    touched_rows,
 )
 from newsdedup.studies.pairstream import PairStats, stream_pair_stats
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
@@ -150,18 +152,26 @@ def run_streamed(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
         per_ngram.append(StreamedNgram(n, shingled, stats, _table(stats), pd.DataFrame(),
                                        t1 - t0, time.perf_counter() - t1))
     top_m = next(m for m in per_ngram if m.n == config.top_ngram)
-    say(f"measure: error versus permutations {list(config.error_perms)} on sampled pairs")
-    pick = error_pair_sample(top_m.stats.pairs, config.error_max_pairs)
+    plan = study_error_plan(len(texts), config)
+    say(f"measure: error versus permutations {list(config.error_perms)} on "
+        f"{plan.pairs:,} of {plan.total:,} pairs")
+    pick = error_pair_sample(top_m.stats.pairs, plan.pairs)
     i, j = pair_at(len(texts), pick)
-    errors = error_table(top_m.shingled, i, j, pair_jaccard(top_m.shingled, i, j),
+    rows = np.unique(np.concatenate([i, j]))
+    # Sign only the items the sample touches (same values, see touched_rows).
+    sub = touched_rows(top_m.shingled, rows) if len(rows) < len(texts) else top_m.shingled
+    si, sj = (np.searchsorted(rows, i), np.searchsorted(rows, j)) if len(rows) < len(texts) \
+        else (i, j)
+    errors = error_table(sub, si, sj, pair_jaccard(sub, si, sj),
                          config.error_families, config.error_perms)
     st = top_m.stats
     top = top_pairs(items, PairScores(st.top_i, st.top_j, st.top_score), config.top_k)
     errors = error_intervals(errors, st.pairs, config.confidence)
     scale = {"path": "streamed", "pair_budget_seconds": config.pair_budget,
+             "error_study": plan.record(),
              "figures": {"summary": "exact", "thresholds": "exact", "histogram": "exact",
                          "top_pairs": "exact",
-                         "error_vs_perm": "exact" if st.pairs <= config.error_max_pairs
+                         "error_vs_perm": "exact" if plan.method == "exact"
                          else "sampled (err_mean_lo, err_mean_hi)",
                          "lsh": "not computed on this path",
                          "ngram_sweep": "not computed on this path"}}

@@ -15,9 +15,9 @@ grid, a sparse list, so no score matrix is ever built:
 ``"minhash"``
     no prefix bounds an estimate, so its pairs are streamed over all
     ``N(N-1)/2`` pairs in blocks (:func:`newsdedup.studies.pairstream.pair_blocks`):
-    memory ``O(block)``, time ``O(N^2 k)``. Above :data:`MINHASH_MAX_ITEMS`
-    items that time is not spent and the scorer is left out of the sweep
-    (``params.json`` says so).
+    memory ``O(block)``, time ``O(N^2 k)``. Where that time is estimated
+    over its budget (:func:`newsdedup.studies.cost.minhash_sweep_plan`) it is
+    not spent and the scorer is left out of the sweep (``params.json`` says so).
 
 Items left are :func:`newsdedup.cluster.greedy.greedy_pairs` on the list
 (run on the items with a pair at or above each threshold:
@@ -41,7 +41,7 @@ from newsdedup.score.scorers import make_scorer
 from newsdedup.studies.pairstream import DEFAULT_CELLS, pair_blocks
 from newsdedup.text.shingle import ShingleMatrix
 
-__all__ = ["COMPILED_MIN_THRESHOLD", "MINHASH_MAX_ITEMS", "SWEEP_SCORERS", "exact_max_pair",
+__all__ = ["COMPILED_MIN_THRESHOLD", "SWEEP_SCORERS", "exact_max_pair",
            "items_left", "scorer_pairs", "sweep_from_pairs", "sweep_join_kernel"]
 
 SWEEP_SCORERS = ("jaccard", "idf-jaccard", "minhash")
@@ -82,9 +82,6 @@ def sweep_join_kernel(lowest: float, n_items: int) -> tuple[str, int]:
         return "auto", DEFAULT_JOIN_BLOCK
     return "numpy", int(np.clip(NUMPY_JOIN_CELLS // max(n_items, 1), 64, DEFAULT_JOIN_BLOCK))
 
-
-MINHASH_MAX_ITEMS = 10_000
-"""Largest corpus whose MinHash pairs are streamed (50M pairs, about a minute on one core)."""
 
 Progress = Callable[[int, int], None]
 

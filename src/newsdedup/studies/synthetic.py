@@ -164,3 +164,41 @@ def _depths(parent: np.ndarray) -> np.ndarray:
             return depth
         depth = new
 
+
+
+TEMPLATES = {
+    "ko": ("{c} {y}년 {q}분기 순이익 {v}억원", "{c}, {y}년 {q}분기 영업이익 {v}억원 기록"),
+    "en": ("{c} {y} Q{q} net income {v} million", "{c} reports {y} Q{q} net of {v} million"),
+}
+"""Wire-feed templates ("<COMPANY> YEAR NET"): titles that differ in a name and a few digits."""
+
+
+def templated_headlines(language: str, size: int, seed: int = 0) -> list[str]:
+    """``size`` near-identical titles from :data:`TEMPLATES`, as a wire feed's earnings ticker.
+
+    Company names are drawn from a pool of ``max(size // 20, 50)`` synthetic
+    names (a letter-syllable code), years from 2015-2026, quarters 1-4 and a
+    value of 1-4 digits, so most pairs score high under character n-grams and
+    the pairs above any threshold grow like ``size**2``: the case that makes a
+    pair list, not the items, the memory of a step.
+
+    Examples:
+        >>> titles = templated_headlines("en", 3)
+        >>> len(titles), all("net" in t for t in titles)
+        (3, True)
+    """
+    if language not in TEMPLATES:
+        raise ValueError(f"unknown language {language!r}; choose one of {list(TEMPLATES)}")
+    rng = np.random.default_rng(seed)
+    syllables = (list("가나다라마바사아자차카타파하") if language == "ko"
+                 else ["Al", "Be", "Co", "Da", "El", "Fo", "Ga", "Hu", "In", "Jo", "Ka", "Lu"])
+    names = sorted({"".join(rng.choice(syllables, size=3)) + (" 홀딩스" if language == "ko"
+                                                              else " Corp")
+                    for _ in range(max(size // 20, 50))})
+    forms = TEMPLATES[language]
+    out = []
+    for _ in range(size):
+        out.append(forms[int(rng.integers(len(forms)))].format(
+            c=names[int(rng.integers(len(names)))], y=int(rng.integers(2015, 2027)),
+            q=int(rng.integers(1, 5)), v=int(rng.integers(1, 10 ** int(rng.integers(1, 5))))))
+    return out

@@ -15,7 +15,12 @@ import.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from newsdedup.paths import configure_numba_cache
+
+configure_numba_cache()  # before numba's import: it reads NUMBA_CACHE_DIR once
+
+from numba import njit  # noqa: E402
 
 _UNICODE = 0x110000  # code points of a Python str are below this
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier

@@ -1,0 +1,236 @@
+"""The candidate pairs a calibration labels and estimates over, in strata.
+
+Precision and recall of a dedupe are shares of *pairs*: of the merged pairs,
+how many report one event; of the pairs that report one event, how many are
+merged. Both need a population that the merged pairs belong to and that
+holds the duplicates the dedupe misses. The population ``U`` is every pair
+scoring at least the sweep's lowest threshold (the ``floor``) on the
+calibrated score (character n-gram Jaccard of title and summary): the exact
+join, whatever the pair's subject bucket, date gap or series, so the pairs
+the gate, the window and the series rule keep apart are in it too.
+
+Recall is therefore *recall among the same-event pairs scoring at least the
+floor*: a rewrite that shares almost no character n-grams with its twin is
+outside every character scorer's reach, and the report says so. A member
+joined to a group through its representative may score below the floor
+against another member; such merged pairs are outside ``U``, and the report
+gives their share of all merged pairs (:func:`coverage`).
+
+``U`` is split into strata by score bin (tenths of the score, the floor
+up), by same or different source (when the corpus names several) and by
+date gap (within :data:`GAP_DAYS` or not). The strata depend on the corpus,
+the score and the floor only, never on the dedupe's settings (gate, window,
+series rule, threshold) or on labels: a labelled sheet stays a probability
+sample of ``U`` when those settings change, and the estimates of any
+dedupe come from it by splitting each stratum into its merged and unmerged
+pairs (:mod:`newsdedup.calibration.estimate`). A sheet drawn for another
+corpus, score or floor is refused (:func:`newsdedup.calibration.sheet.sheet_sample`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from newsdedup.score.jaccard import PairScores
+
+__all__ = ["GAP_DAYS", "Population", "build_population", "coverage", "grouped_level",
+           "score_bin_edges"]
+
+
+def score_bin_edges(floor: float) -> np.ndarray:
+    """Strata edges of the score: below the floor, then tenths from the floor up to 1.
+
+    Examples:
+        >>> score_bin_edges(0.05).tolist()
+        [0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0000001]
+    """
+    tenths = np.round(np.arange(1, 10) / 10.0, 1)
+    inner = tenths[tenths > floor + 1e-9]
+    return np.concatenate(([0.0, float(floor)], inner, [1.0000001]))
+
+
+@dataclass(frozen=True)
+class Population:
+    """The candidate pairs, their flags and strata.
+
+    Attributes:
+        i: First row of each pair (``i < j``), sorted by ``(i, j)``.
+        j: Second row of each pair.
+        score: The calibrated scorer's score (row texts).
+        same_source: Whether both rows name the same source.
+        gap_days: Date gap in days (NaN unknown).
+        stratum: Stratum per pair (a row of :attr:`strata`).
+        strata: One row per stratum: ``stratum``, ``kind`` (``"scored"`` or
+            ``"grouped"``, :func:`build_population`), ``score_lo``, ``score_hi``,
+            ``source`` (``"same"``, ``"different"``, or ``"any"`` when the corpus
+            names fewer than two sources), ``within_day`` (date gap within
+            :data:`GAP_DAYS`), ``size`` (pairs ``N_h``).
+        ids: Item id per row (the sheet names pairs by ids).
+        floor: Lowest score of the join part of ``U``.
+    """
+
+    i: np.ndarray
+    j: np.ndarray
+    score: np.ndarray
+    same_source: np.ndarray
+    gap_days: np.ndarray
+    stratum: np.ndarray
+    strata: pd.DataFrame
+    ids: list[str]
+    floor: float
+
+    def __len__(self) -> int:
+        """Pairs in the population."""
+        return int(self.i.size)
+
+    def keys(self) -> np.ndarray:
+        """``i * N + j`` per pair (sorted, as the pairs are)."""
+        return self.i * len(self.ids) + self.j
+
+    def find(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Position of each pair ``(i, j)`` (either order) in the population, ``-1`` if absent."""
+        a, b = np.minimum(i, j), np.maximum(i, j)
+        key = a * len(self.ids) + b
+        keys = self.keys()
+        pos = np.searchsorted(keys, key)
+        pos = np.minimum(pos, max(len(keys) - 1, 0))
+        found = (len(keys) > 0) & (keys[pos] == key) if len(keys) else np.zeros(len(key), bool)
+        return np.where(found, pos, -1)
+
+    def by_ids(self, positions: np.ndarray) -> np.ndarray:
+        """``positions`` ordered by their pairs' ids (the smaller id first, then the other).
+
+        Row numbers follow the file's order; ids do not. A draw over pairs
+        ordered by ids picks the same pairs whatever order the records came in.
+        """
+        pos = np.asarray(positions, dtype=np.int64)
+        rank = np.empty(len(self.ids), dtype=np.int64)
+        rank[np.argsort(np.asarray(self.ids, dtype=object), kind="stable")] = np.arange(
+            len(self.ids))
+        a, b = rank[self.i[pos]], rank[self.j[pos]]
+        return pos[np.lexsort((np.maximum(a, b), np.minimum(a, b)))]
+
+    def merged(self, labels: np.ndarray) -> np.ndarray:
+        """Whether each pair is in one group of a partition (labels per row)."""
+        lab = np.asarray(labels)
+        return lab[self.i] == lab[self.j]
+
+    def fingerprint(self) -> str:
+        """A short hash of the strata and their sizes (recorded beside a sheet)."""
+        text = self.strata.to_csv(index=False, float_format="%.6g")
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+GAP_DAYS = 1.0
+"""Pairs within this many days form strata of their own: copies and rewrites of one event
+arrive within a day, so the many pairs further apart would otherwise dilute the strata where
+the duplicates are. An unknown date counts as within."""
+
+
+def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np.ndarray,
+                     ids: Sequence[str], floor: float, grouped: np.ndarray | None = None
+                     ) -> Population:
+    """The population ``U`` (see the module docstring).
+
+    Args:
+        pairs: Row pairs scoring at least ``floor`` (the sweep's exact join), sorted.
+        sources: Source per row, or None.
+        times: Publication time per row in seconds (NaN unknown).
+        ids: Item id per row.
+        floor: The join's lowest score.
+        grouped: Per pair of ``pairs``, the highest threshold at which the
+            reference dedupe puts both items in one group (NaN: never); None:
+            no pair is grouped.
+
+    Returns:
+        The :class:`Population`.
+
+    Examples:
+        >>> ps = PairScores(np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([0.9, 0.3, 0.35]))
+        >>> pop = build_population(ps, ["a", "a", "b"], np.array([0.0, 3600.0, 9e5]), list("xyz"),
+        ...                        0.05)
+        >>> pop.strata[["kind", "score_lo", "source", "within_day", "size"]].values.tolist()
+        [['scored', 0.3, 'different', False, 2], ['scored', 0.9, 'same', True, 1]]
+        >>> pop = build_population(ps, None, np.zeros(3), list("xyz"), 0.05,
+        ...                        grouped=np.array([0.42, np.nan, np.nan]))
+        >>> pop.strata[["kind", "score_lo", "size"]].values.tolist()
+        [['scored', 0.3, 2], ['grouped', 0.4, 1]]
+    """
+    n = len(ids)
+    key = pairs.i * n + pairs.j
+    order = np.argsort(key, kind="stable")
+    i, j, score = pairs.i[order], pairs.j[order], pairs.score[order]
+    level = (np.asarray(grouped, dtype=np.float64)[order] if grouped is not None
+             else np.full(len(i), np.nan))
+    src = np.asarray([str(s) for s in sources], dtype=object) if sources is not None else None
+    same_source = (src[i] == src[j]) if src is not None else np.ones(len(i), dtype=bool)
+    split_source = src is not None and len(set(src.tolist())) > 1
+    t = np.asarray(times, dtype=np.float64)
+    gap = np.abs(t[i] - t[j]) / 86400.0
+    is_grouped = np.isfinite(level)
+    # A grouped pair's day does not split it: the window already decided its grouping.
+    within = ~(gap > GAP_DAYS) | is_grouped  # NaN (unknown) counts as within
+    edges = score_bin_edges(floor)
+    # Scored pairs are binned by their score, grouped ones by the threshold up to which
+    # the reference dedupe keeps them in one group.
+    value = np.where(is_grouped, level, score)
+    bin_of = np.clip(np.searchsorted(edges, value, side="right") - 1, 0, len(edges) - 2)
+    # Source: 0 different, 1 same, 2 not split (fewer than two sources named).
+    src_code = same_source.astype(np.int64) if split_source else np.full(len(i), 2)
+    code = ((is_grouped.astype(np.int64) * len(edges) + bin_of) * 3 + src_code) * 2 + within
+    present, stratum = np.unique(code, return_inverse=True)
+    rest, gap_code = np.divmod(present, 2)
+    rest, s_code = np.divmod(rest, 3)
+    kind, b = np.divmod(rest, len(edges))
+    strata = pd.DataFrame({
+        "stratum": np.arange(present.size, dtype=np.int64),
+        "kind": np.array(["scored", "grouped"], dtype=object)[kind],
+        "score_lo": edges[b], "score_hi": np.minimum(edges[b + 1], 1.0),
+        "source": np.array(["different", "same", "any"], dtype=object)[s_code],
+        "within_day": gap_code.astype(bool),
+        "size": np.bincount(stratum, minlength=present.size).astype(np.int64)})
+    return Population(i=i.astype(np.int64), j=j.astype(np.int64), score=score,
+                      same_source=same_source, gap_days=gap,
+                      stratum=stratum.astype(np.int64), strata=strata,
+                      ids=[str(x) for x in ids], floor=float(floor))
+
+
+def grouped_level(pairs: PairScores, partitions: dict[float, np.ndarray]) -> np.ndarray:
+    """Per pair, the highest threshold at which a partition puts both items in one group.
+
+    Args:
+        pairs: The pairs.
+        partitions: Threshold -> group per row.
+
+    Returns:
+        The threshold per pair; NaN where no partition groups the pair.
+
+    Examples:
+        >>> ps = PairScores(np.array([0, 0]), np.array([1, 2]), np.array([0.5, 0.1]))
+        >>> grouped_level(ps, {0.1: np.array([0, 0, 0]), 0.3: np.array([0, 0, 1])}).tolist()
+        [0.3, 0.1]
+    """
+    level = np.full(len(pairs), np.nan)
+    for t in sorted(partitions):
+        lab = partitions[t]
+        level[lab[pairs.i] == lab[pairs.j]] = t
+    return level
+
+
+def coverage(pop: Population, labels: np.ndarray) -> tuple[int, int]:
+    """Merged pairs of a partition in ``U``, and in all (``U`` misses those below the floor).
+
+    Examples:
+        >>> ps = PairScores(np.array([0]), np.array([1]), np.array([0.5]))
+        >>> pop = build_population(ps, None, np.zeros(3), list("abc"), 0.1)
+        >>> coverage(pop, np.array([0, 0, 0]))
+        (1, 3)
+    """
+    lab = np.asarray(labels)
+    sizes = np.bincount(pd.factorize(lab)[0]) if lab.size else np.zeros(0, np.int64)
+    return int(pop.merged(lab).sum()), int((sizes * (sizes - 1) // 2).sum())

@@ -1,0 +1,120 @@
+"""The tables ``docs/calibration.md`` shows, written from the committed results.
+
+Two blocks between marker comments: the real feeds calibrated without and
+with labels (``results/<feed>/``, ``results/<feed>-unlabelled/``), and the
+coverage of the stated intervals on planted corpora
+(``results/calibration-coverage/summary_<language>.csv``). ``make feeds`` and
+``make coverage`` rewrite them; ``--check`` says whether the page is up to
+date (the tests run it), so no number on the page is typed by hand.
+
+Example::
+
+    python -m newsdedup.runs.doc_tables          # rewrite the blocks
+    python -m newsdedup.runs.doc_tables --check  # exit 1 when a block is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from newsdedup import paths
+from newsdedup.calibration.report import outcome_row, outcome_table
+from newsdedup.runs.files import atomic_file
+
+__all__ = ["FEEDS", "LANGUAGES", "feeds_block", "coverage_block", "updated", "main"]
+
+FEEDS = ("knews-rss-big3", "reuters21578-titles")
+"""The real feeds ``make feeds`` calibrates (their sheets are in ``data/gold/``)."""
+
+LANGUAGES = {"ko": "Korean", "en": "English"}
+"""Headline pools of the coverage study."""
+
+PAGE = paths.PROJECT_ROOT / "docs" / "calibration.md"
+
+
+def feeds_block(results: Path = paths.RESULTS_DIR) -> str:
+    """The feeds table from the committed calibrations (a feed not run is left out)."""
+    rows = []
+    for feed in FEEDS:
+        files = (results / feed / "calibration.json",
+                 results / f"{feed}-unlabelled" / "calibration.json",
+                 results / feed / "calibrate" / "precision_recall.csv")
+        if not all(f.is_file() for f in files):
+            continue
+        labelled, unlabelled = (json.loads(f.read_text("utf-8")) for f in files[:2])
+        rows.append(outcome_row(feed, labelled, unlabelled, pd.read_csv(files[2])))
+    return outcome_table(rows) if rows else "(no feed calibrated yet: `make feeds`)"
+
+
+def coverage_block(results: Path = paths.RESULTS_DIR) -> str:
+    """The coverage table: per language and estimate, seeds covered of seeds run."""
+    lines = ["| pool | estimate | seeds | interval holds the truth | mean width |",
+             "|---|---|---|---|---|"]
+    for code, language in LANGUAGES.items():
+        path = results / "calibration-coverage" / f"summary_{code}.csv"
+        if not path.is_file():
+            continue
+        for r in pd.read_csv(path).itertuples(index=False):
+            lines.append(f"| {language} | {r.estimate.replace('_', ' ')} | {r.seeds} | "
+                         f"{r.covered} ({r.coverage:.0%}) | {r.mean_width:.3f} |")
+    return "\n".join(lines) if len(lines) > 2 else "(not run yet: `make coverage`)"
+
+
+def updated(page: str, blocks: dict[str, str]) -> str:
+    r"""``page`` with each ``<!-- NAME: begin -->`` … ``<!-- NAME: end -->`` block replaced.
+
+    Raises:
+        ValueError: A block's markers are missing.
+
+    Examples:
+        >>> updated("a\n<!-- t: begin -->\nold\n<!-- t: end -->\nb", {"t": "new"})
+        'a\n<!-- t: begin -->\nnew\n<!-- t: end -->\nb'
+    """
+    for name, body in blocks.items():
+        pattern = re.compile(rf"(<!-- {name}: begin -->\n).*?(<!-- {name}: end -->)", re.S)
+        if not pattern.search(page):
+            raise ValueError(f"no '<!-- {name}: begin -->' … '<!-- {name}: end -->' block")
+        page = pattern.sub(_between(body), page)
+    return page
+
+
+def _between(body: str):
+    def replace(m: re.Match) -> str:
+        return m.group(1) + body + "\n" + m.group(2)
+    return replace
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite (or with ``--check``, compare) the tables of ``docs/calibration.md``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m newsdedup.runs.doc_tables",
+        description="Write the feeds and coverage tables of docs/calibration.md from the "
+                    "committed results (results/<feed>/, results/calibration-coverage/).",
+        epilog="example: python -m newsdedup.runs.doc_tables --check")
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; exit 1 when the page differs from the results")
+    parser.add_argument("--page", type=Path, default=PAGE, help="the page (default %(default)s)")
+    args = parser.parse_args(argv)
+    page = args.page.read_text("utf-8")
+    new = updated(page, {"feeds-table": feeds_block(), "coverage-table": coverage_block()})
+    if args.check:
+        if new != page:
+            print(f"{args.page}: its tables differ from the committed results; run "
+                  "`python -m newsdedup.runs.doc_tables`", file=sys.stderr)
+            return 1
+        return 0
+    if new != page:
+        with atomic_file(args.page) as fh:
+            fh.write(new)
+        print(f"wrote {args.page}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""The tables of docs/calibration.md are the committed results' (never typed by hand)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from newsdedup.runs import doc_tables
+from newsdedup.runs.doc_tables import coverage_block, feeds_block, updated
+
+
+def test_the_page_shows_the_committed_results():
+    assert doc_tables.main(["--check"]) == 0
+
+
+def test_a_stale_page_is_caught_and_rewritten(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("x\n<!-- feeds-table: begin -->\nold\n<!-- feeds-table: end -->\n"
+                    "<!-- coverage-table: begin -->\n<!-- coverage-table: end -->\n",
+                    encoding="utf-8")
+    assert doc_tables.main(["--check", "--page", str(page)]) == 1
+    assert doc_tables.main(["--page", str(page)]) == 0
+    assert doc_tables.main(["--check", "--page", str(page)]) == 0
+    assert feeds_block() in page.read_text("utf-8")
+
+
+def test_missing_markers_are_an_error():
+    with pytest.raises(ValueError, match="feeds-table"):
+        updated("no markers", {"feeds-table": "x"})
+
+
+def test_the_coverage_rows_are_the_summary_files(tmp_path):
+    folder = tmp_path / "calibration-coverage"
+    folder.mkdir()
+    pd.DataFrame({"estimate": ["holdout_precision"], "seeds": [10], "covered": [9],
+                  "coverage": [0.9], "mean_width": [0.08]}).to_csv(folder / "summary_ko.csv",
+                                                                    index=False)
+    assert coverage_block(tmp_path).splitlines()[2] == \
+        "| Korean | holdout precision | 10 | 9 (90%) | 0.080 |"
+
+
+def test_the_feed_row_reads_the_holdout_at_the_unlabelled_choice(tmp_path, monkeypatch):
+    for name, cal in (("f", {"method": "labels", "recommended_threshold": 0.4,
+                             "estimated_precision": {"value": 0.93, "low": 0.9, "high": 0.96},
+                             "estimated_recall": {"value": 0.2, "low": 0.1, "high": 0.3},
+                             "labels": {"labelled": 200},
+                             "holdout": {"labelled": 149, "confirms": True}}),
+                      ("f-unlabelled", {"method": "decoys", "recommended_threshold": 0.3,
+                                        "estimated_precision": {"value": 0.95, "low": 0.92,
+                                                                "high": 0.97}})):
+        (tmp_path / name / "calibrate").mkdir(parents=True)
+        (tmp_path / name / "calibration.json").write_text(json.dumps(cal), encoding="utf-8")
+    pd.DataFrame({"threshold": [0.3, 0.4], "precision_holdout": [0.81, 0.93],
+                  "precision_holdout_low": [0.7, 0.9], "precision_holdout_high": [0.88, 0.96]}
+                 ).to_csv(tmp_path / "f" / "calibrate" / "precision_recall.csv", index=False)
+    monkeypatch.setattr(doc_tables, "FEEDS", ("f",))
+    row = feeds_block(tmp_path).splitlines()[2]
+    assert row == ("| f | decoys 0.3 | 0.950 [0.920, 0.970] | 0.810 [0.700, 0.880] | labels 0.4 | "
+                   "0.930 [0.900, 0.960] | 0.200 [0.100, 0.300] | 200 + 149 hold-out | yes |")
