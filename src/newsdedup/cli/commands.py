@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 from newsdedup import paths
 from newsdedup.cli.options import (
