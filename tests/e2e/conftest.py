@@ -2,9 +2,10 @@
 
 The user runs are what a new user makes of the shared real feeds: a Korean
 feed with URLs, sources and dates (the first 700 and the last 300 items of
-``knews-rss-big3``, eight days apart, so the decoys apply and recommend a
-threshold: the dedupe runs) and an English title list with no
-URL and no source (``reuters21578-titles``: no host information). They are
+``knews-rss-big3``, eight days apart: without labels the calibration
+declines and says what to label) and an English title list with no URL and
+no source (all 4,978 titles of ``reuters21578-titles``: no host information;
+its decoys pass their check and recommend a threshold, so the dedupe runs). They are
 written once per session by ``newsdedup run`` into a temporary root, with
 fewer simulation trials: the report and the notebooks need every table, the
 numbers are tested elsewhere.
@@ -31,6 +32,10 @@ from newsdedup import cli, paths
 
 KNEWS = ("knews-rss-big3", "knews-rss-big3.jsonl")
 REUTERS = ("reuters21578-titles", "reuters-005-009.csv")
+UCI = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
+UCI_COLUMNS = "id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP"
+SYNTHETIC_SIZE = 100_000
+"""Items of the synthetic Korean run: the size where a report must still be small and whole."""
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--hide-scrollbars", "--force-device-scale-factor=1"]
@@ -47,20 +52,54 @@ def _run(args: list[str]) -> None:
 
 @pytest.fixture(scope="session")
 def user_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Results root holding ``knews-sample`` (with signals) and ``reuters-sample``."""
+    """Results root holding ``knews-sample`` (with signals) and ``reuters-feed``."""
     root = tmp_path_factory.mktemp("user-results")
     corpora = tmp_path_factory.mktemp("user-corpora")
     lines = paths.shared_corpus_file(*KNEWS).read_text(encoding="utf-8").splitlines()
     knews = corpora / "knews-sample.jsonl"
     knews.write_text("\n".join(knews_sample(lines)) + "\n", encoding="utf-8")
-    rows = paths.shared_corpus_file(*REUTERS).read_text(encoding="utf-8").splitlines()
-    reuters = corpora / "reuters-sample.csv"
-    reuters.write_text("\n".join(rows[:301]) + "\n", encoding="utf-8")
+    reuters = paths.shared_corpus_file(*REUTERS)
     short = ["--out", str(root), "--trials", "5", "--error-perms", "16,128"]
     _run(["run", str(knews), "--name", "knews-sample", *short])
     _run(["signals", str(knews), "--name", "knews-sample", "--out", str(root)])
-    _run(["run", str(reuters), "--name", "reuters-sample", *short])
+    _run(["run", str(reuters), "--name", "reuters-feed", *short])
     return root
+
+
+@pytest.fixture(scope="session")
+def uci_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``newsdedup run`` of the UCI aggregator head (English; publishers, URLs, times)."""
+    root = tmp_path_factory.mktemp("uci-results")
+    _run(["run", str(paths.shared_corpus_file(*UCI)), "--name", "uci-head", "--columns",
+          UCI_COLUMNS, "--out", str(root), "--trials", "5", "--error-perms", "16,128"])
+    return root / "uci-head"
+
+
+@pytest.fixture(scope="session")
+def synthetic_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``newsdedup run`` of 100,000 Korean headlines: real ones and their rewrites.
+
+    Five sources and sixty days drawn with a fixed seed; about a minute and
+    1.6 GB on two cores (the large-corpus paths of measure and calibrate).
+    """
+    import numpy as np
+
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+
+    folder = tmp_path_factory.mktemp("synthetic")
+    frame = enlarge(headline_pool("ko"), SYNTHETIC_SIZE, seed=0)
+    rng = np.random.default_rng(1)
+    source = rng.integers(0, 5, len(frame))
+    minute = rng.integers(0, 60 * 24 * 60, len(frame))
+    corpus = folder / "synthetic-100k.jsonl"
+    with corpus.open("w", encoding="utf-8") as fh:
+        for k, title in enumerate(frame.text):
+            at = np.datetime64("2025-01-01T00:00") + np.timedelta64(int(minute[k]), "m")
+            fh.write(json.dumps({"id": f"s{k}", "title": title, "source": f"outlet-{source[k]}",
+                                 "published_at": f"{at}:00+00:00"}, ensure_ascii=False) + "\n")
+    _run(["run", str(corpus), "--name", "synthetic-100k", "--out", str(folder / "results"),
+          "--trials", "5", "--error-perms", "16,128"])
+    return folder / "results" / "synthetic-100k"
 
 
 def chromium_binary() -> str:

@@ -1,9 +1,10 @@
 """The run report: written by ``run``, rendered by headless Chromium, honest about what is absent.
 
 Three runs: the pinned archive (Korean, no duplicates, the bound decides),
-a Korean feed (``knews-sample``: URLs, sources, nine days of dates, so the
-decoys decide and the dedupe runs) and an English title list without URL or
-source (``reuters-sample``: no host information). Each report is opened in
+a Korean feed (``knews-sample``: URLs, sources, nine days of dates; without
+labels the calibration declines) and an English title list without URL or
+source (``reuters-feed``: no host information; the decoys decide and the
+dedupe runs). Each report is opened in
 headless Chromium: the screenshot's plot areas are not blank, Hangul is drawn
 from the embedded font where the corpus is Korean, the console stays empty
 and nothing but the page's own file and data URLs is requested.
@@ -28,7 +29,7 @@ from PIL import Image
 from newsdedup import cli, paths
 from newsdedup.runs.report import run_report
 
-from .conftest import knews_sample
+from .conftest import REUTERS, knews_sample
 
 PAGE_LIMIT = 5_000_000
 HANGUL = re.compile("[\uac00-\ud7a3]")
@@ -41,10 +42,6 @@ def pinned_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(paths.results_dir(paths.PALDYN.name), folder)
     assert cli.main(["report", str(folder), "--quiet"]) == 0
     return folder
-
-
-def _folder(name: str, pinned_copy: Path, user_root: Path) -> Path:
-    return pinned_copy if name == "pinned" else user_root / name
 
 
 def _console_errors(events: list[dict]) -> list[str]:
@@ -98,11 +95,17 @@ def _hangul_fonts(browser) -> tuple[str, list[dict]]:
     return text, browser.call("CSS.getPlatformFontsForNode", nodeId=node)["fonts"]
 
 
-@pytest.mark.parametrize(("name", "korean"), [("pinned", True), ("knews-sample", True),
-                                              ("reuters-sample", False)])
-def test_the_report_renders_in_headless_chromium(name: str, korean: bool, pinned_copy: Path,
-                                                 user_root: Path, browser, tmp_path: Path):
-    page = _folder(name, pinned_copy, user_root) / "report" / "report.html"
+@pytest.mark.parametrize(("name", "korean"), [
+    ("pinned", True), ("knews-sample", True), ("reuters-feed", False), ("uci-head", False),
+    ("synthetic-100k", True)])
+def test_the_report_renders_in_headless_chromium(name: str, korean: bool, request,
+                                                 browser, tmp_path: Path):
+    folders = {"pinned": "pinned_copy", "uci-head": "uci_run", "synthetic-100k": "synthetic_run"}
+    if name in folders:
+        folder = request.getfixturevalue(folders[name])
+    else:
+        folder = request.getfixturevalue("user_root") / name
+    page = folder / "report" / "report.html"
     assert 0 < page.stat().st_size < PAGE_LIMIT
     html = page.read_text(encoding="utf-8")
     assert "<script" not in html and "http://" not in html.split("<body>")[0]
@@ -141,14 +144,17 @@ def test_the_embedded_font_holds_every_hangul_character_of_the_page(user_root: P
 
 
 def test_a_corpus_without_hosts_says_so_and_draws_no_cross_host_figure(user_root: Path):
-    run = user_root / "reuters-sample"
+    run = user_root / "reuters-feed"
     record = json.loads((run / "crosshost" / "crosshost.json").read_text(encoding="utf-8"))
     assert record["summary"]["note"].startswith("crosshost: no host information")
     assert record["params"]["hosts"] == []
     assert not (run / "crosshost" / "cross_pairs.csv").exists()
     for page in ("report.md", "report.html"):
         text = (run / "report" / page).read_text(encoding="utf-8")
-        assert "no host information" in text and "no series table in this run" in text
+        assert "no host information" in text
+    series = pd.read_csv(run / "calibrate" / "series.csv")
+    md = (run / "report" / "report.md").read_text(encoding="utf-8")
+    assert len(series) and f"{len(series):,} series found" in md  # Reuters's own templates
     assert cli.main(["figures", str(run), "--quiet"]) == 0
     assert not (run / "figures" / "cross_host.png").exists()
     assert (run / "figures" / "score_distribution.png").is_file()
@@ -183,22 +189,23 @@ def _shingles(text: str, n: int) -> set[str]:
 def test_near_threshold_pairs_sit_in_their_bins_and_score_as_recomputed(user_root: Path):
     from newsdedup.text.normalize import normalize
 
-    run = user_root / "knews-sample"
+    run = user_root / "reuters-feed"
     cal = json.loads((run / "calibration.json").read_text(encoding="utf-8"))
     t = cal["recommended_threshold"]
-    assert t is not None, "the knews sample's decoys recommend a threshold"
+    assert t is not None, "the Reuters feed's decoys recommend a threshold"
     near = pd.read_csv(run / "report" / "near_pairs.csv", dtype={"id_i": str, "id_j": str})
     assert set(near["bin"]) <= {"below", "at", "above"} and len(near)
     lows = {"below": t - 0.05, "at": t, "above": t + 0.05}
     for row in near.itertuples(index=False):
         assert lows[row.bin] - 1e-9 <= row.score < lows[row.bin] + 0.05
-    items = {x["id"]: x for x in map(json.loads, paths.shared_corpus_file(
-        "knews-rss-big3", "knews-rss-big3.jsonl").read_text(encoding="utf-8").splitlines())}
+    corpus = pd.read_csv(paths.shared_corpus_file(*REUTERS), dtype=str)
+    titles = dict(zip(corpus["id"], corpus["title"], strict=True))
     params = cal["parameters"]
     for row in near.head(6).itertuples(index=False):
-        texts = [normalize(" ".join(filter(None, [items[k]["title"], items[k]["summary"]
-                                                  if params["text"] == "title+summary" else ""])),
-                           params["normalization"]) for k in (row.id_i, row.id_j)]
+        # Titles only (title+summary is the title); the dedupe cuts a trailing " - outlet"
+        # (Google-News style), which Reuters's "... - OFFICIAL" titles have too.
+        texts = [normalize(titles[k].rsplit(" - ", 1)[0], params["normalization"])
+                 for k in (row.id_i, row.id_j)]
         a, b = (_shingles(x, params["n"]) for x in texts)
         assert row.score == pytest.approx(len(a & b) / len(a | b), abs=1e-6)
 
@@ -223,7 +230,7 @@ def test_the_report_is_byte_identical_when_rewritten(user_root: Path, tmp_path: 
 
 
 def test_the_report_tables_are_the_run_tables(user_root: Path):
-    run = user_root / "knews-sample"
+    run = user_root / "reuters-feed"
     cal = json.loads((run / "calibration.json").read_text(encoding="utf-8"))
     md = (run / "report" / "report.md").read_text(encoding="utf-8")
     p = cal["estimated_precision"]

@@ -87,7 +87,10 @@ class Toy:
     @staticmethod
     def calibration() -> dict:
         return {"recommended_threshold": Toy.RECOMMENDED, "rationale": "because",
-                "band": list(Toy.BAND), "upper_bound": Toy.BOUND, "parameters": {"n": 4}}
+                "band": list(Toy.BAND), "upper_bound": Toy.BOUND, "parameters": {"n": 4},
+                "target_precision": 0.9,
+                "decoys": {"rule": "toy", "compared_pairs": Toy.COMPARED, "decoy_pairs": 5000,
+                           "check": {"passed": True, "reason": "toy"}}}
 
     @staticmethod
     def write_tree(root: Path, name: str = "toy") -> Path:
@@ -110,7 +113,6 @@ class Toy:
             "measure/ngram_tracks.csv": Toy.ngram_tracks(),
             "dedupe/sweep.csv": Toy.dedupe_sweep(),
             "calibrate/precision_recall.csv": Toy.precision_recall(),
-            "calibrate/decoy_pairs.csv": Toy.decoy_pairs(),
         }
         for rel, df in tables.items():
             (base / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -142,22 +144,22 @@ class Toy:
 
     @staticmethod
     def precision_recall() -> pd.DataFrame:
+        """``calibrate/precision_recall.csv`` of a decoy calibration (no labels)."""
         t = np.round(np.arange(5, 31) / 100, 10)
         merged = np.maximum(0, (400 * np.exp(-12 * t)).astype(np.int64) - 5)
         precision = np.where(merged > 0, np.minimum(1.0, 0.7 + t), np.nan)
+        rate = 0.02 * np.exp(-15 * t)
         return pd.DataFrame({"threshold": t, "items_left": 387 - merged // 3,
-                             "merged_pairs": merged, "precision": precision,
-                             "precision_low": precision - 0.1,
-                             "precision_high": np.minimum(1.0, precision + 0.05),
+                             "merged_pairs": merged, "decoys_at": (rate * 5000).astype(int),
+                             "decoy_rate": rate, "decoy_rate_low": rate * 0.8,
+                             "decoy_rate_high": rate * 1.2, "decoy_precision": precision,
+                             "decoy_precision_low": precision - 0.1,
+                             "decoy_precision_high": np.minimum(1.0, precision + 0.05),
                              "recall_sim": 1 - 2 * t, "recall_sim_low": 1 - 3 * t,
                              "recall_sim_high": np.ones(len(t))})
 
-    @staticmethod
-    def decoy_pairs() -> pd.DataFrame:
-        t = np.round(np.arange(5, 31) / 100, 10)
-        observed = (1000 * np.exp(-20 * t)).astype(np.int64)
-        return pd.DataFrame({"scorer": "jaccard", "threshold": t, "observed": observed,
-                             "decoys": observed // 4, "false": observed / 3.0})
+    COMPARED = 3000
+    """Compared pairs of the toy calibration's decoys."""
 
     @staticmethod
     def line(ax, label: str):

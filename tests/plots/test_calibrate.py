@@ -93,54 +93,58 @@ def test_threshold_sweep_without_band_says_so(toy) -> None:
     assert any("no calibrated band" in t.get_text() for t in ax.texts)
 
 
-def test_calibration_evidence_draws_the_curves_and_the_decoy_bins(toy) -> None:
+def test_calibration_evidence_draws_the_curves_and_the_decoys_predicted_merges(toy) -> None:
     import numpy as np
 
     from newsdedup.plots.calibrate import calibration_evidence
 
-    curve, decoys = toy.precision_recall(), toy.decoy_pairs()
-    fig = calibration_evidence(curve, decoys, 0.2, 0.95)
+    curve, decoys = toy.precision_recall(), toy.calibration()["decoys"]
+    fig = calibration_evidence(curve, 0.2, 0.95, decoys)
     a, b, c, d = fig.axes
     assert [ax.get_title()[:3] for ax in fig.axes] == ["(a)", "(b)", "(c)", "(d)"]
-    est = toy.line(a, "estimated (decoys)")
-    np.testing.assert_array_equal(est.get_ydata(), curve["precision"].to_numpy())
+    est = toy.line(a, "decoys (lower bound)")
+    np.testing.assert_array_equal(est.get_ydata(), curve["decoy_precision"].to_numpy())
     assert toy.line(a, "target 0.95").get_ydata()[0] == 0.95
     np.testing.assert_array_equal(
         toy.line(b, "simulated rewrites (range over retention)").get_ydata(),
         curve["recall_sim"].to_numpy())
     np.testing.assert_array_equal(toy.line(c, "items left").get_ydata(),
                                   curve["items_left"].to_numpy())
-    observed = decoys["observed"].to_numpy(dtype=float)
-    per_bin = observed - np.append(observed[1:], 0.0)  # pairs in [t, next t)
-    np.testing.assert_array_equal(toy.line(d, "observed pairs").get_ydata(), per_bin)
+    np.testing.assert_array_equal(toy.line(d, "merged pairs").get_ydata(),
+                                  curve["merged_pairs"].to_numpy(dtype=float))
+    # unrelated compared pairs that pass = decoy rate x compared pairs (precision's complement)
+    predicted = toy.line(d, "unrelated compared pairs, predicted by the decoys").get_ydata()
+    np.testing.assert_allclose(predicted, curve["decoy_rate"].to_numpy() * toy.COMPARED)
     assert "recommended 0.20" in [ln.get_label() for ln in a.lines]
 
 
 def test_calibration_evidence_without_decoys_says_so(toy) -> None:
     from newsdedup.plots.calibrate import calibration_evidence
 
-    fig = calibration_evidence(toy.precision_recall(), None, None)
+    curve = toy.precision_recall().drop(columns=["decoy_rate", "decoy_rate_low",
+                                                 "decoy_rate_high"])
+    fig = calibration_evidence(curve, None)
     assert "no decoy rule applies" in [t.get_text() for t in fig.axes[3].texts]
 
 
-def test_calibration_evidence_reads_the_calibration_packages_curve(toy) -> None:
-    # precision_recall.csv of newsdedup.calibration: the decoys' estimate is decoy_precision,
-    # the decoy rate per threshold replaces decoy_pairs.csv, labels add precision_measured.
+def test_calibration_evidence_marks_decoys_whose_check_failed_and_draws_labels(toy) -> None:
     import numpy as np
 
     from newsdedup.plots.calibrate import calibration_evidence
 
-    old = toy.precision_recall()
-    curve = old.drop(columns=["precision", "precision_low", "precision_high"]).assign(
-        decoy_precision=old["precision"], decoy_precision_low=old["precision_low"],
-        decoy_precision_high=old["precision_high"], decoy_rate=0.01, decoy_rate_low=0.0,
-        decoy_rate_high=0.02, precision_measured=0.9, precision_measured_low=0.8,
-        precision_measured_high=1.0)
-    fig = calibration_evidence(curve, None, 0.2, 0.9)
+    curve = toy.precision_recall().assign(precision_measured=0.9, precision_measured_low=0.8,
+                                          precision_measured_high=1.0, precision_holdout=0.92,
+                                          precision_holdout_low=0.85,
+                                          precision_holdout_high=0.97)
+    failed = {"compared_pairs": toy.COMPARED, "check": {"passed": False}}
+    fig = calibration_evidence(curve, 0.2, 0.9, failed)
     a, _, _, d = fig.axes
-    np.testing.assert_array_equal(toy.line(a, "estimated (decoys)").get_ydata(),
+    np.testing.assert_array_equal(toy.line(a, "decoys (check failed: not used)").get_ydata(),
                                   curve["decoy_precision"].to_numpy())
     assert toy.line(a, "measured (labels)").get_ydata()[0] == 0.9
-    assert d.get_title().startswith("(d) decoy pairs")
-    rate = toy.line(d, "decoy rate (unrelated pairs that pass)")
-    assert rate.get_ydata()[0] == 0.01
+    assert toy.line(a, "hold-out labels").get_ydata()[0] == 0.92
+    assert "decoy check failed: not used" in [t.get_text() for t in d.texts]
+    # without the compared count (calibration.json lacks it) panel (d) draws the rate itself
+    fig = calibration_evidence(curve, 0.2, 0.9, None)
+    rate = toy.line(fig.axes[3], "decoy rate (unrelated pairs that pass)")
+    np.testing.assert_array_equal(rate.get_ydata(), curve["decoy_rate"].to_numpy())

@@ -132,17 +132,17 @@ def test_korean_text_draws_hangul_without_missing_glyphs() -> None:
 
 def test_sweep_curves_draw_each_estimate_the_table_has(toy) -> None:
     curve = toy.precision_recall()
-    curve["decoy_precision"] = curve["precision"]
-    curve["precision_measured"] = curve["precision"] - 0.02
+    curve["precision_measured"] = curve["decoy_precision"] - 0.02
     curve["recall_measured"] = curve["recall_sim"] - 0.1
-    fig = report_figures.sweep_curves(curve, toy.RECOMMENDED, 0.95)
+    fig = report_figures.sweep_curves(curve, toy.RECOMMENDED, 0.95, {"check": {"passed": True}})
     labels = {ax.get_title()[:3]: [ln.get_label() for ln in ax.lines] for ax in fig.axes[:3]}
-    assert "measured (labels)" in labels["(b)"] and "estimated (decoys)" in labels["(b)"]
-    assert "estimated" not in labels["(b)"]  # the older name of the decoy estimate, not twice
+    assert "measured (labels)" in labels["(b)"] and "decoys (lower bound)" in labels["(b)"]
     assert labels["(c)"][:2] == ["measured (labels)",
                                  "simulated rewrites (range over retention)"]
     (line,) = [ln for ln in fig.axes[1].lines if ln.get_label() == "measured (labels)"]
     assert list(line.get_ydata()) == list(curve.sort_values("threshold")["precision_measured"])
+    failed = report_figures.sweep_curves(curve, None, None, {"check": {"passed": False}})
+    assert "decoys (check failed: not used)" in [ln.get_label() for ln in failed.axes[1].lines]
 
 
 def test_items_per_day_stacks_the_counts() -> None:
@@ -156,3 +156,12 @@ def test_absent_blocks_render_as_asides(tmp_path: Path) -> None:
     assert isinstance(report.sections[0].blocks[0], Absent)
     assert '<p class="absent">no series table in this run' in html_page(report, {})
     assert "> no series table in this run" in markdown_page(report)
+
+
+def test_an_empty_series_table_says_none_were_found(tmp_path: Path) -> None:
+    (tmp_path / "calibrate").mkdir()
+    (tmp_path / "calibrate" / "series.csv").write_text("template,source,members\n",
+                                                       encoding="utf-8")
+    report = build_report(tmp_path, ["series"])
+    (block,) = report.sections[0].blocks
+    assert isinstance(block, Absent) and block.text.startswith("no recurring series found")

@@ -246,55 +246,151 @@ def _band(ax: Axes, x, value, low, high, color: str, label: str, ls: str = "-") 
     ax.plot(x, value, ls, color=color, lw=1.6, label=label)
 
 
-def calibration_evidence(curve: pd.DataFrame, decoy_pairs: pd.DataFrame | None,
-                         recommended: float | None, target: float | None = None,
-                         scorer: str = "jaccard") -> Figure:
-    """Estimated precision, recall and items left per threshold; decoy and observed scores.
+DECOYS_FAILED_COLOR = "#bdbdbd"
+"""Colour of a decoy estimate whose check failed (drawn for reference, not used)."""
+
+
+def decoy_precision(ax: Axes, curve: pd.DataFrame, decoys: dict | None) -> bool:
+    """Draw the decoys' precision: a lower bound, shaded from its low end up to the value.
+
+    Decoys count every compared pair as a possible unrelated one, so they bound
+    precision from below only: the value has no meaningful upper end
+    (``calibration.json`` states it as 1.0). When the decoys' check failed
+    (``decoys.check.passed`` false), the curve is drawn grey and labelled as
+    not used: the calibration did not rest on it.
+
+    Args:
+        ax: Where to draw.
+        curve: ``calibrate/precision_recall.csv``.
+        decoys: The ``decoys`` object of ``calibration.json``, or None.
+
+    Returns:
+        Whether a curve was drawn (the table has ``decoy_precision`` values).
+
+    Examples:
+        >>> c = pd.DataFrame({"threshold": [.1, .2], "decoy_precision": [.8, .95],
+        ...                   "decoy_precision_low": [.7, .9]})
+        >>> fig, (ax,) = new_figure(4, 3)
+        >>> decoy_precision(ax, c, {"check": {"passed": False}})
+        True
+        >>> ax.lines[0].get_label()
+        'decoys (check failed: not used)'
+    """
+    est = "decoy_precision"
+    if est not in curve or not curve[est].notna().any():
+        return False
+    passed = ((decoys or {}).get("check") or {}).get("passed", True)
+    color = "#1f77b4" if passed else DECOYS_FAILED_COLOR
+    label = "decoys (lower bound)" if passed else "decoys (check failed: not used)"
+    t = curve["threshold"].to_numpy(dtype=np.float64)
+    value = curve[est].to_numpy(dtype=np.float64)
+    if f"{est}_low" in curve:
+        ax.fill_between(t, curve[f"{est}_low"].to_numpy(dtype=np.float64), value, color=color,
+                        alpha=0.18, lw=0)
+    ax.plot(t, value, "-", color=color, lw=1.6, label=label)
+    return True
+
+
+def decoy_merges(ax: Axes, curve: pd.DataFrame, decoys: dict | None,
+                 recommended: float | None, title: str) -> None:
+    """Merged pairs at or above each threshold, and the unrelated ones the decoys predict.
+
+    The decoys' rate at a threshold (share of decoy pairs scoring at or above
+    it) times the pairs the dedupe compares is how many unrelated compared
+    pairs would pass there: the gap between the two curves is what the
+    duplicates add. Without the compared count the panel draws the rate alone.
+
+    Args:
+        ax: Where to draw.
+        curve: ``calibrate/precision_recall.csv`` (``merged_pairs``, ``decoy_rate`` with
+            ``decoy_rate_low`` and ``decoy_rate_high``).
+        decoys: The ``decoys`` object of ``calibration.json`` (``compared_pairs``,
+            ``check``), or None.
+        recommended: The recommended threshold, or None.
+        title: The panel's title.
+
+    Examples:
+        >>> c = pd.DataFrame({"threshold": [.1, .2], "merged_pairs": [40, 10],
+        ...     "decoy_rate": [.01, .001], "decoy_rate_low": [.005, 0.],
+        ...     "decoy_rate_high": [.02, .003]})
+        >>> fig, (ax,) = new_figure(4, 3)
+        >>> decoy_merges(ax, c, {"compared_pairs": 1000}, None, "(d)")
+        >>> [ln.get_label() for ln in ax.lines]
+        ['merged pairs', 'unrelated compared pairs, predicted by the decoys']
+        >>> list(ax.lines[1].get_ydata())
+        [10.0, 1.0]
+    """
+    ax.set_title(title)
+    ax.set_xlabel("threshold")
+    ax.grid(alpha=0.3)
+    if "decoy_rate" not in curve or not curve["decoy_rate"].notna().any():
+        ax.text(0.05, 0.5, "no decoy rule applies", transform=ax.transAxes, color=BOUND_COLOR)
+        return
+    t = curve["threshold"].to_numpy(dtype=np.float64)
+    check = (decoys or {}).get("check") or {}
+    compared = (decoys or {}).get("compared_pairs")
+    rate = [curve[c].to_numpy(dtype=np.float64)
+            for c in ("decoy_rate", "decoy_rate_low", "decoy_rate_high")]
+    if compared is None or "merged_pairs" not in curve:
+        _band(ax, t, *rate, BOUND_COLOR, "decoy rate (unrelated pairs that pass)")
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("share of decoy pairs")
+    else:
+        ax.plot(t, curve["merged_pairs"].to_numpy(dtype=np.float64), color="#1f77b4", lw=1.6,
+                label="merged pairs")
+        predicted = [r * float(compared) for r in rate]
+        _band(ax, t, *predicted, BOUND_COLOR, "unrelated compared pairs, predicted by the decoys")
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("pairs at or above the threshold (symlog)")
+    if check.get("passed") is False:
+        ax.text(0.03, 0.03, "decoy check failed: not used", transform=ax.transAxes,
+                color=BOUND_COLOR, fontsize=8)
+    if recommended is not None:
+        ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.")
+    ax.legend(fontsize=7, loc="upper right")
+
+
+def calibration_evidence(curve: pd.DataFrame, recommended: float | None,
+                         target: float | None = None, decoys: dict | None = None) -> Figure:
+    """Estimated precision, recall and items left per threshold; merges against decoys.
 
     Answers: what does each threshold of the calibrated dedupe cost and buy,
-    how sure is that, and how far apart are the pairs that cannot be one
-    story (decoys) and the pairs observed? Four panels: (a) the estimated
-    precision of the dedupe's merges with its interval (and, with labels,
-    the measured one, dashed); (b) the simulated recall with the range over
-    retention levels (and the measured recall); (c) items left; (d) per score
-    bin, the pairs observed and the unrelated pairs the decoys predict, over
-    all pairs (``decoy_pairs.csv``, older runs; the gap is what the duplicates
-    add), or without that file the share of decoy pairs at or above each
-    threshold (``decoy_rate`` of ``precision_recall.csv``).
+    how sure is that, and how far apart are the merges and the unrelated
+    pairs the decoys predict? Four panels: (a) precision: measured on labels
+    (and on the hold-out) with its interval, and the decoys' lower bound;
+    (b) recall: measured (labels, hold-out) and simulated (the range over
+    retention levels); (c) items left; (d) :func:`decoy_merges`.
 
     Args:
         curve: ``calibrate/precision_recall.csv``.
-        decoy_pairs: ``calibrate/decoy_pairs.csv``, or None (no decoy rule: panel d says so).
         recommended: The recommended threshold, or None.
         target: The target precision (a horizontal line), or None.
-        scorer: The scorer of ``decoy_pairs`` drawn in panel (d).
+        decoys: The ``decoys`` object of ``calibration.json``, or None.
 
     Returns:
         The figure; panel titles start with (a) ... (d).
 
     Examples:
         >>> c = pd.DataFrame({"threshold": [.1, .2], "items_left": [5, 8],
-        ...     "merged_pairs": [6, 2], "precision": [.8, .95], "precision_low": [.7, .9],
-        ...     "precision_high": [.9, 1.], "recall_sim": [.9, .7], "recall_sim_low": [.5, .3],
-        ...     "recall_sim_high": [1., .9]})
-        >>> [ax.get_title()[:3] for ax in calibration_evidence(c, None, .2, .95).axes]
+        ...     "merged_pairs": [6, 2], "decoy_precision": [.8, .95],
+        ...     "decoy_precision_low": [.7, .9], "recall_sim": [.9, .7],
+        ...     "recall_sim_low": [.5, .3], "recall_sim_high": [1., .9]})
+        >>> [ax.get_title()[:3] for ax in calibration_evidence(c, .2, .95).axes]
         ['(a)', '(b)', '(c)', '(d)']
     """
     fig = Figure(figsize=EVIDENCE_SIZE, dpi=DPI, layout="constrained")
     a, b, c, d = fig.subplots(2, 2).ravel()
     t = curve["threshold"].to_numpy(dtype=np.float64)
-    # precision_recall.csv names the decoys' estimate decoy_precision (calibration package);
-    # files written before it, precision.
-    est = "decoy_precision" if "decoy_precision" in curve else "precision"
-    if est in curve:
-        _band(a, t, curve[est], curve[f"{est}_low"], curve[f"{est}_high"],
-              "#1f77b4", "estimated (decoys)")
-    if "precision_measured" in curve:
-        _band(a, t, curve["precision_measured"], curve["precision_measured_low"],
-              curve["precision_measured_high"], "#2ca02c", "measured (labels)", "--")
+    decoy_precision(a, curve, decoys)
+    for col, color, label in (("precision_measured", "#2ca02c", "measured (labels)"),
+                              ("precision_holdout", "#17becf", "hold-out labels")):
+        if col in curve and curve[col].notna().any():
+            _band(a, t, curve[col], curve[f"{col}_low"], curve[f"{col}_high"], color, label, "--")
     if target is not None:
         a.axhline(target, color=BOUND_COLOR, lw=1.0, ls=":", label=f"target {target:.2f}")
-    shown = [c for c in (f"{est}_low", "precision_measured_low") if c in curve]
+    shown = [c for c in ("decoy_precision_low", "precision_measured_low",
+                         "precision_holdout_low") if c in curve]
     lows = (curve[shown].to_numpy(dtype=np.float64).ravel() if shown
             else np.array([np.nan]))
     floor = np.nanmin(lows) if np.isfinite(lows).any() else 0.0
@@ -304,9 +400,10 @@ def calibration_evidence(curve: pd.DataFrame, decoy_pairs: pd.DataFrame | None,
     if "recall_sim" in curve:
         _band(b, t, curve["recall_sim"], curve["recall_sim_low"], curve["recall_sim_high"],
               "#ff7f0e", "simulated rewrites (range over retention)")
-    if "recall_measured" in curve:
-        _band(b, t, curve["recall_measured"], curve["recall_measured_low"],
-              curve["recall_measured_high"], "#2ca02c", "measured (labels)", "--")
+    for col, color, label in (("recall_measured", "#2ca02c", "measured (labels)"),
+                              ("recall_holdout", "#17becf", "hold-out labels")):
+        if col in curve and curve[col].notna().any():
+            _band(b, t, curve[col], curve[f"{col}_low"], curve[f"{col}_high"], color, label, "--")
     b.set_ylim(0.0, 1.02)
     b.set_ylabel("recall")
     b.set_title("(b) recall")
@@ -320,50 +417,6 @@ def calibration_evidence(curve: pd.DataFrame, decoy_pairs: pd.DataFrame | None,
             ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.",
                        label=f"recommended {recommended:.2f}")
         ax.legend(fontsize=7, loc="best")
-    if decoy_pairs is None and "decoy_rate" in curve:
-        _decoy_rate_panel(d, curve, recommended)
-    else:
-        _decoy_panel(d, decoy_pairs, scorer, recommended)
+    decoy_merges(d, curve, decoys, recommended, "(d) merges against decoys")
     fig.suptitle("Calibration evidence: what each threshold of the dedupe merges")
     return fig
-
-
-def _decoy_rate_panel(ax: Axes, curve: pd.DataFrame, recommended: float | None) -> None:
-    """Share of the decoy pairs at or above each threshold, with its interval."""
-    ax.set_title("(d) decoy pairs at or above the threshold")
-    ax.set_xlabel("threshold")
-    ax.grid(alpha=0.3)
-    t = curve["threshold"].to_numpy(dtype=np.float64)
-    _band(ax, t, curve["decoy_rate"], curve["decoy_rate_low"], curve["decoy_rate_high"],
-          BOUND_COLOR, "decoy rate (unrelated pairs that pass)")
-    ax.set_ylim(bottom=0)
-    ax.set_ylabel("share of decoy pairs")
-    if recommended is not None:
-        ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.")
-    ax.legend(fontsize=7, loc="upper right")
-
-
-def _decoy_panel(ax: Axes, decoy_pairs: pd.DataFrame | None, scorer: str,
-                 recommended: float | None) -> None:
-    """Pairs per score bin: observed, and the unrelated ones the decoys predict (differences)."""
-    ax.set_title("(d) decoy and observed scores")
-    ax.set_xlabel("score bin (all pairs)")
-    ax.grid(alpha=0.3)
-    rows = None if decoy_pairs is None else decoy_pairs[decoy_pairs["scorer"] == scorer]
-    if rows is None or not len(rows):
-        ax.text(0.05, 0.5, "no decoy rule applies", transform=ax.transAxes, color=BOUND_COLOR)
-        return
-    rows = rows.sort_values("threshold")
-    t = rows["threshold"].to_numpy(dtype=np.float64)
-    for col, label, color in (("observed", "observed pairs", "#1f77b4"),
-                              ("false", "unrelated, from the decoys", BOUND_COLOR),
-                              ("decoys", "decoy pairs themselves", "#9467bd")):
-        at_or_above = rows[col].to_numpy(dtype=np.float64)
-        per_bin = at_or_above - np.append(at_or_above[1:], 0.0)  # last bin: t and above
-        ax.step(t, np.maximum(per_bin, 0.0), where="post", color=color, lw=1.4, label=label)
-    ax.set_yscale("symlog", linthresh=1.0)
-    ax.set_ylim(bottom=0)
-    ax.set_ylabel(f"pairs per bin ({scorer}, symlog)")
-    if recommended is not None:
-        ax.axvline(recommended, color=RECOMMENDED_COLOR, lw=1.2, ls="-.")
-    ax.legend(fontsize=7, loc="upper right")

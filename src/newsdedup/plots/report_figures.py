@@ -17,6 +17,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from newsdedup.plots.calibrate import decoy_merges, decoy_precision
 from newsdedup.plots.style import BOUND_COLOR, DPI, RECOMMENDED_COLOR, bound_line, new_figure
 
 DAYS_SIZE = (10.5, 3.6)
@@ -29,11 +30,10 @@ SCORES_SIZE = (10.5, 4.2)
 """Size of the two-panel score figure, inches."""
 
 PRECISION_COLUMNS = (("precision_measured", "measured (labels)", "#2ca02c", "-"),
-                     ("precision_holdout", "hold-out labels", "#17becf", "--"),
-                     ("decoy_precision", "estimated (decoys)", "#1f77b4", "-"),
-                     ("precision", "estimated", "#1f77b4", "-"))
-"""Precision columns of ``precision_recall.csv`` drawn when present: column, label, colour, style
-(``precision`` only when ``decoy_precision`` is absent: the older name of that estimate)."""
+                     ("precision_holdout", "hold-out labels", "#17becf", "--"))
+"""Precision columns of ``precision_recall.csv`` drawn with their intervals when present:
+column, label, colour, style (the decoys' lower bound is drawn by
+:func:`newsdedup.plots.calibrate.decoy_precision`)."""
 
 RECALL_COLUMNS = (("recall_measured", "measured (labels)", "#2ca02c", "-"),
                   ("recall_holdout", "hold-out labels", "#17becf", "--"),
@@ -99,13 +99,14 @@ def _bands(ax: Axes, curve: pd.DataFrame, columns, skip: set[str]) -> int:
 
 
 def sweep_curves(curve: pd.DataFrame, recommended: float | None,
-                 target: float | None = None) -> Figure:
+                 target: float | None = None, decoys: dict | None = None) -> Figure:
     """Items left, merged pairs, precision and recall of the calibrated dedupe per threshold.
 
     Answers: what does each threshold cost and buy, and how sure is each
     number? (a) items left and merged pairs, (b) every precision the table
-    has with its interval, (c) every recall with its interval (the simulated
-    recall's band is the range over retention levels). The recommended
+    has with its interval (the decoys' a lower bound, grey when their check
+    failed), (c) every recall with its interval (the simulated recall's band
+    is the range over retention levels). The recommended
     threshold is the dash-dot line, the target precision the dotted one.
 
     Args:
@@ -113,6 +114,7 @@ def sweep_curves(curve: pd.DataFrame, recommended: float | None,
             any of :data:`PRECISION_COLUMNS` and :data:`RECALL_COLUMNS`).
         recommended: The recommended threshold, or None.
         target: The target precision, or None.
+        decoys: The ``decoys`` object of ``calibration.json``, or None.
 
     Returns:
         The figure; panel titles start with (a), (b), (c); with ``merged_pairs`` a fourth
@@ -140,8 +142,7 @@ def sweep_curves(curve: pd.DataFrame, recommended: float | None,
         twin.set_ylim(bottom=0)
         twin.set_ylabel("merged pairs (dashed, symlog)")
     a.set_title("(a) items left and merged pairs")
-    skip = {"precision"} if "decoy_precision" in curve else set()
-    drawn = _bands(b, curve, PRECISION_COLUMNS, skip)
+    drawn = _bands(b, curve, PRECISION_COLUMNS, set()) + decoy_precision(b, curve, decoys)
     if target is not None:
         b.axhline(target, color=BOUND_COLOR, lw=1.0, ls=":", label=f"target {target:.2f}")
     b.set_ylim(0.0, 1.02)
@@ -197,53 +198,26 @@ def _all_pairs_panel(ax: Axes, histogram: pd.DataFrame | None, n: int | None,
     ax.legend(fontsize=7, loc="upper right")
 
 
-def _decoy_panel(ax: Axes, decoy_pairs: pd.DataFrame | None, scorer: str,
-                 recommended: float | None, reason: str) -> None:
-    ax.set_title(f"(b) candidates against decoys ({scorer})")
-    ax.set_xlabel("score bin")
-    ax.grid(alpha=0.3)
-    rows = None if decoy_pairs is None else decoy_pairs[decoy_pairs["scorer"] == scorer]
-    if rows is None or not len(rows):
-        ax.text(0.05, 0.5, textwrap.fill(reason, 55), transform=ax.transAxes, color=BOUND_COLOR,
-                fontsize=9, va="center")
-        return
-    rows = rows.sort_values("threshold")
-    t = rows["threshold"].to_numpy(dtype=np.float64)
-    for col, label, color in (("observed", "candidate pairs (observed)", "#1f77b4"),
-                              ("false", "unrelated, predicted by the decoys", BOUND_COLOR),
-                              ("decoys", "decoy pairs", "#9467bd")):
-        if col not in rows:
-            continue
-        at_or_above = rows[col].to_numpy(dtype=np.float64)
-        per_bin = at_or_above - np.append(at_or_above[1:], 0.0)  # last bin: t and above
-        ax.step(t, np.maximum(per_bin, 0.0), where="post", color=color, lw=1.4, label=label)
-    ax.set_yscale("symlog", linthresh=1.0)
-    ax.set_ylim(bottom=0)
-    ax.set_ylabel("pairs per bin (symlog)")
-    _recommended(ax, recommended)
-    ax.legend(fontsize=7, loc="upper right")
-
-
-def score_panels(histogram: pd.DataFrame | None, decoy_pairs: pd.DataFrame | None,
-                 scorer: str = "jaccard", n: int | None = None,
+def score_panels(histogram: pd.DataFrame | None, curve: pd.DataFrame | None,
+                 decoys: dict | None = None, n: int | None = None,
                  upper_bound: float | None = None, recommended: float | None = None,
-                 no_decoys: str = "no decoy table in this run") -> Figure:
-    """The score distribution of all pairs, and the candidates against the decoys per bin.
+                 no_decoys: str = "no precision/recall curve in this run") -> Figure:
+    """The score distribution of all pairs, and the merges against the decoys.
 
     Answers: where does the bulk of the pairs sit, and how many of the pairs
-    in each score bin do the decoys (pairs that cannot be one story) say are
-    unrelated? The gap between the candidate and the predicted-unrelated
-    curves is what the duplicates add.
+    the dedupe merges at each threshold do the decoys (pairs that cannot be
+    one story) say are unrelated? The gap between the two curves of (b) is
+    what the duplicates add.
 
     Args:
         histogram: ``measure/histogram.csv`` (n, bin_lo, bin_hi, exact), or None.
-        decoy_pairs: ``calibrate/decoy_pairs.csv`` (scorer, threshold, observed, false,
-            decoys; counts at or above each threshold), or None.
-        scorer: The scorer of ``decoy_pairs`` drawn.
+        curve: ``calibrate/precision_recall.csv`` (merged pairs and decoy rate per
+            threshold), or None.
+        decoys: The ``decoys`` object of ``calibration.json``, or None.
         n: The n-gram size of ``histogram`` drawn (the calibration's); default the smallest.
         upper_bound: The unrelated-pair bound, or None.
         recommended: The recommended threshold, or None.
-        no_decoys: What panel (b) says without decoy rows.
+        no_decoys: What panel (b) says without a curve.
 
     Returns:
         The figure; panel titles start with (a) and (b).
@@ -256,6 +230,12 @@ def score_panels(histogram: pd.DataFrame | None, decoy_pairs: pd.DataFrame | Non
     fig = Figure(figsize=SCORES_SIZE, dpi=DPI, layout="constrained")
     a, b = fig.subplots(1, 2)
     _all_pairs_panel(a, histogram, n, upper_bound, recommended)
-    _decoy_panel(b, decoy_pairs, scorer, recommended, no_decoys)
-    fig.suptitle("Score distributions: all pairs, and candidates against decoys")
+    if curve is None:
+        b.set_title("(b) merges against decoys")
+        b.text(0.05, 0.5, textwrap.fill(no_decoys, 55), transform=b.transAxes,
+               color=BOUND_COLOR, fontsize=9, va="center")
+    else:
+        decoy_merges(b, curve.sort_values("threshold"), decoys, recommended,
+                     "(b) merges against decoys")
+    fig.suptitle("Score distributions: all pairs, and merges against decoys")
     return fig

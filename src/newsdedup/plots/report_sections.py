@@ -131,31 +131,46 @@ def _series(cal: dict) -> str:
             f"{number(series.get('items'))} items")
 
 
-def _basis(cal: dict, which: str) -> str:
-    """What the interval of ``estimated_<which>`` is over, from the file or its method."""
-    estimate = cal.get(f"estimated_{which}") or {}
-    if estimate.get("basis"):
-        return str(estimate["basis"])
-    evidence = cal.get("evidence") or {}
-    method = cal.get("method")
-    if method == "labels":
-        return f"labelled pairs ({evidence.get('labels')}); bootstrap interval"
-    if which == "precision" and method == "decoys":
-        return (f"decoys ({evidence.get('decoys')}) among the pairs the dedupe compares; the "
-                f"interval spans the false merges the decoy rate allows")
-    if which == "recall":
-        return ("simulated rewrites of this corpus's items: the value is the share caught over "
-                "all word-retention levels, low and high the least and the most caught level "
-                "(a range over how hard a rewrite is, not a sampling interval)")
-    return "no estimate: this method gives no precision"
-
-
-def _estimate(cal: dict, which: str) -> str:
-    estimate = cal.get(f"estimated_{which}")
+def _estimate(cal: dict, which: str, prefix: str = "estimated_") -> str:
+    """``estimated_<which>`` with its interval and basis, as ``calibration.json`` states it."""
+    estimate = cal.get(f"{prefix}{which}")
     if not estimate or estimate.get("value") is None:
-        return "none at the threshold" if cal.get("recommended_threshold") is None else (
-            f"none ({_basis(cal, which)})")
-    return f"{interval(estimate)}, over {_basis(cal, which)}"
+        if cal.get("recommended_threshold") is None:
+            return "none: no threshold recommended"
+        basis = (estimate or {}).get("basis")
+        return "none" + (f" ({basis})" if basis and basis != "none" else "")
+    return f"{interval(estimate)}, over {estimate.get('basis') or 'an unstated basis'}"
+
+
+def _labels(cal: dict) -> str:
+    labels = cal.get("labels")
+    if not isinstance(labels, dict):
+        return "not part of this calibration"
+    return (f"{number(labels.get('labelled'))} labelled of {number(labels.get('drawn'))} drawn "
+            f"from {number(labels.get('candidate_pairs'))} candidate pairs scoring >= "
+            f"{number(labels.get('floor'), 'g')} (sheet: {labels.get('sheet')})")
+
+
+def _holdout(cal: dict) -> str:
+    holdout = cal.get("holdout")
+    if not isinstance(holdout, dict):
+        return "none (`--holdout SHEET` measures the chosen threshold on pairs the loop never drew)"
+    verdict = "confirms" if holdout.get("confirms") else "does not confirm"
+    return (f"{number(holdout.get('labelled'))} labelled pairs; precision "
+            f"{interval(holdout.get('precision'))}, recall {interval(holdout.get('recall'))}; "
+            f"{verdict} the loop's precision {interval(holdout.get('loop_precision'))}")
+
+
+def _decoys(cal: dict) -> str:
+    decoys = cal.get("decoys")
+    if not isinstance(decoys, dict):
+        return "not part of this calibration"
+    check = decoys.get("check") or {}
+    state = ("check passed" if check.get("passed") else "check failed: not used"
+             if check else "no check")
+    return (f"{decoys.get('rule')}; {number(decoys.get('decoy_pairs'))} decoy pairs, "
+            f"{number(decoys.get('compared_pairs'))} compared pairs; {state}"
+            + (f" ({check['reason']})" if check.get("reason") else ""))
 
 
 def calibration_section(run: RunFolder) -> Section:
@@ -175,35 +190,45 @@ def calibration_section(run: RunFolder) -> Section:
     band = cal.get("band")
     rows = [("method", f"{method}: {METHODS.get(method, 'as calibration.json says')}"),
             ("recommended threshold", "none" if t is None else f"{t:.2f} ({setting})"),
-            ("target precision", number(evidence.get("target_precision")
-                                        or cal.get("target_precision"), ".2f")),
+            ("target precision", number(cal.get("target_precision"), ".2f")),
             ("date window", _window(cal)), ("series", _series(cal)),
             ("estimated precision", _estimate(cal, "precision")),
             ("estimated recall", _estimate(cal, "recall")),
+            ("simulated recall", _estimate(cal, "simulated_recall", prefix="")),
+            ("labels", _labels(cal)), ("hold-out", _holdout(cal)), ("decoys", _decoys(cal)),
             ("unrelated-pair bound", number(cal.get("upper_bound"), ".3f")),
             ("band", "none" if not band else f"({band[0]:.3f}, {band[1]:.3f}]")]
     blocks: list[Block] = [Facts(tuple(rows))]
-    for text in (evidence.get("note"), cal.get("note"), cal.get("next")):
-        if text:
-            blocks.append(Text(str(text)))
-    if cal.get("rationale"):
-        blocks.append(Text(f"The bound's rationale: {cal['rationale']}"))
+    note, rationale = evidence.get("note"), cal.get("rationale")
+    for text in dict.fromkeys(t for t in (note, rationale) if t):  # once each, in order
+        blocks.append(Text(str(text) if text == note else f"Rationale: {text}"))
+    if evidence.get("next"):
+        blocks.append(Text(f"Next step: {evidence['next']}"))
     return Section("calibration", title, tuple(blocks))
 
 
-def _estimate_columns(curve: pd.DataFrame) -> list[tuple[str, str]]:
+def _estimate_columns(curve: pd.DataFrame, decoys_used: bool) -> list[tuple[str, str]]:
     names = [("precision_measured", "precision (labels)"),
              ("precision_holdout", "precision (hold-out)"),
-             ("decoy_precision", "precision (decoys)"), ("precision", "precision (estimated)"),
+             ("decoy_precision", "precision (decoys, lower bound)"),
              ("recall_measured", "recall (labels)"), ("recall_holdout", "recall (hold-out)"),
              ("recall_sim", "recall (simulated)")]
-    if "decoy_precision" in curve:
-        names = [n for n in names if n[0] != "precision"]
+    if not decoys_used:
+        names = [n for n in names if n[0] != "decoy_precision"]
     return [(c, label) for c, label in names if c in curve and curve[c].notna().any()]
 
 
-def _sweep_rows(curve: pd.DataFrame, t: float | None) -> pd.DataFrame:
-    """Every 0.05 of the curve and the recommended threshold, estimates as ``v [lo, hi]``."""
+def _decoys_used(cal: dict) -> bool:
+    """Whether the decoys' check passed (a failed check's estimate is not shown as one)."""
+    return bool(((cal.get("decoys") or {}).get("check") or {}).get("passed", True))
+
+
+def _sweep_rows(curve: pd.DataFrame, t: float | None, decoys_used: bool) -> pd.DataFrame:
+    """Every 0.05 of the curve and the recommended threshold, estimates as ``v [lo, hi]``.
+
+    The decoys bound precision from below only, so their upper end is 1
+    (as ``calibration.json`` states it), whatever the table's column holds.
+    """
     grid = curve["threshold"].to_numpy()
     on_step = (abs(grid * 20 - (grid * 20).round()) < 1e-6)
     chosen = on_step | (abs(grid - t) < 1e-9 if t is not None else False)
@@ -212,9 +237,11 @@ def _sweep_rows(curve: pd.DataFrame, t: float | None) -> pd.DataFrame:
                         "items left": rows["items_left"].map(number)})
     if "merged_pairs" in rows:
         out["merged pairs"] = rows["merged_pairs"].map(number)
-    for col, label in _estimate_columns(curve):
-        out[label] = [interval({"value": v, "low": rows.get(f"{col}_low", pd.Series()).get(k),
-                                "high": rows.get(f"{col}_high", pd.Series()).get(k)})
+    for col, label in _estimate_columns(curve, decoys_used):
+        low = rows.get(f"{col}_low", pd.Series(dtype=float))
+        high = rows.get(f"{col}_high", pd.Series(dtype=float))
+        out[label] = [interval({"value": v, "low": low.get(k),
+                                "high": 1.0 if col == "decoy_precision" else high.get(k)})
                       for k, v in rows[col].items()]
     out[""] = ["recommended" if t is not None and abs(x - t) < 1e-9 else ""
                for x in rows["threshold"]]
@@ -226,43 +253,44 @@ def sweep_section(run: RunFolder) -> Section:
     title = "The threshold sweep"
     cal = run.json("calibration.json") or {}
     t = cal.get("recommended_threshold")
-    target = (cal.get("evidence") or {}).get("target_precision")
     curve = run.table("calibrate/precision_recall.csv")
     if curve is None:
         return Section("sweep", title, (Absent(
             "no precision/recall curve in this run (calibrate/precision_recall.csv: "
             "`newsdedup calibrate` writes it)"),))
+    used = _decoys_used(cal)
     blocks: list[Block] = [
-        Plot("sweep", sweep_curves(curve, t, target),
+        Plot("sweep", sweep_curves(curve, t, cal.get("target_precision"), cal.get("decoys")),
              "Per threshold of the calibrated dedupe: (a) items left and merged pairs, (b) "
              "precision with its interval, (c) recall (calibrate/precision_recall.csv)."),
-        Table(_sweep_rows(curve, t), "Every 0.05 of the sweep and the recommended threshold; "
-              "estimates as value [low, high]."),
+        Table(_sweep_rows(curve, t, used), "Every 0.05 of the sweep and the recommended "
+              "threshold; estimates as value [low, high]"
+              + ("" if used else "; the decoys' estimate is left out: their check failed")
+              + "."),
     ]
     return Section("sweep", title, tuple(blocks))
 
 
 def scores_section(run: RunFolder) -> Section:
-    """The score distribution of all pairs, and the candidates against the decoys."""
+    """The score distribution of all pairs, and the merges against the decoys."""
     cal = run.json("calibration.json") or {}
     params = cal.get("parameters") or {}
     histogram = run.table("measure/histogram.csv")
-    decoys = run.table("calibrate/decoy_pairs.csv")
-    reason = (cal.get("evidence") or {}).get("decoys") or "no decoy rule"
+    curve = run.table("calibrate/precision_recall.csv")
     blocks: list[Block] = [Plot(
-        "scores", score_panels(histogram, decoys, str(params.get("scorer", "jaccard")),
-                               params.get("n"), cal.get("upper_bound"),
-                               cal.get("recommended_threshold"),
-                               no_decoys=f"no decoy table in this run:\n{reason}"),
+        "scores", score_panels(histogram, curve, cal.get("decoys"), params.get("n"),
+                               cal.get("upper_bound"), cal.get("recommended_threshold")),
         "(a) Exact Jaccard of all pairs (measure/histogram.csv; a seeded sample of pairs on "
-        "large corpora, as measure.md says); (b) per score bin, the candidate pairs against "
-        "the unrelated pairs the decoys predict (calibrate/decoy_pairs.csv).")]
+        "large corpora, as measure.md says); (b) per threshold, the pairs the dedupe merges "
+        "against the unrelated ones the decoys predict among the pairs it compares "
+        "(decoy rate times compared pairs; calibrate/precision_recall.csv).")]
     if histogram is None:
         blocks.append(Absent("no score histogram in this run (measure/histogram.csv: "
                              "`newsdedup measure --full` or `newsdedup run` writes it)"))
-    if decoys is None:
-        blocks.append(Absent(f"no decoy table in this run ({reason})"))
-    return Section("scores", "Score distributions: candidates against decoys", tuple(blocks))
+    if curve is None or "decoy_rate" not in curve:
+        blocks.append(Absent("no decoys in this run (calibrate/precision_recall.csv has no "
+                             "decoy_rate: no decoy rule applies)"))
+    return Section("scores", "Score distributions: merges against decoys", tuple(blocks))
 
 
 SERIES_COLUMNS = ("template", "source", "kind", "members", "count", "titles", "days", "first",
@@ -278,6 +306,10 @@ def series_section(run: RunFolder) -> Section:
             "no series table in this run (calibrate/series.csv: written by a calibration that "
             "looks for recurring templates)"),))
     total = run.rows("calibrate/series.csv")
+    if not total:
+        return Section("series", title, (Absent(
+            "no recurring series found in this corpus (calibrate/series.csv is empty): no "
+            "title was kept apart as a series member"),))
     shown = table[[c for c in SERIES_COLUMNS if c in table] or list(table.columns)]
     return Section("series", title, (
         Text(f"{number(total)} series found; the {len(shown)} largest:"),

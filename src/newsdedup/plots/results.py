@@ -91,7 +91,6 @@ _FILES: dict[str, tuple[str, str]] = {
     "ngram_tracks": ("measure/ngram_tracks.csv", "measure"),
     "dedupe_sweep": ("dedupe/sweep.csv", "dedupe"),
     "precision_recall": ("calibrate/precision_recall.csv", "calibrate"),
-    "decoy_pairs": ("calibrate/decoy_pairs.csv", "calibrate"),
     "gold_pairs": ("signals/gold_pairs.csv", "signals"),
 }
 CALIBRATION_FILE = "calibration.json"
@@ -101,7 +100,7 @@ CALIBRATION_FILE = "calibration.json"
 # The n-gram sweep and the dedupe sweep are newer steps: an older results tree
 # without them still draws the other figures.
 _OPTIONAL = frozenset({"lsh", "quantiles", "ngram_sweep", "ngram_tracks", "dedupe_sweep",
-                       "gold_pairs", "precision_recall", "decoy_pairs", "score_days"})
+                       "gold_pairs", "precision_recall", "score_days"})
 
 LISTED_ROWS = 100_000
 """Most rows of ``cross_pairs.csv`` read (it is sorted best first; ``crosshost`` writes no more)."""
@@ -183,8 +182,7 @@ class Results:
                           "items_left, merged; or None.")
     precision_recall = _Table("``calibrate/precision_recall.csv``: per threshold, the calibrated "
                               "dedupe's merges, estimated precision and recall; or None.")
-    decoy_pairs = _Table("``calibrate/decoy_pairs.csv``: per scorer and threshold, observed and "
-                         "decoy pairs over all pairs; or None (no decoy rule).")
+
 
     def table(self, key: str) -> pd.DataFrame | None:
         """One table by attribute name; None for an absent optional table.
@@ -218,6 +216,22 @@ class Results:
         if not path.is_file():
             return None
         return json.loads(path.read_text(encoding="utf-8")).get("summary", {}).get("note")
+
+    def scale_note(self, table: str) -> str | None:
+        """Why ``measure`` left ``table`` out on this corpus (``measure/params.json``), or None.
+
+        On large corpora ``measure`` takes a sampled or streamed path that skips
+        some studies and says so under ``scale.figures``.
+        """
+        path = self.path / "measure" / "params.json"
+        if not path.is_file():
+            return None
+        scale = json.loads(path.read_text(encoding="utf-8")).get("scale") or {}
+        note = (scale.get("figures") or {}).get(table)
+        if not note or not str(note).startswith("not computed"):
+            return None
+        return (f"{note}: measure took its {scale.get('path', 'large-corpus')} path on this "
+                f"corpus (measure/params.json, scale)")
 
     @property
     def calibration(self) -> dict:
@@ -261,9 +275,15 @@ class Results:
 
     @property
     def target_precision(self) -> float | None:
-        """The calibration's target precision (``calibration.json`` evidence), or None."""
-        value = (self.calibration.get("evidence") or {}).get("target_precision")
+        """The calibration's target precision (``calibration.json``), or None."""
+        value = self.calibration.get("target_precision")
         return None if value is None else float(value)
+
+    @property
+    def decoys(self) -> dict | None:
+        """The decoys of ``calibration.json`` (rule, check, compared pairs), or None."""
+        value = self.calibration.get("decoys")
+        return value if isinstance(value, dict) else None
 
     @property
     def calibration_n(self) -> int | None:

@@ -68,19 +68,19 @@ def _cross_host(results: Results) -> Figure:
                              top=results.cross_pairs if results.has("cross_pairs") else None)
 
 
-def _optional(table: pd.DataFrame | None, rel: str) -> pd.DataFrame:
+def _optional(table: pd.DataFrame | None, rel: str, skipped: str | None = None
+              ) -> pd.DataFrame:
     if table is None:
-        raise NoFigure(f"no {rel} in this run (an older or partial run: `newsdedup run` "
+        raise NoFigure(f"no {rel} in this run ({skipped})" if skipped else
+                       f"no {rel} in this run (an older or partial run: `newsdedup run` "
                        f"writes it)")
     return table
 
 
 def _precision_recall(results: Results) -> Figure:
     curve = _optional(results.precision_recall, "calibrate/precision_recall.csv")
-    return calibration_evidence(curve, results.decoy_pairs, results.recommended,
-                                results.target_precision,
-                                results.calibration.get("parameters", {}).get("scorer",
-                                                                              "jaccard"))
+    return calibration_evidence(curve, results.recommended, results.target_precision,
+                                results.decoys)
 
 
 DRAW: dict[str, Callable[[Results], Figure]] = {
@@ -91,8 +91,10 @@ DRAW: dict[str, Callable[[Results], Figure]] = {
                                                 r.recommended),
     "threshold_sweep": lambda r: threshold_sweep(r.sweep, r.recommended, r.band),
     "cross_host": _cross_host,
-    "ngram_sweep": lambda r: ngram_sweep(_optional(r.ngram_sweep, "measure/ngram_sweep.csv"),
-                                         _optional(r.ngram_tracks, "measure/ngram_tracks.csv"),
+    "ngram_sweep": lambda r: ngram_sweep(_optional(r.ngram_sweep, "measure/ngram_sweep.csv",
+                                                   r.scale_note("ngram_sweep")),
+                                         _optional(r.ngram_tracks, "measure/ngram_tracks.csv",
+                                                   r.scale_note("ngram_sweep")),
                                          r.upper_bound, r.calibration_n),
     "dedupe_sweep": lambda r: dedupe_sweep(_optional(r.dedupe_sweep, "dedupe/sweep.csv"),
                                            r.dedupe_threshold),
