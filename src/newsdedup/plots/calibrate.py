@@ -246,6 +246,51 @@ def _band(ax: Axes, x, value, low, high, color: str, label: str, ls: str = "-") 
     ax.plot(x, value, ls, color=color, lw=1.6, label=label)
 
 
+def interval_curves(ax: Axes, curve: pd.DataFrame,
+                    columns: Sequence[tuple[str, str, str, str]]) -> int:
+    """Each column of ``curve`` it has values for, with its ``_low``..``_high`` band.
+
+    Args:
+        ax: Where to draw.
+        curve: ``calibrate/precision_recall.csv`` (``threshold`` and the columns).
+        columns: ``(column, label, colour, line style)`` each; absent or empty columns
+            are left out.
+
+    Returns:
+        How many curves were drawn.
+
+    Examples:
+        >>> c = pd.DataFrame({"threshold": [.1, .2], "recall_measured": [.5, .4],
+        ...                   "recall_measured_low": [.3, .2], "recall_measured_high": [.7, .6]})
+        >>> fig, (ax,) = new_figure(4, 3)
+        >>> interval_curves(ax, c, [("recall_measured", "labels", "g", "--"),
+        ...                         ("recall_holdout", "hold-out", "c", "--")])
+        1
+    """
+    t = curve["threshold"].to_numpy(dtype=np.float64)
+    drawn = 0
+    for col, label, color, style in columns:
+        if col not in curve or not curve[col].notna().any():
+            continue
+        value = curve[col].to_numpy(dtype=np.float64)
+        if f"{col}_low" in curve and f"{col}_high" in curve:
+            _band(ax, t, value, curve[f"{col}_low"].to_numpy(dtype=np.float64),
+                  curve[f"{col}_high"].to_numpy(dtype=np.float64), color, label, style)
+        else:
+            ax.plot(t, value, style, color=color, lw=1.6, label=label)
+        drawn += 1
+    return drawn
+
+
+LABELLED_PRECISION = (("precision_measured", "measured (labels)", "#2ca02c", "--"),
+                      ("precision_holdout", "hold-out labels", "#17becf", "--"))
+"""Precision columns measured on labels: column, label, colour, line style."""
+
+LABELLED_RECALL = (("recall_measured", "measured (labels)", "#2ca02c", "--"),
+                   ("recall_holdout", "hold-out labels", "#17becf", "--"))
+"""Recall columns measured on labels."""
+
+
 DECOYS_FAILED_COLOR = "#bdbdbd"
 """Colour of a decoy estimate whose check failed (drawn for reference, not used)."""
 
@@ -384,10 +429,7 @@ def calibration_evidence(curve: pd.DataFrame, recommended: float | None,
     a, b, c, d = fig.subplots(2, 2).ravel()
     t = curve["threshold"].to_numpy(dtype=np.float64)
     decoy_precision(a, curve, decoys)
-    for col, color, label in (("precision_measured", "#2ca02c", "measured (labels)"),
-                              ("precision_holdout", "#17becf", "hold-out labels")):
-        if col in curve and curve[col].notna().any():
-            _band(a, t, curve[col], curve[f"{col}_low"], curve[f"{col}_high"], color, label, "--")
+    interval_curves(a, curve, LABELLED_PRECISION)
     if target is not None:
         a.axhline(target, color=BOUND_COLOR, lw=1.0, ls=":", label=f"target {target:.2f}")
     shown = [c for c in ("decoy_precision_low", "precision_measured_low",
@@ -401,10 +443,7 @@ def calibration_evidence(curve: pd.DataFrame, recommended: float | None,
     if "recall_sim" in curve:
         _band(b, t, curve["recall_sim"], curve["recall_sim_low"], curve["recall_sim_high"],
               "#ff7f0e", "simulated rewrites (range over retention)")
-    for col, color, label in (("recall_measured", "#2ca02c", "measured (labels)"),
-                              ("recall_holdout", "#17becf", "hold-out labels")):
-        if col in curve and curve[col].notna().any():
-            _band(b, t, curve[col], curve[f"{col}_low"], curve[f"{col}_high"], color, label, "--")
+    interval_curves(b, curve, LABELLED_RECALL)
     b.set_ylim(0.0, 1.02)
     b.set_ylabel("recall")
     b.set_title("(b) recall")

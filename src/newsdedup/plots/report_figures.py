@@ -17,7 +17,13 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from newsdedup.plots.calibrate import decoy_merges, decoy_precision
+from newsdedup.plots.calibrate import (
+    LABELLED_PRECISION,
+    LABELLED_RECALL,
+    decoy_merges,
+    decoy_precision,
+    interval_curves,
+)
 from newsdedup.plots.style import BOUND_COLOR, DPI, RECOMMENDED_COLOR, bound_line, new_figure
 
 DAYS_SIZE = (10.5, 3.6)
@@ -29,14 +35,7 @@ SWEEP_SIZE = (12.0, 4.2)
 SCORES_SIZE = (10.5, 4.2)
 """Size of the two-panel score figure, inches."""
 
-PRECISION_COLUMNS = (("precision_measured", "measured (labels)", "#2ca02c", "-"),
-                     ("precision_holdout", "hold-out labels", "#17becf", "--"))
-"""Precision columns of ``precision_recall.csv`` drawn with their intervals when present:
-column, label, colour, style (the decoys' lower bound is drawn by
-:func:`newsdedup.plots.calibrate.decoy_precision`)."""
-
-RECALL_COLUMNS = (("recall_measured", "measured (labels)", "#2ca02c", "-"),
-                  ("recall_holdout", "hold-out labels", "#17becf", "--"),
+RECALL_COLUMNS = (*LABELLED_RECALL,
                   ("recall_sim", "simulated rewrites (range over retention)", "#ff7f0e", "-"))
 """Recall columns drawn when present (``recall_sim``'s low and high: a range, not an interval)."""
 
@@ -81,23 +80,6 @@ def _recommended(ax: Axes, recommended: float | None) -> None:
                    label=f"recommended {recommended:.2f}")
 
 
-def _bands(ax: Axes, curve: pd.DataFrame, columns, skip: set[str]) -> int:
-    """Draw each present column with its low..high band; returns how many were drawn."""
-    t = curve["threshold"].to_numpy(dtype=np.float64)
-    drawn = 0
-    for col, label, color, style in columns:
-        if col not in curve or col in skip or not curve[col].notna().any():
-            continue
-        if f"{col}_low" in curve and f"{col}_high" in curve:
-            ax.fill_between(t, curve[f"{col}_low"].to_numpy(dtype=np.float64),
-                            curve[f"{col}_high"].to_numpy(dtype=np.float64), color=color,
-                            alpha=0.15, lw=0)
-        ax.plot(t, curve[col].to_numpy(dtype=np.float64), ls=style, color=color, lw=1.6,
-                label=label)
-        drawn += 1
-    return drawn
-
-
 def sweep_curves(curve: pd.DataFrame, recommended: float | None,
                  target: float | None = None, decoys: dict | None = None) -> Figure:
     """Items left, merged pairs, precision and recall of the calibrated dedupe per threshold.
@@ -111,7 +93,7 @@ def sweep_curves(curve: pd.DataFrame, recommended: float | None,
 
     Args:
         curve: ``calibrate/precision_recall.csv`` (threshold, items_left, merged_pairs and
-            any of :data:`PRECISION_COLUMNS` and :data:`RECALL_COLUMNS`).
+            any of the labelled columns and :data:`RECALL_COLUMNS`).
         recommended: The recommended threshold, or None.
         target: The target precision, or None.
         decoys: The ``decoys`` object of ``calibration.json``, or None.
@@ -142,7 +124,8 @@ def sweep_curves(curve: pd.DataFrame, recommended: float | None,
         twin.set_ylim(bottom=0)
         twin.set_ylabel("merged pairs (dashed, symlog)")
     a.set_title("(a) items left and merged pairs")
-    drawn = _bands(b, curve, PRECISION_COLUMNS, set()) + decoy_precision(b, curve, decoys)
+    drawn = (interval_curves(b, curve, LABELLED_PRECISION)
+             + decoy_precision(b, curve, decoys))
     if target is not None:
         b.axhline(target, color=BOUND_COLOR, lw=1.0, ls=":", label=f"target {target:.2f}")
     b.set_ylim(0.0, 1.02)
@@ -151,7 +134,7 @@ def sweep_curves(curve: pd.DataFrame, recommended: float | None,
     if not drawn:
         b.text(0.05, 0.5, "no precision estimate in this run", transform=b.transAxes,
                color=BOUND_COLOR)
-    if not _bands(c, curve, RECALL_COLUMNS, set()):
+    if not interval_curves(c, curve, RECALL_COLUMNS):
         c.text(0.05, 0.5, "no recall estimate in this run", transform=c.transAxes,
                color=BOUND_COLOR)
     c.set_ylim(0.0, 1.02)
