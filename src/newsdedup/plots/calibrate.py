@@ -329,17 +329,18 @@ def decoy_merges(ax: Axes, curve: pd.DataFrame, decoys: dict | None,
     t = curve["threshold"].to_numpy(dtype=np.float64)
     check = (decoys or {}).get("check") or {}
     compared = (decoys or {}).get("compared_pairs")
-    rate = [curve[c].to_numpy(dtype=np.float64)
-            for c in ("decoy_rate", "decoy_rate_low", "decoy_rate_high")]
+    rate, low, high = (curve[c].to_numpy(dtype=np.float64)
+                       for c in ("decoy_rate", "decoy_rate_low", "decoy_rate_high"))
     if compared is None or "merged_pairs" not in curve:
-        _band(ax, t, *rate, BOUND_COLOR, "decoy rate (unrelated pairs that pass)")
+        _band(ax, t, rate, low, high, BOUND_COLOR, "decoy rate (unrelated pairs that pass)")
         ax.set_ylim(bottom=0)
         ax.set_ylabel("share of decoy pairs")
     else:
         ax.plot(t, curve["merged_pairs"].to_numpy(dtype=np.float64), color="#1f77b4", lw=1.6,
                 label="merged pairs")
-        predicted = [r * float(compared) for r in rate]
-        _band(ax, t, *predicted, BOUND_COLOR, "unrelated compared pairs, predicted by the decoys")
+        k = float(compared)
+        _band(ax, t, rate * k, low * k, high * k, BOUND_COLOR,
+              "unrelated compared pairs, predicted by the decoys")
         ax.set_yscale("symlog", linthresh=1.0)
         ax.set_ylim(bottom=0)
         ax.set_ylabel("pairs at or above the threshold (symlog)")
