@@ -37,7 +37,8 @@ bytecode: $(STAMP)  ## compile src/ to .pyc again after editing it (git-ignored)
 
 reproduce: $(STAMP)  ## the main job: all published tables and figures for the pinned corpus
 	$(BIN)/newsdedup run $(RUN_ARGS)
-	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate-gold)
+	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate-gold && \
+	    $(BIN)/newsdedup report results/paldyn-ai-lab-news)
 	$(BIN)/newsdedup figures $(if $(NAME),$(NAME)) --only corpus
 
 measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1, with --full's studies)
