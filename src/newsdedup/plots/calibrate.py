@@ -317,7 +317,7 @@ def decoy_merges(ax: Axes, curve: pd.DataFrame, decoys: dict | None,
         >>> decoy_merges(ax, c, {"compared_pairs": 1000}, None, "(d)")
         >>> [ln.get_label() for ln in ax.lines]
         ['merged pairs', 'unrelated compared pairs, predicted by the decoys']
-        >>> list(ax.lines[1].get_ydata())
+        >>> ax.lines[1].get_ydata().tolist()
         [10.0, 1.0]
     """
     ax.set_title(title)
