@@ -198,8 +198,9 @@ def test_quiet_silences_progress_but_not_rejected_records(corpus, tmp_path, caps
     assert main(["measure", str(corpus), "--name", "feed", "--out", str(out), "--error-perms",
                  "16", "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1
-    assert err.startswith("[newsdedup] rejected feed.jsonl line 6")
+    assert len(err.splitlines()) == 1  # one summary line, the list in rejected.csv
+    assert err.startswith("[newsdedup] rejected 1 of 6 records of feed.jsonl (first: line 6: ")
+    assert (out / "feed" / "rejected.csv").read_text("utf-8").splitlines()[1].startswith("6,6,,")
     assert main(["measure", str(corpus), "--name", "feed", "--out", str(out), "--error-perms",
                  "16"]) == 0
     assert "measure: wrote" in capsys.readouterr().err

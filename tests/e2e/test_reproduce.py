@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from newsdedup.paths import PALDYN, results_dir
-from newsdedup.runs.compare import result_difference
+from newsdedup.runs.compare import committed_files, result_difference
 from newsdedup.runs.pipeline import run_all
 
 COMMITTED = results_dir(PALDYN.name)
@@ -41,8 +41,9 @@ def fresh(pinned, tmp_path_factory) -> Path:
 
 
 def _committed_files() -> list[Path]:
-    files = sorted(p for p in COMMITTED.rglob("*")
-                   if p.is_file() and p.name not in SKIP and p.suffix != ".svg"
+    # What git tracks, not what an earlier `make reproduce` left in the folder.
+    files = sorted(p for p in committed_files(COMMITTED)
+                   if p.name not in SKIP and p.suffix != ".svg"
                    and p.relative_to(COMMITTED).parts[0] not in OWNED)
     assert files, f"no committed results under {COMMITTED}: run `make reproduce` and commit"
     return files

@@ -9,7 +9,7 @@ import pytest
 
 from newsdedup import cli
 from newsdedup.paths import DATA_DIR, PALDYN, results_dir
-from newsdedup.runs.compare import result_difference
+from newsdedup.runs.compare import committed_files, result_difference
 from newsdedup.runs.signals import run_evaluate_gold, run_signals
 
 COMMITTED = results_dir(PALDYN.name) / "signals"
@@ -27,7 +27,7 @@ def fresh(pinned, tmp_path_factory) -> Path:
 
 
 def _committed() -> list[str]:
-    return sorted(p.name for p in COMMITTED.iterdir() if p.is_file()
+    return sorted(p.name for p in committed_files(COMMITTED) if p.parent == COMMITTED
                   and p.name not in REGENERATED) if COMMITTED.is_dir() else ["<missing>"]
 
 

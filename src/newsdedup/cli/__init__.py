@@ -14,6 +14,8 @@ argument groups, :mod:`newsdedup.cli.parser` the parser. The scripts in
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import time
 
@@ -65,39 +67,83 @@ def build_parser() -> argparse.ArgumentParser:
 def readable(exc: BaseException) -> bool:
     """Whether a command's exception is a readable error (printed as one line) or a bug.
 
-    Every ``ValueError``, ``OSError`` and corpus error is; of the runtime
+    Every ``ValueError``, ``OSError``, ``MemoryError`` and corpus error is; of the runtime
     errors only :class:`newsdedup.score.embed.EmbeddingUnavailable`, looked up
     in ``sys.modules`` because a command that never imported the embedding
     module cannot have raised it (importing it here would cost every command
     numpy's import).
     """
+    if isinstance(exc, MemoryError):
+        return True
+    if isinstance(exc, RecursionError):  # a RuntimeError, but always a bug here
+        return False
     if not isinstance(exc, RuntimeError):
         return True
     embed = sys.modules.get("newsdedup.score.embed")
     return embed is not None and isinstance(exc, embed.EmbeddingUnavailable)
 
 
+INTERRUPTED = 130
+"""Exit status after Ctrl-C: 128 + SIGINT, what a shell reports for a process it stopped."""
+
+TRACEBACK_VARIABLE = "NEWSDEDUP_TRACEBACK"
+"""Set (to anything) to see the traceback of an internal error instead of its one line."""
+
+
+def one_line(text: str) -> str:
+    r"""A message on one line: line breaks (and the blanks around them) become one space.
+
+    Examples:
+        >>> one_line("a\n  b\r\nc")
+        'a b c'
+    """
+    return re.sub(r"\s*[\r\n\v\f\x85\u2028\u2029]+\s*", " ", text).strip()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run one ``newsdedup`` command.
+    """Run one ``newsdedup`` command; every failure is one line on stderr, never a traceback.
 
     Args:
         argv: Arguments without the program name; None for ``sys.argv[1:]``.
 
     Returns:
-        0 on success, 2 when the command failed with a readable error (printed).
+        0 on success, 2 when the command failed with a readable error (bad input, a file
+        that cannot be written), 1 for an internal error (a bug), 130 after Ctrl-C. In
+        each case one line says what happened.
     """
     args = build_parser().parse_args(argv)
     progress.quiet = args.quiet
     start = time.perf_counter()
     try:
         args.func(args)
-    except (CorpusError, paths.CorpusNotFound, ValueError, OSError, RuntimeError) as exc:
-        if not readable(exc):
-            raise
-        print(f"newsdedup: error: {exc}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        # A staged command's files were discarded by the commit's own handler and every
+        # file is written whole or not at all, so there is nothing half-written to name.
+        print("newsdedup: interrupted; no file was left half-written (a command's files are "
+              "committed together or not at all)", file=sys.stderr)
+        return INTERRUPTED
+    except (CorpusError, paths.CorpusNotFound, ValueError, OSError, RuntimeError,
+            MemoryError) as exc:
+        if readable(exc):
+            text = one_line(str(exc))
+            if isinstance(exc, MemoryError):  # its message is often empty
+                text = f"out of memory ({text})" if text else "out of memory"
+            print(f"newsdedup: error: {text}", file=sys.stderr)
+            return 2
+        return _internal(exc)
+    except Exception as exc:
+        return _internal(exc)
     progress(f"done in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _internal(exc: BaseException) -> int:
+    """One line for an error no check foresaw (a bug), or its traceback when asked for."""
+    if os.environ.get(TRACEBACK_VARIABLE):
+        raise exc
+    print(f"newsdedup: internal error: {type(exc).__name__}: {one_line(str(exc))} (this is a "
+          f"bug; set {TRACEBACK_VARIABLE}=1 to see where it happened)", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

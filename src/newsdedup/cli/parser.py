@@ -25,12 +25,18 @@ from newsdedup.cli.commands import (
     cmd_story_signals,
 )
 from newsdedup.cli.options import (
+    NGRAM,
+    PERMUTATIONS,
+    SEED,
     add_calibrate_args,
     add_corpus_args,
     add_crosshost_args,
     add_embedding_args,
     add_measure_args,
+    add_scheme_arg,
     add_signal_args,
+    finite,
+    integer,
     ints,
     mapping,
     unit,
@@ -95,6 +101,7 @@ def add_published_commands(sub) -> None:
                                    "and the n-gram sweep (`newsdedup run` always does).")
     add_corpus_args(p)
     add_measure_args(p)
+    add_scheme_arg(p)
     p.add_argument("--full", action="store_true",
                    help="also the studies beyond block 1: lsh.csv, error_vs_perm.csv, "
                         "histogram.csv, ngram_sweep.csv, ngram_tracks.csv (as `run` writes)")
@@ -124,6 +131,7 @@ def add_published_commands(sub) -> None:
                     "results/feed/calibrate/holdout.csv")
     add_corpus_args(p)
     add_calibrate_args(p)
+    add_scheme_arg(p)
     p.add_argument("--full", action="store_true",
                    help="also sweep the IDF and MinHash scorers and the gated dedupe (more "
                         "rows in sweep.csv; `newsdedup run` always does)")
@@ -152,6 +160,7 @@ def add_published_commands(sub) -> None:
                        description="Hosts from URLs, cross pairs of a host set, date window.")
     add_corpus_args(p)
     add_crosshost_args(p)
+    add_scheme_arg(p)
     p.set_defaults(func=cmd_crosshost)
     p = sub.add_parser("run", help="measure + calibrate + crosshost (+ dedupe) on one corpus",
                        description="Everything for one corpus, written to results/<name>/: "
@@ -161,6 +170,7 @@ def add_published_commands(sub) -> None:
     add_measure_args(p)
     add_calibrate_args(p)
     add_crosshost_args(p, window=False)
+    add_scheme_arg(p)
     p.set_defaults(func=cmd_run)
 
 
@@ -179,8 +189,9 @@ def add_dedupe_command(sub) -> None:
     g.add_argument("--scorer", choices=list(SCORERS),
                    help="score of the near pass (default idf; embedding: cosine of sentence "
                         "embeddings, --embeddings names the backend; small corpora)")
-    g.add_argument("--n", dest="dedupe_n", type=int, help="character n-gram size (default 3)")
+    g.add_argument("--n", dest="dedupe_n", type=NGRAM, help="character n-gram size (default 3)")
     g.add_argument("--text", choices=["title", "title+summary"], help="what is compared")
+    add_scheme_arg(g, None, "the calibration's, else hangul-alnum")
     g.add_argument("--gate", action=argparse.BooleanOptionalAction, default=None,
                    help="subject gate on the headline's leading token (default on)")
     g.add_argument("--reference", type=Path,
@@ -193,10 +204,11 @@ def add_dedupe_command(sub) -> None:
                         "news.nate.com)")
     g.add_argument("--opaque-hosts", type=words,
                    help="comma-separated redirect hosts (default news.google.com)")
-    g.add_argument("--num-perm", type=int, help="MinHash signature length (scorer minhash)")
+    g.add_argument("--num-perm", type=PERMUTATIONS,
+                   help="MinHash signature length (scorer minhash)")
     g.add_argument("--minhash-family", choices=["crc32-mersenne61", "datasketch"],
                    help="MinHash hash family (scorer minhash)")
-    g.add_argument("--minhash-seed", type=int, help="MinHash seed (scorer minhash)")
+    g.add_argument("--minhash-seed", type=SEED, help="MinHash seed (scorer minhash)")
     g.add_argument("--sweep", type=units, default=None, metavar="T1,T2,...",
                    help="also sweep these thresholds for every surface scorer, gate on and off, "
                         "and write dedupe/sweep.csv (items left per threshold)")
@@ -218,18 +230,20 @@ def add_join_command(sub) -> None:
     add_corpus_args(p)
     g = p.add_argument_group("join")
     g.add_argument("--threshold", type=unit, default=0.5, help="Jaccard threshold (default 0.5)")
-    g.add_argument("--n", dest="join_n", type=int, default=3, help="n-gram size (default 3)")
+    g.add_argument("--n", dest="join_n", type=NGRAM, default=3, help="n-gram size (default 3)")
     g.add_argument("--text", choices=["title", "title+summary"], default="title",
                    help="what is compared (default title)")
-    g.add_argument("--scheme", default="hangul-alnum", help="normalization (default hangul-alnum)")
-    g.add_argument("--top-k", type=int, default=0, help="write the k best neighbours per item")
+    add_scheme_arg(g)
+    g.add_argument("--top-k", type=integer(0, 10_000), default=0,
+                   help="write the k best neighbours per item")
     g.add_argument("--scheduler", help="run on Dask: a scheduler address, or 'local' for a "
                                        "local cluster")
     g.add_argument("--lsh-threshold", type=unit,
                    help="also measure MinHash LSH recall per bin, banding chosen for this J")
     g.add_argument("--lsh-recall", type=unit, default=None,
                    help="recall wanted at --lsh-threshold (default: datasketch's optimiser)")
-    g.add_argument("--num-perm", type=int, default=128, help="MinHash permutations (default 128)")
+    g.add_argument("--num-perm", type=PERMUTATIONS, default=128,
+                   help="MinHash permutations (default 128)")
     g.add_argument("--minhash-family", choices=["crc32-mersenne61", "datasketch"],
                    default="crc32-mersenne61", help="MinHash family (default crc32-mersenne61)")
     p.set_defaults(func=cmd_join)
@@ -251,8 +265,9 @@ def add_evaluate_commands(sub) -> None:
     p.add_argument("--select", default="train", help="split where thresholds are chosen "
                                                      "(default train)")
     p.add_argument("--test", default="dev", help="split where they are measured (default dev)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--resamples", type=integer(1, 1_000_000), default=1000,
+                   help="bootstrap resamples (1000)")
+    p.add_argument("--seed", type=SEED, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--ngrams", type=ints, default=(), metavar="N1,N2,...",
                    help="also write the per-n tables without intervals (plain Jaccard at these "
                         "n, test split) to results/sts-headlines-<test>/evaluate/ (2,3,4: "
@@ -267,11 +282,11 @@ def add_evaluate_commands(sub) -> None:
                         "names a column whose --select / --test values split the rows (else "
                         "a seeded half chooses the thresholds, the other half measures)")
     g.add_argument("--name", help="results folder name (default: the file's stem)")
-    g.add_argument("--same-at", type=float, help="'same' at or above (default 1 for a 0/1 "
+    g.add_argument("--same-at", type=finite, help="'same' at or above (default 1 for a 0/1 "
                                                  "label, else 4)")
-    g.add_argument("--different-at", type=float, help="'different' at or below (default 0 for "
+    g.add_argument("--different-at", type=finite, help="'different' at or below (default 0 for "
                                                       "a 0/1 label, else 1)")
-    g.add_argument("--split-seed", type=int, default=0,
+    g.add_argument("--split-seed", type=SEED, default=0,
                    help="seed of the halves when the file has no split column (default 0)")
     add_embedding_args(p)
     p.set_defaults(func=cmd_evaluate_pairs)
@@ -283,10 +298,10 @@ def add_evaluate_commands(sub) -> None:
                                    "label noise to results/<name>/eval/.")
     add_corpus_args(p)
     p.add_argument("--story-col", default="STORY", help="story id column (default STORY)")
-    p.add_argument("--stories", type=int, default=0,
+    p.add_argument("--stories", type=integer(0, 10**8), default=0,
                    help="evaluate a seeded sample of this many whole stories (default 0: all)")
-    p.add_argument("--sample-seed", type=int, default=0, help="seed of the story sample")
-    p.add_argument("--n", dest="cluster_n", type=int, default=3, help="n-gram size (default 3)")
+    p.add_argument("--sample-seed", type=SEED, default=0, help="seed of the story sample")
+    p.add_argument("--n", dest="cluster_n", type=NGRAM, default=3, help="n-gram size (default 3)")
     p.add_argument("--thresholds", dest="cluster_thresholds", type=units,
                    default=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                    help="dedupe thresholds (default 0.2,...,0.9)")
@@ -296,7 +311,7 @@ def add_evaluate_commands(sub) -> None:
     p.add_argument("--reference", type=Path, default=paths.CORPORA_DIR,
                    help="folder with stsb-en/ whose news sentences give reference IDF for the "
                         "extra 'idf-ref' runs (default: %(default)s)")
-    p.add_argument("--pairs-n", type=int, default=None, metavar="N",
+    p.add_argument("--pairs-n", type=NGRAM, default=None, metavar="N",
                    help="also score every pair at this n against the story ids, without a "
                         "dedupe (precision, bound; results/<name>/evaluate/stories_*; 4: the "
                         "tables of the retired evaluate-stories)")
@@ -322,7 +337,8 @@ def add_signal_commands(sub) -> None:
                                    "to_label.csv).")
     add_corpus_args(p)
     add_signal_args(p)
-    p.add_argument("--quota", type=int, default=10, help="pairs per scorer (default 10)")
+    p.add_argument("--quota", type=integer(1, 100_000), default=10,
+                   help="pairs per scorer (default 10)")
     p.add_argument("--output", type=Path, help="sheet path (default results/<name>/signals/"
                                                 "to_label.csv)")
     p.set_defaults(func=cmd_candidates)

@@ -2,7 +2,8 @@
 
 The ``source`` field of an archive is often a normalized brand, so the site an item was
 posted on is taken from its URL (:func:`host_of`, :func:`hosts_of`); :func:`parse_dates`
-reads ``published_at`` for the date windows of the cross-host study and the signals.
+reads ``published_at`` for the date windows of the cross-host study and the signals, by
+the one date rule of :mod:`newsdedup.corpus.dates`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+
+from newsdedup.corpus.dates import DATE_RULE, parse_date_texts
+
+__all__ = ["DATE_RULE", "host_of", "hosts_of", "parse_date_texts", "parse_dates"]
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _PORT = re.compile(r":\d*$")
@@ -77,52 +82,14 @@ def _host(url: str) -> str:
     return _PORT.sub("", authority).lower()
 
 
-DATE_RULE = "an ISO 8601 date or time, or epoch milliseconds (11 or more digits)"
-"""What ``published_at`` may hold; empty means unknown. One rule for loading, the keep
-rules of the dedupe and the date windows of the cross-host study and the signals."""
-
-_EPOCH_MS = r"\d{11,}"
-
-
-def parse_date_texts(values: Sequence[str]) -> tuple[pd.Series, np.ndarray]:
-    """Dates of ``published_at`` texts by :data:`DATE_RULE`, and which ones break it.
-
-    Args:
-        values: One text per item; ``""`` is an unknown date.
-
-    Returns:
-        ``(dates, bad)``: ``datetime64[ns]`` values (naive, UTC; ``NaT`` where empty or
-        bad) on a RangeIndex, and a bool array marking the non-empty values that are not
-        dates.
-
-    Examples:
-        >>> dates, bad = parse_date_texts(["2024-05-01T09:00:00+09:00", "", "soon"])
-        >>> dates.tolist(), bad.tolist()
-        ([Timestamp('2024-05-01 00:00:00'), NaT, NaT], [False, False, True])
-    """
-    raw = pd.Series(list(values), dtype=object).astype(str)
-    digits = raw.str.fullmatch(_EPOCH_MS).to_numpy(dtype=bool)
-    out = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns]")
-    bad = np.zeros(len(raw), dtype=bool)
-    if digits.any():
-        out[digits] = pd.to_datetime(raw[digits].astype("int64"), unit="ms")
-    rest = ~digits & (raw != "").to_numpy(dtype=bool)
-    if rest.any():
-        # One vectorized parse; offsets are converted to UTC and dropped so that
-        # dates with and without a zone compare on one clock.
-        parsed = pd.to_datetime(raw[rest], format="ISO8601", errors="coerce", utc=True)
-        bad[rest] = parsed.isna().to_numpy()
-        out[rest] = parsed.dt.tz_convert(None).to_numpy()
-    return out, bad
-
-
 def parse_dates(items: pd.DataFrame) -> pd.Series:
     """``published_at`` as dates; an unparsable value raises naming its row and id.
 
-    Accepts what :data:`DATE_RULE` says: ISO dates/times and epoch milliseconds
-    (all-digit strings, as in the UCI aggregator). Empty values become ``NaT`` and never
-    fall in a window. :func:`newsdedup.corpus.load.load_corpus` rejects a record whose date
-    breaks the rule (naming file, line and record), so a loaded corpus never raises here.
+    Accepts what :data:`DATE_RULE` says: ISO dates/times, RFC 2822 dates (RSS), epoch
+    seconds and epoch milliseconds (all-digit strings, as in the UCI aggregator). Empty
+    values become ``NaT`` and never fall in a window.
+    :func:`newsdedup.corpus.load.load_corpus` rejects a record whose date breaks the
+    rule (naming file, line and record), so a loaded corpus never raises here.
 
     Args:
         items: A corpus table with ``id`` and ``published_at`` columns.

@@ -29,8 +29,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from newsdedup.corpus.hosts import DATE_RULE, host_of, parse_date_texts
-from newsdedup.corpus.records import CorpusError, CorpusWarning, RawRecord, Rejected, decode_bytes
+from newsdedup.corpus.dates import OK, DateTexts, date_problem, read_date_texts
+from newsdedup.corpus.hosts import host_of
+from newsdedup.corpus.records import (
+    CorpusError,
+    CorpusWarning,
+    RawRecord,
+    Rejected,
+    decode_bytes,
+    field_problem,
+)
 from newsdedup.corpus.tabular import read_csv, read_jsonl, read_parquet
 from newsdedup.corpus.typescript import read_ts
 from newsdedup.text.normalize import canonical, is_blank
@@ -169,12 +177,21 @@ def load_corpus(
         raise CorpusError(path, "file is empty", line=1)
     header, raws = _read_records(path, data, fmt, array_name, dialect, sep, encoding)
     if header is not None:
-        _check_header(path, fmt, header, mapping, columns)
         file_fields = header
     else:
         file_fields = list(dict.fromkeys(k for raw in raws for k in raw.fields))
+    if header is not None or file_fields:  # records all unreadable: the reject list says why
+        _check_header(path, fmt, file_fields, mapping, columns,
+                      raws[0].line if header is None and raws else None)
 
     items, extras, rejected = _validate(path, raws, mapping, file_fields, strict)
+    if rejected and not items:
+        # Nothing usable is a failure of the input, not a run with an empty result: most
+        # often a mistyped --columns, or a file that is not what it claims to be.
+        first = rejected[0]
+        raise CorpusError(path, f"every one of its {len(rejected)} records was rejected, so "
+                                f"nothing is left to compare; the first: {first.reason}",
+                          line=first.line, record=first.record)
     if rejected:
         _warn_rejected(path, rejected, len(raws))
     return LoadResult(
@@ -240,20 +257,31 @@ def _read_records(
 def _check_header(
     path: Path,
     fmt: str,
-    header: list[str],
+    fields: list[str],
     mapping: dict[str, str],
     columns: Mapping[str, str] | None,
+    first_line: int | None,
 ) -> None:
-    """Raise when the header lacks id, title or a column the caller named."""
+    """Raise when the file lacks id, title or a column the caller named.
+
+    ``fields`` is the header of a CSV or Parquet file, or every field name any record of a
+    JSONL or TypeScript file has: a name in no record is as absent as one missing from a
+    header (a mistyped ``--columns title=TITEL`` on a JSONL file). ``first_line`` is the
+    line of the first record of a file without a header (None for CSV and Parquet).
+    """
     # A column the caller named explicitly but the file lacks is a configuration error,
     # not a property of every record; say so once instead of rejecting every row.
     # The same goes for id and title, without which no record can be used.
     needed = {"id": mapping["id"], "title": mapping["title"]} | dict(columns or {})
-    absent = {c: f for c, f in needed.items() if f not in header}
+    absent = {c: f for c, f in needed.items() if f not in fields}
     if absent:
         wanted = ", ".join(f"{f!r} (for {c!r})" for c, f in absent.items())
-        line = None if fmt == "parquet" else 1
-        raise CorpusError(path, f"column {wanted} not in the header {header}", line=line)
+        if fmt in ("csv", "parquet"):
+            line = None if fmt == "parquet" else 1
+            raise CorpusError(path, f"column {wanted} not in the header {fields}", line=line)
+        shown = fields[:20] + (["..."] if len(fields) > 20 else [])
+        raise CorpusError(path, f"field {wanted} is in no record; the records' fields: {shown}",
+                          line=first_line)
 
 
 def _resolve_format(path: Path, fmt: str | None) -> str:
@@ -344,13 +372,16 @@ def _validate(
             raise CorpusError(path, reason, line=raw.line, record=raw.record)
         rejected.append(Rejected(raw.record, raw.line, rid or None, reason, raw.last_line))
 
-    bad_dates = _bad_dates(raws, mapping["published_at"])
-    for raw, bad_date in zip(raws, bad_dates, strict=True):
-        if raw.problem is not None:
+    dates = _dates(raws, mapping["published_at"])
+    for number, raw in enumerate(raws):
+        problem = raw.problem if raw.problem is not None else field_problem(raw.fields)
+        if problem is not None:
             rid = raw.fields.get(mapping["id"])
-            reject(raw, rid.strip() if isinstance(rid, str) else None, raw.problem)
+            ok_id = isinstance(rid, str) and field_problem({"id": rid}) is None
+            reject(raw, rid.strip() if ok_id and isinstance(rid, str) else None, problem)
             continue
-        row, problem = _canonical_row(raw, mapping, bool(bad_date))
+        row, problem = _canonical_row(raw, mapping, int(dates.status[number]),
+                                      dates.iso[number])
         # Reported ids are as written; a blank one is reported as None.
         rid = row["id"] if row["id"].strip() else ""
         if problem is not None:
@@ -375,25 +406,28 @@ def _validate(
     return items, list(extras.values()), rejected
 
 
-def _bad_dates(raws: list[RawRecord], field: str) -> np.ndarray:
-    """Per record: a ``published_at`` that breaks :data:`DATE_RULE` (one vectorized parse)."""
+def _dates(raws: list[RawRecord], field: str) -> DateTexts:
+    """Per record: its ``published_at`` read by the date rule (one vectorized parse)."""
     texts = []
     for raw in raws:
         try:
             texts.append(_as_text(raw.fields.get(field)))
         except (_NotScalar, _NotText):  # reported as such by _canonical_row
             texts.append("")
-    return parse_date_texts(texts)[1]
+    return read_date_texts(texts)
 
 
 def _canonical_row(
-    raw: RawRecord, mapping: dict[str, str], bad_date: bool
+    raw: RawRecord, mapping: dict[str, str], date_status: int, date_iso: str | None
 ) -> tuple[dict[str, Any], str | None]:
     """The canonical columns of one record as text, and why it is unusable (None if usable).
 
     An unparsable date rejects the record here, with its line, rather than later: the
     cross-host windows cannot place it and the keep rules cannot rank it, and ranking it
-    oldest (as the dedupe once did) would silently decide representatives by a typo.
+    oldest (as the dedupe once did) would silently decide representatives by a typo. So
+    does a date outside the ``datetime64[ns]`` range (year 9999). A date written as RFC
+    2822 or epoch seconds is stored in its ISO 8601 spelling (``date_iso``), so that every
+    later reader of ``published_at`` sees one of the two forms it always read.
     """
     row: dict[str, Any] = {}
     problem = None
@@ -418,9 +452,10 @@ def _canonical_row(
     if is_blank(row["title"]):
         what = "absent or empty" if not row["title"].strip() else "blank: only invisible characters"
         return row, f"missing title (field {mapping['title']!r} is {what})"
-    if bad_date:
-        field = mapping["published_at"]
-        return row, f"field {field!r} (published_at) {row['published_at']!r} is not {DATE_RULE}"
+    if date_status != OK:
+        return row, date_problem(mapping["published_at"], row["published_at"], date_status)
+    if date_iso is not None:
+        row["published_at"] = date_iso
     return row, None
 
 

@@ -144,3 +144,66 @@ def decode_bytes(path: str | Path, data: bytes, encoding: str = "utf-8") -> str:
             line=line,
         ) from exc
     return text.removeprefix("\ufeff")
+
+
+MAX_NESTING = 64
+"""Deepest nesting of arrays and objects a record's field may have (levels below the field).
+
+A news record's extra fields are flat or shallow; a field nested hundreds of levels deep
+is damage or an attack, and everything that later prints or copies it recursively (the
+CSV writer, ``repr``) would stop on Python's recursion limit."""
+
+
+def _surrogate(text: str) -> str | None:
+    """Where a text holds a lone UTF-16 surrogate (``"U+D800 at character 4"``), else None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"U+{ord(text[exc.start]):04X} at character {exc.start + 1}"
+    return None
+
+
+def field_problem(fields: dict[str, Any], max_depth: int = MAX_NESTING) -> str | None:
+    r"""Why a parsed record cannot be used whatever its columns: a lone surrogate, deep nesting.
+
+    A JSON or JavaScript string may escape half of a surrogate pair alone (``"\ud800"``):
+    it parses, but is no character, and every UTF-8 writer fails on it, so the record is
+    rejected here rather than the command failing at its first write. The walk is
+    iterative, so a field nested beyond the recursion limit is reported, not crashed on.
+
+    Args:
+        fields: Field name -> value as read (strings, numbers, lists, dicts).
+        max_depth: Deepest nesting allowed below a field (:data:`MAX_NESTING`).
+
+    Returns:
+        The reason, naming the field, or None.
+
+    Examples:
+        >>> field_problem({"id": "a", "title": "ok", "tags": ["x", {"y": "z"}]}) is None
+        True
+        >>> field_problem({"id": "a", "title": "bad \ud800"})[:67]
+        "field 'title' holds a lone UTF-16 surrogate (U+D800 at character 5)"
+        >>> field_problem({"x": [[[[0]]]]}, max_depth=2)
+        "field 'x' nests arrays or objects deeper than 2 levels"
+    """
+    for key in fields:
+        if isinstance(key, str) and (where := _surrogate(key)) is not None:
+            return (f"field name {key.encode('utf-8', 'backslashreplace').decode()!r} holds a "
+                    f"lone UTF-16 surrogate ({where}), which is not a character")
+    stack: list[tuple[str, Any, int]] = [(str(k), v, 0) for k, v in fields.items()]
+    while stack:
+        name, value, depth = stack.pop()
+        if isinstance(value, str):
+            if (where := _surrogate(value)) is not None:
+                return (f"field {name!r} holds a lone UTF-16 surrogate ({where}), which is not "
+                        "a character")
+        elif isinstance(value, dict | list | tuple):
+            if depth >= max_depth:
+                return f"field {name!r} nests arrays or objects deeper than {max_depth} levels"
+            if isinstance(value, dict):  # keys are strings too, and may hold a surrogate
+                stack.extend((name, k, depth + 1) for k in value if isinstance(k, str))
+            stack.extend((name, item, depth + 1) for item in
+                         (value.values() if isinstance(value, dict) else value))
+    return None

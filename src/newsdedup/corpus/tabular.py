@@ -79,6 +79,14 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
             raise CorpusError(
                 path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno, record=record
             ) from exc
+        except RecursionError:
+            # Valid JSON nested deeper than Python's parser recurses: this record only.
+            raws.append(RawRecord(record, lineno, {}, "arrays or objects nested deeper than "
+                                  "the JSON reader can follow"))
+            continue
+        except ValueError as exc:  # a number of more than 4,300 digits (int's own limit)
+            raws.append(RawRecord(record, lineno, {}, f"unreadable JSON value: {exc}"))
+            continue
         if not isinstance(value, dict):
             kind = type(value).__name__
             raise CorpusError(
@@ -113,6 +121,35 @@ def _ends_inside_quotes(raw: str, delimiter: str, quote: str = '"') -> bool:
         elif state == "start":
             state = "quoted" if char == quote else "field"
     return state == "quoted"
+
+
+def _text_after_close(raw: str, delimiter: str, quote: str = '"') -> int | None:
+    """Offset of the first character that follows a closing quote inside its field, or None.
+
+    In well-formed CSV a quote that closes a field is followed by a delimiter, a line end
+    or the end of the text (a doubled quote is a literal quote). csv's non-strict parser
+    appends anything else to the field: ``"a"b`` reads as ``ab``. Inside a record that
+    spans lines this is the mark of a runaway: a stray quote opened a field, and the
+    opening quote of a later, correctly quoted field (``2,"He said ""no"" twice"``) closed it,
+    followed by that field's text.
+    """
+    state = "start"
+    for pos, char in enumerate(raw):
+        if state == "quoted":
+            if char == quote:
+                state = "quote_in_quoted"
+        elif state == "quote_in_quoted":
+            if char == quote:
+                state = "quoted"
+            elif char == delimiter or char in "\r\n":
+                state = "start"
+            else:
+                return pos
+        elif char in "\r\n" or char == delimiter:
+            state = "start"
+        elif state == "start":
+            state = "quoted" if char == quote else "field"
+    return None
 
 
 def _raise_field_limit() -> None:
@@ -168,9 +205,11 @@ def _runaway(lines: list[str], start: int, end: int, row: list[str], delimiter: 
     apart in general (a later quote may close the runaway field cleanly, with the right
     field count), so a multi-line record is accepted only when it is consistent in every
     way a runaway usually is not: it ends inside the file, the field count matches the
-    header, and none of its continuation lines is *row-shaped* -- no quote and exactly
-    ``width - 1`` delimiters, which is what a swallowed row looks like (a swallowed row
-    holds no quote, or the runaway field would have closed there). Otherwise the opening
+    header, every quote that closes a field is followed by a delimiter or a line end (a
+    swallowed row that holds a correctly quoted field closes the runaway at that field's
+    opening quote, followed by its text: :func:`_text_after_close`), and none of its
+    continuation lines is *row-shaped* -- no quote and exactly ``width - 1`` delimiters,
+    which is what a swallowed row without quotes looks like. Otherwise the opening
     line is rejected and reading resumes on the next line, so every following row is
     still read. A false alarm (prose with exactly ``width - 1`` delimiters on a
     continuation line) costs a listed reject, never a silent loss.
@@ -180,6 +219,11 @@ def _runaway(lines: list[str], start: int, end: int, row: list[str], delimiter: 
         return "unterminated quoted field: the file ends inside quotes"
     if len(row) != width:
         return f"quoted field spanning lines {start + 1}-{end} gives {len(row)} of {width} fields"
+    after = _text_after_close(raw, delimiter)
+    if after is not None:
+        number = start + 1 + raw.count("\n", 0, after)
+        return (f"quoted field spanning lines {start + 1}-{end} closes on line {number} with "
+                f"text after its closing quote, as a stray quote closed by a later field does")
     for number in range(start + 1, end):
         if _row_shaped(lines[number], delimiter, width):
             return (f"quoted field spanning lines {start + 1}-{end} swallows line {number + 1}, "
@@ -271,6 +315,16 @@ def _record(lines: list[str], start: int, source: _Lines, row: list[str],
 # --------------------------------------------------------------------------------------
 
 
+def _nullable_integers(arrow_type: Any) -> Any:
+    """The pandas nullable dtype of an Arrow integer type (``Int64`` ...), else None."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(arrow_type):
+        return pd.api.types.pandas_dtype(str(arrow_type).replace("int", "Int").replace(
+            "uInt", "UInt"))
+    return None
+
+
 def read_parquet(path: Path, data: bytes) -> tuple[list[str], list[RawRecord]]:
     """The column names and rows of a Parquet file; records have no line numbers.
 
@@ -284,8 +338,14 @@ def read_parquet(path: Path, data: bytes) -> tuple[list[str], list[RawRecord]]:
     Raises:
         CorpusError: The bytes are not a readable Parquet file.
     """
+    import pyarrow.parquet as pq  # only where a Parquet file is read
+
     try:
-        frame = pd.read_parquet(io.BytesIO(data))
+        table = pq.read_table(io.BytesIO(data))
+        # Integer columns stay integers where a value is null: pandas' default turns such a
+        # column into floats, and epoch milliseconds 1714521600000 into the text
+        # "1714521600000.0", which no date rule reads (every record was rejected).
+        frame = table.to_pandas(types_mapper=_nullable_integers)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         raise CorpusError(path, f"not a readable Parquet file: {exc}") from exc
     header = [str(c) for c in frame.columns]

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from newsdedup.corpus.records import CorpusError, RawRecord
+from newsdedup.corpus.records import MAX_NESTING, CorpusError, RawRecord
 
 # --------------------------------------------------------------------------------------
 # TypeScript literal reader
@@ -103,7 +103,11 @@ class _Lexer:
             match = _NUMBER.match(text, start)
             if match:
                 self.pos = match.end()
-                return _Tok("num", _number_value(match.group()), start, self.pos)
+                try:
+                    number: Any = _number_value(match.group())
+                except ValueError as exc:  # more than 4,300 digits: int's own limit
+                    number = _Unreadable(str(exc))
+                return _Tok("num", number, start, self.pos)
         match = _IDENT.match(text, start)
         if match:
             self.pos = match.end()
@@ -216,6 +220,12 @@ def _number_value(literal: str) -> int | float:
     return int(digits)
 
 
+class _Unreadable(NamedTuple):
+    """A number literal Python cannot hold (its value; the record holding it is rejected)."""
+
+    reason: str
+
+
 class _Value(NamedTuple):
     value: Any
     start: int
@@ -280,9 +290,16 @@ class _Parser:
         if tok.kind != "punct" or tok.value != "[":
             raise lx.error(decl.start, f"`const {name}` is not initialised with an array literal")
 
-    def value(self) -> _Value:
+    def value(self, depth: int = 0) -> _Value:
         lx = self.lx
         tok = lx.next()
+        if depth > MAX_NESTING and tok.kind == "punct" and tok.value in "[{":
+            # Deeper than any news field: skipped without recursing (Python's recursion
+            # limit would stop the whole load), and its record rejected.
+            self.problems.append(f"arrays or objects nested deeper than {MAX_NESTING} levels "
+                                 f"on line {lx.line_of(tok.start)}")
+            self._skip_nested()
+            return _Value(None, tok.start, lx.pos, False)
         if tok.kind == "str":
             if tok.value is None:
                 self.not_constant(tok)
@@ -298,18 +315,20 @@ class _Parser:
                 end = more.end
             result = _Value("".join(parts), tok.start, end, True)
         elif tok.kind == "num":
-            result = _Value(tok.value, tok.start, tok.end, False)
+            result = _Value(self.number(tok), tok.start, tok.end, False)
         elif tok.kind == "punct" and tok.value in "+-" and lx.peek().kind == "num":
             num = lx.next()
+            value = self.number(num)
             result = _Value(
-                -num.value if tok.value == "-" else num.value, tok.start, num.end, False
+                -value if tok.value == "-" and value is not None else value, tok.start,
+                num.end, False
             )
         elif tok.kind == "ident" and tok.value in _KEYWORD_VALUES:
             result = _Value(_KEYWORD_VALUES[tok.value], tok.start, tok.end, False)
         elif tok.kind == "punct" and tok.value == "{":
-            result = _Value(self.object_body()[0], tok.start, lx.pos, False)
+            result = _Value(self.object_body(depth + 1)[0], tok.start, lx.pos, False)
         elif tok.kind == "punct" and tok.value == "[":
-            result = _Value(self.array_body(), tok.start, lx.pos, False)
+            result = _Value(self.array_body(depth + 1), tok.start, lx.pos, False)
         else:
             raise self.fail(tok, "a literal value (string, number, object, array, true/false/null)")
         # `'model' as const` is a common TypeScript idiom in data modules; it does not
@@ -321,7 +340,27 @@ class _Parser:
                 raise self.fail(const, "'const' after 'as'")
         return result
 
-    def object_body(self) -> tuple[dict[str, Any], dict[str, _Value]]:
+    def number(self, tok: _Tok) -> Any:
+        """A number token's value; None (and a problem of the record) when unreadable."""
+        if isinstance(tok.value, _Unreadable):
+            self.problems.append(f"number on line {self.lx.line_of(tok.start)}: "
+                                 f"{tok.value.reason}")
+            return None
+        return tok.value
+
+    def _skip_nested(self) -> None:
+        """Skip the rest of an array or object literal whose opening bracket was just read."""
+        lx, open_brackets = self.lx, 1
+        while open_brackets:
+            tok = lx.next()
+            if tok.kind == "eof":
+                raise self.fail(tok, "']' or '}' closing a nested literal")
+            if tok.kind == "punct" and tok.value in "[{":
+                open_brackets += 1
+            elif tok.kind == "punct" and tok.value in "]}":
+                open_brackets -= 1
+
+    def object_body(self, depth: int = 0) -> tuple[dict[str, Any], dict[str, _Value]]:
         """Parse after ``{`` up to and including ``}``; also return each value's span."""
         lx = self.lx
         fields: dict[str, Any] = {}
@@ -335,17 +374,17 @@ class _Parser:
             else:
                 raise self.fail(key, "a property name or '}'")
             self.expect(":")
-            spans[name] = self.value()
+            spans[name] = self.value(depth)
             fields[name] = spans[name].value
             if not self.at("}"):
                 self.expect(",")
         lx.next()
         return fields, spans
 
-    def array_body(self) -> list[Any]:
+    def array_body(self, depth: int = 0) -> list[Any]:
         values: list[Any] = []
         while not self.at("]"):
-            values.append(self.value().value)
+            values.append(self.value(depth).value)
             if not self.at("]"):
                 self.expect(",")
         self.lx.next()

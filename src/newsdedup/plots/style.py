@@ -9,10 +9,12 @@ depends on the interactive backend.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -98,6 +100,11 @@ def save(fig: Figure, path: Path) -> Path:
     through :func:`newsdedup.runs.files.atomic_file` (a killed write leaves
     the previous figure, never a truncated one).
 
+    A PNG already at ``path`` with exactly the same pixels is left as it is: the
+    compressed bytes depend on the zlib that Pillow was built with, not on the figure,
+    so a rerun on another machine leaves a committed figure (and ``git status``) alone
+    unless what it shows has changed.
+
     Args:
         fig: The figure.
         path: The PNG path; its folder is created.
@@ -105,9 +112,24 @@ def save(fig: Figure, path: Path) -> Path:
     Returns:
         The PNG path (the SVG has the same stem).
     """
-    with atomic_file(path, binary=True) as fh:
-        fig.savefig(fh, dpi=DPI, format="png", metadata={"Software": None})
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=DPI, format="png", metadata={"Software": None})
+    if not _same_pixels(path, buffer.getvalue()):
+        with atomic_file(path, binary=True) as fh:
+            fh.write(buffer.getvalue())
     with (matplotlib.rc_context({"svg.hashsalt": "newsdedup", "svg.fonttype": "path"}),
           atomic_file(path.with_suffix(".svg"), binary=True) as fh):
         fig.savefig(fh, format="svg", metadata={"Date": None, "Creator": None})
     return path
+
+
+def _same_pixels(path: Path, png: bytes) -> bool:
+    """Whether the PNG file at ``path`` decodes to exactly the pixels of ``png``."""
+    from matplotlib.image import imread
+
+    try:
+        old = imread(path, format="png")
+    except (OSError, ValueError, SyntaxError):  # absent, or not a PNG Pillow can read
+        return False
+    new = imread(io.BytesIO(png), format="png")
+    return old.shape == new.shape and bool(np.array_equal(old, new))

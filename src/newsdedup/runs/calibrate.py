@@ -227,7 +227,14 @@ def sheet_check(arguments: dict) -> None:
     check_sheet_kept(Path(arguments["out"]), arguments["name"], labels)
 
 
-@commits("calibrate", before=sheet_check)
+def named_sheets(arguments: dict) -> list[Path | None]:
+    """The hold-out sheet a run's options name (written where the user said, maybe outside)."""
+    options = arguments.get("options") or arguments.get("calibrate_options")
+    holdout = (options or CalibrateOptions()).evidence.holdout
+    return [None if holdout is None else Path(holdout)]
+
+
+@commits("calibrate", before=sheet_check, named=named_sheets)
 def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None = None,
                   progress: Progress = quiet, echo: bool = True,
                   rerun: Sequence[str] | None = None, shown_root: Path | None = None

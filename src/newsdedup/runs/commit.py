@@ -21,8 +21,17 @@ through :func:`commits`) works like this:
 
 So a run killed between steps leaves the previous tree as it was (and its
 ``run.json``); one killed during step 4 is completed by the next command on
-the tree. A single step (``measure`` ...) on another corpus than the one
-``run.json`` names removes ``run.json``: the tree no longer holds one run.
+the tree. Any command on another corpus than the one ``run.json`` names
+removes ``run.json``: the tree no longer holds one run.
+
+Nothing is written outside ``--out``: the workbench's folders under it
+(``.newsdedup/``, its locks and staging trees) must be plain folders, not
+links (:func:`check_work_dir`); every file is committed only into a folder
+that resolves inside ``--out`` (a step folder linked elsewhere refuses the
+commit before its journal is written); and a journal left by a killed command
+is trusted only when every path it names stays inside (:func:`trusted`),
+else it is deleted unread. While a command stages, the writer itself refuses
+any file outside ``--out`` (:func:`newsdedup.runs.files.contained`).
 """
 
 from __future__ import annotations
@@ -34,13 +43,22 @@ import inspect
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from newsdedup import paths
-from newsdedup.runs.files import OutputError, Progress, fsync_dir, quiet, write_json
+from newsdedup.runs.files import (
+    REJECTS,
+    OutputError,
+    Progress,
+    contained,
+    fsync_dir,
+    quiet,
+    write_json,
+    write_rejects,
+)
 
 WORK_DIR = ".newsdedup"
 """Folder under ``--out`` holding the locks and staging trees (hidden, git-ignored)."""
@@ -107,6 +125,25 @@ def work_paths(out: str | Path, name: str) -> Work:
     return Work(root=Path(out).resolve(), name=name, tree=paths.results_tree(out, name))
 
 
+def check_work_dir(work: Work) -> None:
+    """Refuse a workbench folder under ``--out`` that is a link (it could lead anywhere).
+
+    ``<out>/.newsdedup/``, its ``locks/`` and ``staging/``, and this name's staging
+    root must be plain folders (or not exist yet): a link there would send the lock, the
+    staged files or the journal outside ``--out``.
+
+    Raises:
+        OutputError: One line naming the link and where it leads.
+    """
+    base = work.root / WORK_DIR
+    for folder in (base, base / "locks", base / "staging", work.stage_root, work.stage,
+                   work.lock):
+        if folder.is_symlink():
+            raise OutputError(f"{folder} is a link (to {folder.resolve()}); the workbench's "
+                              f"own folders under --out {work.root} must be plain folders, so "
+                              "nothing is written elsewhere. Delete it when no command runs")
+
+
 def _holder(lock: Path) -> str:
     with contextlib.suppress(OSError, ValueError):
         return f"pid {int(lock.read_text().strip())}"
@@ -119,7 +156,8 @@ def _acquire(work: Work) -> int:
     for _ in range(20):
         work.lock.parent.mkdir(parents=True, exist_ok=True)
         try:
-            fd = os.open(work.lock, os.O_RDWR | os.O_CREAT, 0o644)
+            # O_NOFOLLOW: a lock file planted as a link is not followed out of --out.
+            fd = os.open(work.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except FileNotFoundError:
             continue
         try:
@@ -158,6 +196,7 @@ def tree_lock(out: str | Path, name: str, progress: Progress = quiet) -> Iterato
         ValueError: ``name`` leaves ``out`` (:func:`newsdedup.paths.results_tree`).
     """
     work = work_paths(out, name)
+    check_work_dir(work)
     fd = _acquire(work)
     try:
         recover(work, progress)
@@ -175,16 +214,21 @@ def recover(work: Work, progress: Progress = quiet) -> str | None:
         ``"completed"`` (a journal was found and its commit finished),
         ``"discarded"`` (a staging tree without a journal was deleted) or None.
     """
-    if work.journal.is_file():
+    if work.journal.is_file() and not work.journal.is_symlink():
         try:
             journal = json.loads(work.journal.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             journal = None  # a journal is written atomically; unreadable means not ours
         stage = journal.get("stage") if isinstance(journal, dict) else None
         if isinstance(stage, str) and _inside(work.stage_root, stage) and "/" not in stage:
-            _apply(replace(work, name=stage), journal)
-            progress(f"finished the interrupted commit of {work.tree} ({journal.get('step')})")
-            return "completed"
+            staged = replace(work, name=stage)
+            if trusted(staged, journal):
+                _apply(staged, journal)
+                progress(f"finished the interrupted commit of {work.tree} "
+                         f"({journal.get('step')})")
+                return "completed"
+            progress(f"deleted the journal of an interrupted command on {work.tree} unread: "
+                     "it names a path outside the tree")
     if work.stage_root.exists() or work.journal.exists():
         _discard(work)
         progress(f"discarded the staging tree of an interrupted command on {work.tree}")
@@ -221,6 +265,48 @@ def _inside(tree: Path, rel: object) -> bool:
             and ".." not in Path(rel).parts and (tree / rel).resolve().is_relative_to(tree))
 
 
+def _lands_inside(work: Work, rel: str) -> bool:
+    """Whether ``<tree>/<rel>`` lands inside ``--out`` once its folders' links are followed."""
+    return (work.tree / rel).parent.resolve().is_relative_to(work.root)
+
+
+def trusted(work: Work, journal: dict) -> bool:
+    """Whether every path a journal names stays inside the staging tree, the tree and ``--out``.
+
+    A journal is a file under ``--out``; one planted there, or edited, could list
+    ``../../x`` to move or delete files anywhere. Only a journal all of whose paths are
+    plain relative paths inside is applied.
+
+    Examples:
+        >>> from pathlib import Path
+        >>> work = Work(root=Path("/r"), name="feed", tree=Path("/r/feed"))
+        >>> trusted(work, {"files": ["measure/a.csv"], "remove": []})
+        True
+        >>> trusted(work, {"files": ["../../etc/x"], "remove": []})
+        False
+    """
+    files, remove = journal.get("files", []), journal.get("remove", [])
+    if not isinstance(files, list) or not isinstance(remove, list):
+        return False
+    return (all(_inside(work.stage, f) and _inside(work.tree, f) and _lands_inside(work, f)
+                for f in files)
+            and all(_inside(work.tree, f) and _lands_inside(work, f) for f in remove))
+
+
+def _check_destinations(work: Work, files: list[str]) -> None:
+    """Refuse a commit that would put a file in a folder linked outside ``--out``.
+
+    Raises:
+        OutputError: Naming the first such folder and where it leads.
+    """
+    for rel in files:
+        if not _lands_inside(work, rel):
+            folder = (work.tree / rel).parent
+            raise OutputError(f"{folder} leads to {folder.resolve()}, outside --out "
+                              f"{work.root}; refusing to write {Path(rel).name} there (the tree "
+                              "is left as it was)")
+
+
 def _journal(work: Work, step: str, corpus, manifest: bool) -> dict:
     files = sorted(p.relative_to(work.stage).as_posix() for p in work.stage.rglob("*")
                    if p.is_file())
@@ -233,12 +319,15 @@ def _journal(work: Work, step: str, corpus, manifest: bool) -> dict:
         new = {"name": work.tree.name, "command": step, "corpus": corpus_identity(corpus),
                "files": files}
     ident = corpus_identity(corpus)
+    # run.json says the tree holds one run of the corpus it names: any command on another
+    # corpus ends that, whichever files it writes (a dedupe of B beside run A's files).
     other = (old is not None and ident is not None
              and (old.get("corpus") or {}).get("sha256") != ident["sha256"])
-    return {"step": step, "stage": work.name, "files": files,
-            "remove": sorted(old_files - set(files)) if manifest else [],
-            "drop_manifest": bool(manifest or (other and old_files & set(files))),
-            "manifest": new}
+    remove = sorted(old_files - set(files)) if manifest else []
+    if corpus is not None and REJECTS not in files and (work.tree / REJECTS).is_file():
+        remove.append(REJECTS)  # the previous corpus's rejects: none of this one's
+    return {"step": step, "stage": work.name, "files": files, "remove": sorted(remove),
+            "drop_manifest": bool(manifest or other), "manifest": new}
 
 
 def _apply(work: Work, journal: dict) -> None:
@@ -249,13 +338,18 @@ def _apply(work: Work, journal: dict) -> None:
     touched = {work.tree}
     for rel in journal.get("files", []):
         src, dst = work.stage / rel, work.tree / rel
-        if src.is_file():
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(src, dst)
+        if src.is_file() and _lands_inside(work, rel):  # checked before; a link may be new
+            try:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dst)
+            except OSError as exc:  # a file where a folder must be, or the reverse
+                raise OutputError(f"{dst}: cannot commit it ({exc.strerror or exc}); the "
+                                  f"staged files wait in {work.stage_root}, delete "
+                                  f"{work.root / WORK_DIR} to drop them") from None
             touched.add(dst.parent)
     for rel in journal.get("remove", []):
-        if _inside(work.tree, rel):
-            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+        if _inside(work.tree, rel) and _lands_inside(work, rel):
+            with contextlib.suppress(OSError):  # absent, a folder, or under a file: nothing
                 (work.tree / rel).unlink()
     for folder in touched:
         fsync_dir(folder)
@@ -266,7 +360,7 @@ def _apply(work: Work, journal: dict) -> None:
 
 @contextlib.contextmanager
 def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool = False,
-              progress: Progress = quiet) -> Iterator[Path]:
+              progress: Progress = quiet, also: tuple[Path, ...] = ()) -> Iterator[Path]:
     """Stage what the block writes under ``<root>/<name>/`` and commit it on success.
 
     Inside a commit already in progress (a step of ``run``) it yields ``out``
@@ -279,6 +373,8 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
         corpus: The run's corpus (its identity goes to the manifest).
         manifest: Write ``<name>/run.json`` last (``newsdedup run``).
         progress: Progress callback.
+        also: Further files the caller named explicitly (a sheet's ``--output``), which
+            may be written outside ``--out``.
 
     Yields:
         The results root to write to (a staging root).
@@ -292,9 +388,15 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
         return
     with tree_lock(out, name, progress) as work:
         work.stage.mkdir(parents=True, exist_ok=True)
+        check_work_dir(work)
         _ACTIVE.add(work.stage_root)
         try:
-            yield work.stage_root
+            with contained(work.root, *also):
+                yield work.stage_root
+            if corpus is not None and getattr(corpus, "rejected", None):
+                write_rejects(corpus.rejected, work.stage / REJECTS)
+            _check_destinations(work, sorted(p.relative_to(work.stage).as_posix()
+                                             for p in work.stage.rglob("*") if p.is_file()))
         except OutputError as exc:
             _discard(work)
             # Name the file the user knows: the tree's, which is left as it was.
@@ -311,7 +413,8 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
 
 
 def commits(step: str, manifest: bool = False,
-            before: Callable[[dict], None] | None = None
+            before: Callable[[dict], None] | None = None,
+            named: Callable[[dict], Iterable[Path | None]] | None = None
             ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a ``run_*(corpus, name, out, ...)`` so that its files are committed together.
 
@@ -325,6 +428,8 @@ def commits(step: str, manifest: bool = False,
         before: Called with the call's arguments (``out`` the results root the
             caller named) before anything is staged: a check that may refuse
             the run.
+        named: Called with the call's arguments: the files the caller named itself
+            (``--holdout SHEET``), which may lie outside ``--out``.
 
     Returns:
         The decorator.
@@ -340,8 +445,13 @@ def commits(step: str, manifest: bool = False,
             if before is not None:
                 before(dict(bound.arguments))
             progress = bound.arguments.get("progress") or quiet
+            # A path the caller named for one file (a sheet's --output) is theirs to choose.
+            chosen = [bound.arguments.get(k) for k in ("path", "output")]
+            if named is not None:
+                chosen += list(named(dict(bound.arguments)))
+            also = tuple(Path(f).parent for f in chosen if f is not None)
             with committed(out, name, step, bound.arguments.get("corpus"), manifest,
-                           progress) as root:
+                           progress, also) as root:
                 staged, tree = str(Path(root) / name), str(paths.results_tree(out, name))
                 bound.arguments["out"] = root
                 if "progress" in bound.arguments and Path(root) != Path(out):

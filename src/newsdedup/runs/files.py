@@ -24,12 +24,14 @@ It also defines :data:`Progress`, the status callback every run takes, and
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import csv
 import functools
 import json
 import math
 import os
 import platform
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -76,6 +78,43 @@ def fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+_ROOTS: contextvars.ContextVar[tuple[Path, ...]] = contextvars.ContextVar("roots", default=())
+"""Folders every file must land in while a command stages (empty: no constraint)."""
+
+
+@contextlib.contextmanager
+def contained(*roots: Path) -> Iterator[None]:
+    """Refuse, inside the block, any file whose folder does not resolve inside ``roots``.
+
+    A command stages under ``--out`` (:func:`newsdedup.runs.commit.committed`) and
+    writes nothing anywhere else; a folder on the way that is a link leading out (a
+    step folder, a staging folder) would otherwise carry a write outside.
+
+    Examples:
+        >>> import tempfile
+        >>> root = Path(tempfile.mkdtemp())
+        >>> with contained(root / "out"):
+        ...     write_text("x", root / "elsewhere.txt")
+        Traceback (most recent call last):
+        ...
+        newsdedup.runs.files.OutputError: ...elsewhere.txt: its folder ... is outside ...
+    """
+    token = _ROOTS.set(tuple(Path(r).resolve() for r in roots))
+    try:
+        yield
+    finally:
+        _ROOTS.reset(token)
+
+
+def _check_contained(path: Path) -> None:
+    roots = _ROOTS.get()
+    if roots:
+        folder = path.parent.resolve()
+        if not any(folder.is_relative_to(r) for r in roots):
+            raise OutputError(f"{path}: its folder {folder} is outside --out "
+                              f"{roots[0]}; refusing to write there")
+
+
 def _failed(path: Path, exc: OSError) -> OutputError:
     reason = exc.strerror or str(exc)
     return OutputError(f"{path}: cannot write ({reason}); the previous file, if any, is "
@@ -100,9 +139,11 @@ def atomic_file(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
         The open temporary file.
 
     Raises:
-        OutputError: Any OS error (no space, no permission ...), naming ``path``.
+        OutputError: Any OS error (no space, no permission ...), naming ``path``; or a
+            folder outside the roots of :func:`contained`.
     """
     path = Path(path)
+    _check_contained(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -212,11 +253,16 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+_LINE_BREAKS = re.compile("\r\n|[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
+"""Everything :meth:`str.splitlines` breaks on; Markdown renderers end a line at CR too."""
+
+
 def _cell(value, floatfmt: str) -> str:
+    """One Markdown table cell: pipes escaped, every line break a space (one row, one line)."""
     if isinstance(value, float | np.floating):
         return "nan" if not math.isfinite(value) else format(value, floatfmt)
     text = str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _LINE_BREAKS.sub(" ", text.replace("|", "\\|"))
 
 
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f", formats: Mapping[str, str] | None = None
@@ -240,7 +286,8 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3f", formats: Mapping[str
     formats = dict(formats or {})
     cols = list(df.columns)
     align = ["---:" if pd.api.types.is_numeric_dtype(df[c]) else ":---" for c in cols]
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "|".join(align) + "|"]
+    lines = ["| " + " | ".join(_cell(str(c), floatfmt) for c in cols) + " |",
+             "|" + "|".join(align) + "|"]
     for row in df.itertuples(index=False):
         cells = [_cell(v, formats.get(c, floatfmt)) for c, v in zip(cols, row, strict=True)]
         lines.append("| " + " | ".join(cells) + " |")
@@ -254,10 +301,14 @@ def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path, prefix: str 
 
 
 def write_markdown(sections: Iterable[tuple[str, str]], path: Path, title: str) -> Path:
-    """Write ``# title`` then one ``## heading`` + body per section."""
-    parts = [f"# {title}\n"]
+    """Write ``# title`` then one ``## heading`` + body per section.
+
+    A heading is one line: a line break in it (a ``--name`` or a title holding a CR) is
+    a space, as in table cells.
+    """
+    parts = [f"# {_LINE_BREAKS.sub(' ', title)}\n"]
     for heading, body in sections:
-        parts.append(f"## {heading}\n\n{body}\n")
+        parts.append(f"## {_LINE_BREAKS.sub(' ', heading)}\n\n{body}\n")
     return write_text("\n".join(parts), path)
 
 
@@ -314,6 +365,23 @@ def write_params(record: Mapping, path: Path, *extra: str) -> Path:
 
 
 # --- corpus -----------------------------------------------------------------
+
+
+REJECTS = "rejected.csv"
+"""The list of a corpus's rejected records, ``<out>/<name>/rejected.csv`` (when any)."""
+
+
+def write_rejects(rejected: Iterable, path: Path) -> Path:
+    """Write every rejected record (record, line, last line, id, reason) as CSV.
+
+    The console says one line per load under ``--quiet``; this file holds the list.
+    """
+    import pandas as pd
+
+    rows = [{"record": r.record, "line": r.line, "last_line": r.last_line, "id": r.id,
+             "reason": r.reason} for r in rejected]
+    table = pd.DataFrame(rows, columns=["record", "line", "last_line", "id", "reason"])
+    return write_csv(table.astype({"line": "Int64", "last_line": "Int64"}), path)
 
 
 def corpus_meta(corpus, name: str) -> dict:

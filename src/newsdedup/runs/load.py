@@ -11,8 +11,8 @@ import warnings
 from pathlib import Path
 
 from newsdedup import paths
-from newsdedup.corpus.load import CorpusError, CorpusWarning, LoadResult, load_corpus
-from newsdedup.runs.files import Progress, quiet
+from newsdedup.corpus.load import CorpusError, CorpusWarning, LoadResult, Rejected, load_corpus
+from newsdedup.runs.files import REJECTS, Progress, quiet
 
 
 def results_name(path: Path) -> str:
@@ -25,11 +25,16 @@ def results_name(path: Path) -> str:
     return path.parent.name if path.parent.name not in ("", ".") else path.stem
 
 
+EACH_REJECT = 20
+"""Rejected records said one line each (without ``--quiet``); the rest in one summary line."""
+
+
 def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | None = None,
                columns: dict[str, str] | None = None, strict: bool = False,
                name: str | None = None, progress: Progress = quiet, *, sep: str | None = None,
-               encoding: str = "utf-8") -> tuple[LoadResult, str]:
-    """Read a run's corpus and name its results folder; report every rejected record.
+               encoding: str = "utf-8", out: Path | None = None,
+               each_reject: int = EACH_REJECT) -> tuple[LoadResult, str]:
+    """Read a run's corpus and name its results folder; report the rejected records.
 
     Args:
         path: Corpus file; None for the pinned archive.
@@ -42,6 +47,10 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
         progress: Progress callback (one line per rejected record).
         sep: CSV/TSV delimiter; None for the format's default.
         encoding: Text encoding of the file.
+        out: Results root, to name the list of rejects (``<out>/<name>/rejected.csv``,
+            written by the command that commits) in the summary line.
+        each_reject: Rejects said one line each before the summary (0 under ``--quiet``:
+            the summary alone).
 
     Returns:
         ``(corpus, name)``.
@@ -59,10 +68,19 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
         warnings.simplefilter("ignore", CorpusWarning)
         corpus = load_corpus(path, fmt, columns=columns, strict=strict, dialect=dialect,
                              sep=sep, encoding=encoding)
-    for rej in corpus.rejected:
-        where = f"line {rej.line}" if rej.line is not None else f"record {rej.record}"
-        progress(f"rejected {path.name} {where}: {rej.reason}")
+    rejected = corpus.rejected
+    for rej in rejected[:each_reject]:
+        progress(f"rejected {path.name} {_where(rej)}: {rej.reason}")
+    if len(rejected) > each_reject:
+        listed = f"{out / name / REJECTS}" if out is not None else f"{REJECTS} of the results"
+        first = rejected[0]
+        progress(f"rejected {len(rejected):,} of {corpus.n_records:,} records of {path.name} "
+                 f"(first: {_where(first)}: {first.reason}); every one is listed in {listed}")
     return corpus, name
+
+
+def _where(rej: Rejected) -> str:
+    return f"line {rej.line}" if rej.line is not None else f"record {rej.record}"
 
 
 def require_pairs(corpus: LoadResult, what: str) -> None:

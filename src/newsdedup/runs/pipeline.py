@@ -19,7 +19,7 @@ from pathlib import Path
 
 from newsdedup.cluster.dedupe import DedupeConfig
 from newsdedup.paths import RESULTS_DIR
-from newsdedup.runs.calibrate import CalibrateOptions, run_calibrate, sheet_check
+from newsdedup.runs.calibrate import CalibrateOptions, named_sheets, run_calibrate, sheet_check
 
 # Notebook 04 calls ``pipeline.recalibrate`` (``from newsdedup.runs import pipeline``);
 # the function lives in newsdedup.runs.calibrate.
@@ -95,7 +95,7 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-@commits("run", manifest=True, before=sheet_check)
+@commits("run", manifest=True, before=sheet_check, named=named_sheets)
 def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             calibrate_options: CalibrateOptions | None = None,
             crosshost_options: CrossHostOptions | None = None,

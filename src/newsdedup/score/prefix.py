@@ -160,7 +160,9 @@ def _prefixes(sub: sp.csr_matrix, weights: np.ndarray, t: float) -> _Prefixes:
     # Weight of the row from this shingle on (itself included): row total minus
     # what comes before. A running sum over the whole matrix carries an absolute
     # rounding error of about 1e-16 x its size, hence the wider _PREFIX_SLACK.
-    row_end = np.repeat(cum[sub.indptr[1:] - 1] if cum.size else np.zeros(0), sizes)
+    # A bucket of items that all normalize to "" (punctuation-only titles) has no entry:
+    # then every row ends at 0, one value per row as np.repeat needs.
+    row_end = np.repeat(cum[sub.indptr[1:] - 1] if cum.size else np.zeros(sizes.size), sizes)
     rest = row_end - cum + w
     mass = np.zeros(sub.shape[0], dtype=np.float64)
     np.add.at(mass, row_of, w)

@@ -58,7 +58,8 @@ from newsdedup.score.kinds import SCORERS as SCORERS
 from newsdedup.score.kinds import SURFACE_SCORERS as SURFACE_SCORERS
 from newsdedup.score.kinds import ScorerKind as ScorerKind
 from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
-from newsdedup.text.shingle import ShingleMatrix
+from newsdedup.text import MAX_NGRAM
+from newsdedup.text.shingle import ShingleMatrix, check_ngram
 
 
 def scorer_kind(kind: str) -> ScorerKind:
@@ -129,8 +130,8 @@ class Scorer:
             if self.n != 0 or not self.backend:
                 raise ValueError("embedding scorers take a backend and no n-gram size")
             backend_label(self.backend)  # raises for an unknown backend
-        elif self.n < 1:
-            raise ValueError(f"n-gram size must be >= 1, got {self.n}")
+        elif not 1 <= self.n <= MAX_NGRAM:
+            check_ngram(self.n)  # raises, naming the range
         elif self.backend:
             raise ValueError("only embedding scorers take a backend")
         if spec.estimate != (self.num_perm > 0):

@@ -73,8 +73,9 @@ import pandas as pd
 
 from newsdedup.studies.sensitivity_batch import Batch
 from newsdedup.studies.sensitivity_words import Packing, WordPieces, python_mt_generator
+from newsdedup.text import MAX_NGRAM
 from newsdedup.text.normalize import DEFAULT_SCHEME, get_scheme, item_text
-from newsdedup.text.shingle import shingles
+from newsdedup.text.shingle import check_ngram, shingles
 
 __all__ = [
     "METHODS",
@@ -161,8 +162,8 @@ class SensitivityParams:
             raise ValueError(f"fractions must be distinct, got {fracs}")
         if any(not 0.0 <= f <= 1.0 for f in fracs):
             raise ValueError(f"fractions must lie in [0, 1], got {fracs}")
-        if self.n < 1:
-            raise ValueError(f"n-gram size must be >= 1, got {self.n}")
+        if not 1 <= self.n <= MAX_NGRAM:
+            check_ngram(self.n)  # raises, naming the range
         if self.trials < 1:
             raise ValueError(f"trials must be >= 1, got {self.trials}")
         if self.min_words < 0:

@@ -14,13 +14,24 @@ other character, spaces included, is removed. Removing spaces is what makes
 ``스마트 돌봄`` and ``스마트돌봄`` shingle alike (seed 000's reason for character
 n-grams). That scheme is ``"hangul-alnum"`` and is the default everywhere.
 
-Other schemes are selectable by name for experiments; each is a pure
-``str -> str`` function registered in :data:`SCHEMES`.
+Other schemes are selectable by name; each is a pure ``str -> str`` function
+registered in :data:`SCHEMES`. ``"unicode-alnum"`` (:func:`unicode_alnum`) compares
+every script: NFKC, case folding, and the letters, marks and digits of any script
+kept. The published scheme keeps Hangul and ASCII only, so a headline in Japanese,
+Chinese or Russian normalizes to its digits (or to nothing) and its near-copies are
+never grouped: :func:`dropped_scripts` finds the texts a scheme treats so, and the
+commands say so on stderr.
+
+The exact pass of the dedupe never uses a scheme: its key (:func:`exact_key`) is
+:func:`unicode_alnum`, so two headlines are one "exact" group only if they agree in
+every letter and digit of every script -- ``與, 예산안 단독 처리`` and ``野, 예산안
+단독 처리`` (the ruling and the opposition party) stay apart.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -107,11 +118,73 @@ def identity(text: str) -> str:
     return canonical(text)
 
 
+def _kept(char: str) -> bool:
+    """Whether :func:`unicode_alnum` keeps a character: a letter, digit or mark of any script.
+
+    Letters and digits are :meth:`str.isalnum` (every script's); combining marks
+    (category M) are kept too, since the vowel signs of Devanagari or Thai carry meaning.
+    """
+    return char.isalnum() or unicodedata.category(char)[0] == "M"
+
+
+def unicode_alnum(text: str) -> str:
+    """Every script compared: NFKC, case-folded, letters, marks and digits kept.
+
+    NFKC maps full-width and compatibility forms to their plain letters (``ＡＩ`` is
+    ``ai``, ``①`` is ``1``); case folding is the caseless match of Unicode (``ß`` is
+    ``ss``). Spaces, punctuation and symbols are dropped, as in :func:`hangul_alnum`,
+    which it equals on Hangul and lower-case ASCII.
+
+    Examples:
+        >>> unicode_alnum("與, 예산안 단독 처리"), unicode_alnum("ＡＩ　Путин: 東京")
+        ('與예산안단독처리', 'aiпутин東京')
+        >>> unicode_alnum("GPT-5.5 Instant 시스템 카드 공개") == hangul_alnum(
+        ...     "GPT-5.5 Instant 시스템 카드 공개")
+        True
+    """
+    return exact_key([text])[0]
+
+
+def exact_key(texts: Iterable[str]) -> list[str]:
+    """The exact-pass key of each headline: :func:`unicode_alnum`, whatever the scheme.
+
+    Two headlines are exact copies only when they agree in every letter and digit of
+    every script: a Hanja abbreviation (``與``/``野``, ``北``/``日``), a Japanese or a
+    Cyrillic word is meaning, not noise, even where the compared scheme drops it.
+
+    The texts (their own NULs removed: a NUL is no letter) are normalized joined by NUL,
+    in one NFKC and one case fold: NUL composes with nothing and no mapping produces it,
+    so each part comes out as its text would alone. The kept characters are then chosen
+    by one mask over the code points, :func:`_kept` asked once per distinct character
+    (about 0.5 s for 100k Korean headlines on the shared machine, 3x the published
+    scheme's vectorized path; a regular expression took 1.2 s).
+
+    Examples:
+        >>> exact_key(["與, 예산안 단독 처리", "野, 예산안 단독 처리", "與 예산안 단독처리!"])
+        ['與예산안단독처리', '野예산안단독처리', '與예산안단독처리']
+    """
+    texts = [t.replace("\0", "") for t in texts]
+    if not texts:
+        return []
+    # NFKC again after the fold (a folded text need not be normalized), and NFC after the
+    # filter: dropping a space between a letter and a mark lets them compose (R + "¸"
+    # is "r" + U+0327, which is "ŗ"), and the key must be the same when taken twice.
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize(
+        "NFKC", "\0".join(texts)).casefold())
+    points = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    kept = np.zeros(sys.maxunicode + 1, dtype=bool)  # a table over Unicode, 1.1 MB
+    distinct = np.flatnonzero(np.bincount(points, minlength=1)).tolist()
+    kept[distinct] = [code == 0 or _kept(chr(code)) for code in distinct]
+    text = points[kept[points]].tobytes().decode("utf-32-le", "surrogatepass")
+    return unicodedata.normalize("NFC", text).split("\0")
+
+
 SCHEMES: dict[str, Callable[[str], str]] = {
     "hangul-alnum": hangul_alnum,
     "nfkc-hangul-alnum": nfkc_hangul_alnum,
     "hangul-alnum-spaces": hangul_alnum_spaces,
     "identity": identity,
+    "unicode-alnum": unicode_alnum,
 }
 """Normalization schemes by name; ``"hangul-alnum"`` is the published one."""
 
@@ -168,6 +241,8 @@ def normalize_many(texts: Iterable[str], scheme: str = DEFAULT_SCHEME) -> list[s
     texts = list(texts)
     if scheme == "hangul-alnum" and len(texts) > 64:
         return _hangul_alnum_many(texts)
+    if scheme == "unicode-alnum":
+        return exact_key(texts)
     norm = get_scheme(scheme)
     return [norm(t) for t in texts]
 
@@ -234,3 +309,43 @@ def item_texts(items: Any, text: str = "title+summary", scheme: str | None = DEF
     if scheme is None:
         return raw
     return normalize_many(raw, scheme)
+
+
+def dropped_scripts(texts: Iterable[str], scheme: str = DEFAULT_SCHEME) -> dict[str, int]:
+    """Texts a scheme mostly discards, counted by the script of what it drops.
+
+    A text counts when the scheme keeps less than half of its letters and digits (as
+    :func:`unicode_alnum` counts them): a Japanese, Chinese or Russian headline under
+    ``"hangul-alnum"`` keeps its digits at most, so it is never compared with its
+    near-copies. Each such text is counted once, under the script (the first word of
+    the Unicode name: ``CJK``, ``HIRAGANA``, ``CYRILLIC`` ...) most of its dropped
+    characters belong to.
+
+    Args:
+        texts: The compared texts (titles).
+        scheme: The scheme that compares them.
+
+    Returns:
+        Script -> number of texts, most first (ties by name); empty when the scheme keeps
+        at least half of every text, and always for ``"unicode-alnum"`` and ``"identity"``.
+
+    Examples:
+        >>> dropped_scripts(["東京で大きな地震", "Путин заявил", "진천군 AI 돌봄", "與野 합의"])
+        {'CJK': 1, 'CYRILLIC': 1}
+    """
+    if scheme in ("unicode-alnum", "identity"):
+        return {}
+    texts = list(texts)
+    counts: dict[str, int] = {}
+    for key, head in zip(exact_key(texts), normalize_many(texts, scheme), strict=True):
+        if not key or 2 * len(head) >= len(key):
+            continue
+        kept = set(head)
+        scripts: dict[str, int] = {}
+        for char in key:
+            if char not in kept:
+                script = unicodedata.name(char, "UNKNOWN").split(" ")[0]
+                scripts[script] = scripts.get(script, 0) + 1
+        top = min(scripts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        counts[top] = counts.get(top, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

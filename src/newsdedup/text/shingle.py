@@ -19,6 +19,21 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from newsdedup.text import MAX_NGRAM
+
+
+def check_ngram(n: int) -> None:
+    """Refuse an n-gram size outside ``[1, MAX_NGRAM]`` (one line; the shared check).
+
+    Examples:
+        >>> check_ngram(10**10)
+        Traceback (most recent call last):
+        ...
+        ValueError: n-gram size must be an integer in [1, 64], got 10000000000
+    """
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or not 1 <= n <= MAX_NGRAM:
+        raise ValueError(f"n-gram size must be an integer in [1, {MAX_NGRAM}], got {n!r}")
+
 
 def shingles(text: str, n: int) -> set[str]:
     """Set of the character n-grams of an already normalized text.
@@ -36,8 +51,7 @@ def shingles(text: str, n: int) -> set[str]:
         >>> shingles("ab", 3)
         set()
     """
-    if n < 1:
-        raise ValueError(f"n-gram size must be >= 1, got {n}")
+    check_ngram(n)
     return {text[i : i + n] for i in range(len(text) - n + 1)}
 
 
@@ -107,8 +121,7 @@ def shingle_matrix(texts: Sequence[str], n: int) -> ShingleMatrix:
         >>> m.vocab
         ['abc', 'bcd', 'cde']
     """
-    if n < 1:
-        raise ValueError(f"n-gram size must be >= 1, got {n}")
+    check_ngram(n)
     lengths = np.fromiter(map(len, texts), np.int64, len(texts))
     joined = "".join(texts)
     # Code points -> dense ids; an n-gram is then one integer in base |alphabet|.

@@ -1,0 +1,158 @@
+"""The date rule (issue 28, items 1, 12 and 17): every date form a feed carries; none stops a load.
+
+Item 1: one date outside pandas' nanosecond range (year 9999, a 16-digit epoch string, an
+18-digit JSON integer) stopped the whole load without naming file or record. Item 17:
+RFC 2822 dates (RSS) and epoch seconds were rejected. Item 12: a Parquet int64 column of
+epoch milliseconds with one null was read as floats, and every record rejected. Expected
+values are written out from the calendar, not taken from the parser.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from newsdedup.cli import main
+from newsdedup.corpus.dates import NOT_A_DATE, OK, OUT_OF_RANGE, read_date_texts
+from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
+from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
+
+TITLES = ["진천군 스마트 돌봄 구축 착수", "화성시 화재 감지 시스템 도입", "포항시 제조 AI 실증",
+          "노타 AMD 협력 발표", "경북도 AI 인재 양성"]
+
+
+def load_quiet(path: Path) -> LoadResult:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CorpusWarning)
+        return load_corpus(path)
+
+
+def jsonl(tmp_path: Path, dates: list) -> Path:
+    path = tmp_path / "feed.jsonl"
+    rows = [{"id": f"i{k}", "title": t, "url": f"https://{'ab'[k % 2]}.example/{k}",
+             "published_at": d} for k, (t, d) in enumerate(zip(TITLES, dates, strict=True))]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("bad", ["9999-01-01", "1234567890123456", 123456789012345678,
+                                 "0000-01-01T00:00:00Z", "9" * 400])
+def test_a_date_out_of_range_rejects_its_record_and_the_rest_load(tmp_path, bad):
+    path = jsonl(tmp_path, ["2024-05-01", bad, "2024-05-02", "2024-05-03", ""])
+    res = load_quiet(path)
+    assert res.items["id"].tolist() == ["i0", "i2", "i3", "i4"]
+    [rej] = res.rejected
+    assert (rej.record, rej.line, rej.id) == (2, 2, "i1")
+    assert "outside 1677-09-22..2262-04-10" in rej.reason
+
+
+def test_crosshost_runs_on_a_feed_with_one_date_out_of_range(tmp_path, capsys):
+    path = jsonl(tmp_path, ["2024-05-01", "9999-12-31T23:59:59Z", "2024-05-02", "2024-05-03",
+                            "2024-05-04"])
+    code = main(["crosshost", str(path), "--hosts", "a.example,b.example", "--out",
+                 str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "rejected 1 of 5 records of feed.jsonl (first: line 2: field 'published_at'" in err
+    [listed] = (tmp_path / "out").glob("*/rejected.csv")
+    assert listed.read_text("utf-8").splitlines()[1].startswith("2,2,,i1,\"field 'published_at'")
+    rep = run_crosshost(load_quiet(path), "feed", tmp_path / "api",
+                        CrossHostOptions(hosts=("a.example", "b.example")), echo=False)
+    assert rep.n_items == 4
+
+
+def test_rss_and_epoch_seconds_are_read_and_stored_as_iso(tmp_path):
+    dates = ["Wed, 01 May 2024 09:00:00 +0900", "01 May 2024 09:00 GMT", "1714521600",
+             1714521600, "1714521600.25"]
+    res = load_quiet(jsonl(tmp_path, dates))
+    assert not res.rejected
+    assert res.items["published_at"].tolist() == [
+        "2024-05-01T09:00:00+09:00", "2024-05-01T09:00:00+00:00", "2024-05-01T00:00:00+00:00",
+        "2024-05-01T00:00:00+00:00", "2024-05-01T00:00:00.250000+00:00"]
+    # 1714521600 s after the epoch is 2024-05-01 00:00 UTC (19,844 days).
+    assert datetime(1970, 1, 1, tzinfo=UTC) + timedelta(days=19844) == datetime(
+        2024, 5, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("Wed, 01 May 2024 09:00:00 KST", NOT_A_DATE),  # a zone name outside RFC 2822
+    ("Wed, 31 Feb 2024 09:00:00 +0900", NOT_A_DATE),
+    ("Mon, 01 Jan 2263 00:00:00 GMT", OUT_OF_RANGE),
+    ("9999999999", OUT_OF_RANGE),  # 2286-11-20 in seconds
+    ("12345", NOT_A_DATE),
+    ("-0000-01-01", OUT_OF_RANGE),
+])
+def test_date_forms_at_the_edges_of_the_rule(text, status):
+    assert read_date_texts([text]).status.tolist() == [status]
+
+
+def test_parquet_epoch_milliseconds_with_a_null_are_read(tmp_path):
+    path = tmp_path / "feed.parquet"
+    ms = [1714521600000, None, 1714608000000, 1714694400000, 1714780800000]
+    pq.write_table(pa.table({"id": [f"i{k}" for k in range(5)], "title": TITLES,
+                             "published_at": pa.array(ms, pa.int64()),
+                             "views": pa.array([1, 2, None, 4, 5], pa.int32())}), path)
+    res = load_quiet(path)
+    assert not res.rejected
+    assert res.items["published_at"].tolist() == [
+        "1714521600000", "", "1714608000000", "1714694400000", "1714780800000"]
+    assert res.items["views"].tolist()[:3] == [1, 2, None]
+
+
+LIKELY = st.one_of(
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31),
+                 timezones=st.sampled_from([None, UTC])).map(lambda d: d.isoformat()),
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(
+        lambda d: d.strftime("%a, %d %b %Y %H:%M:%S ") + "+0900"),
+    st.integers(min_value=0, max_value=10**25).map(str),
+    st.integers(min_value=0, max_value=10**25),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(LIKELY, min_size=1, max_size=8))
+def test_any_published_at_is_a_date_or_a_listed_reject_never_a_crash(tmp_path_factory, values):
+    # The neighbourhood of items 1 and 17: ISO and RFC dates across the whole calendar,
+    # epoch digits of any length (as text and JSON numbers), floats and any text.
+    folder = tmp_path_factory.mktemp("dates")
+    path = folder / "f.jsonl"
+    rows = [{"id": f"i{k}", "title": f"제목 {k}", "published_at": v} for k, v in enumerate(values)]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    try:
+        res = load_quiet(path)
+    except ValueError as exc:  # every record rejected: a one-line failure naming the file
+        assert str(exc).startswith(f"{path}:1: record 1: every one") and "\n" not in str(exc)
+        return
+    assert len(res.items) + len(res.rejected) == len(values)
+    for rej in res.rejected:
+        # a date the rule refuses names the field; a JSON number the JSON standard has no
+        # place for (Infinity, NaN) fails the record's JSON itself and says so
+        assert "\n" not in rej.reason
+        assert "published_at" in rej.reason or "is not a JSON value" in rej.reason
+    read = read_date_texts(res.items["published_at"].tolist())
+    assert (read.status == OK).all()  # what the loader kept, every later reader reads
+    known = read.dates.dropna()
+    assert ((known >= pd.Timestamp.min) & (known <= pd.Timestamp.max)).all()
+
+
+@settings(max_examples=300)
+@given(st.integers(min_value=10**8, max_value=10**19))
+def test_epoch_digits_are_seconds_up_to_ten_digits_then_milliseconds(value):
+    text = str(value)
+    ns = value * 10**9 if len(text) <= 10 else value * 10**6  # the rule, in integers
+    read = read_date_texts([text])
+    if pd.Timestamp.min.value <= ns <= pd.Timestamp.max.value:
+        assert read.status.tolist() == [OK] and read.dates[0].value == ns
+    else:
+        assert read.status.tolist() == [OUT_OF_RANGE]
