@@ -27,7 +27,7 @@ OWNED = {"signals"}  # reproduced by their own runs in tests/test_signal_runs.py
 @pytest.fixture(scope="module")
 def fresh(pinned, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("results")
-    run_all(pinned, PALDYN.name, out, echo=False)
+    run_all(pinned, PALDYN.name, out, echo=False, rerun=["newsdedup", "run"])  # make reproduce
     from newsdedup.plots.write import write_figures
     from newsdedup.runs.report import run_report
 

@@ -95,7 +95,7 @@ def cmd_run(args) -> None:
 
     corpus, name = load(args)
     run_all(corpus, name, args.out, measure_config(args), calibrate_options(args),
-            crosshost_options(args), progress, shown_root=args.out)
+            crosshost_options(args), progress, shown_root=args.out, rerun=rerun_command())
     progress(f"all results under {args.out / name}")
 
 

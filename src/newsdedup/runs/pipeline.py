@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import resource
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -100,7 +100,7 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             calibrate_options: CalibrateOptions | None = None,
             crosshost_options: CrossHostOptions | None = None,
             progress: Progress = quiet, echo: bool = True,
-            shown_root: Path | None = None) -> None:
+            shown_root: Path | None = None, rerun: Sequence[str] | None = None) -> None:
     """Measure, calibrate and cross-host, dedupe with the calibrated threshold, then report.
 
     The report (``<name>/report/``, :func:`newsdedup.runs.report.write_report`)
@@ -124,6 +124,8 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
             labeling sheet); the default results root when None, so a run into a
             temporary folder writes the ``calibration.json`` that ``newsdedup run``
             writes (:func:`~newsdedup.runs.calibrate.shown_path`).
+        rerun: The command as run: the calibration's next step repeats it with
+            ``--labels`` (None: it names ``newsdedup calibrate FILE``).
     """
     clock = StepClock(progress, out / name / "timings.json", len(corpus.items))
     with clock("measure"):
@@ -133,6 +135,7 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         del report  # its shingle matrices and pair lists are not needed past this step
     with clock("calibrate"):
         cal = run_calibrate(corpus, name, out, calibrate_options, progress, echo,
+                            rerun=rerun,
                             shown_root=RESULTS_DIR if shown_root is None else shown_root)
     with clock("crosshost"):
         rep = run_crosshost(corpus, name, out, crosshost_options, progress, echo)
