@@ -250,3 +250,14 @@ def test_sweep_pairs_per_item_reaches_the_calibrate_options():
         assert calibrate_options(args).sweep_pairs_per_item == SWEEP_PAIRS_PER_ITEM
     with pytest.raises(SystemExit):
         build_parser().parse_args(["calibrate", "--sweep-pairs-per-item", "0"])
+
+
+def test_the_next_step_of_a_run_repeats_the_run_with_the_labels(corpus, tmp_path, monkeypatch):
+    # The command as the user typed it (sys.argv), as calibrate's next step quotes it.
+    argv = ["run", str(corpus), "--name", "feed", "--trials", "2", "--error-perms", "16"]
+    monkeypatch.setattr("sys.argv", ["newsdedup", *argv])
+    assert main([*argv, "--out", str(tmp_path), "--quiet"]) == 0
+    cal = json.loads((tmp_path / "feed" / "calibration.json").read_text(encoding="utf-8"))
+    sheet = tmp_path / "feed" / "calibrate" / "to_label.csv"
+    assert cal["recommended_threshold"] is None and sheet.is_file()  # declines: label first
+    assert f"`newsdedup {' '.join(argv)} --labels {sheet}`" in cal["evidence"]["next"]
