@@ -3,7 +3,6 @@
 import itertools
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from newsdedup.calibration.design import (
@@ -14,18 +13,10 @@ from newsdedup.calibration.design import (
     next_allocation,
 )
 from newsdedup.calibration.estimate import LabelSample
-from newsdedup.calibration.population import Population, build_population
+from newsdedup.calibration.population import build_population
 from newsdedup.score.jaccard import PairScores
 
-
-def population(sizes):
-    """A population whose stratum h holds sizes[h] pairs (pair k: rows k and N + k)."""
-    stratum = np.repeat(np.arange(len(sizes)), sizes)
-    n = stratum.size
-    strata = pd.DataFrame({"stratum": np.arange(len(sizes)), "size": np.asarray(sizes)})
-    return Population(np.arange(n), np.arange(n) + n, np.full(n, 0.5), np.ones(n, bool),
-                      np.zeros(n), stratum, strata, [f"id{k:04d}" for k in range(2 * n)], 0.05)
-
+from .conftest import population
 
 # --- first_allocation -------------------------------------------------------------------
 

@@ -16,14 +16,7 @@ from newsdedup.calibration.population import Population, build_population
 from newsdedup.calibration.sheet import read_sheet, sheet_sample
 from newsdedup.score.jaccard import PairScores
 
-
-def population(sizes):
-    """A population whose stratum h holds sizes[h] pairs (pair k: rows k and N + k)."""
-    stratum = np.repeat(np.arange(len(sizes)), sizes)
-    n = stratum.size
-    strata = pd.DataFrame({"stratum": np.arange(len(sizes)), "size": np.asarray(sizes)})
-    return Population(np.arange(n), np.arange(n) + n, np.full(n, 0.5), np.ones(n, bool),
-                      np.zeros(n), stratum, strata, [f"id{k:05d}" for k in range(2 * n)], 0.05)
+from .conftest import population
 
 
 def planted(sizes, merged_share, same_merged, same_unmerged, seed):

@@ -26,22 +26,12 @@ from hypothesis import strategies as st
 from newsdedup.cli import main
 from newsdedup.corpus.load import load_corpus
 from newsdedup.runs import commit
-from newsdedup.runs.calibrate import CalibrateOptions
 from newsdedup.runs.commit import MANIFEST, recover, work_paths
-from newsdedup.runs.crosshost import CrossHostOptions
 from newsdedup.runs.files import OutputError, contained, markdown_table, write_text
 from newsdedup.runs.join import JoinOptions, run_join
 from newsdedup.runs.pipeline import run_all
-from newsdedup.studies.measure import MeasureConfig
 
-HEADLINES = ["진천군 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수",
-             "진천군 온디바이스 AI기반 스마트돌봄 본격화",
-             "화성시 AI 화재 감지 시스템 도입 공장 밀집 지역",
-             "포항시 제조 AI 실증 착수 철강 공정",
-             "노타 AMD와 온디바이스 모델 최적화 협력 발표"]
-FAST = {"measure": MeasureConfig(error_perms=(16, 32)),
-        "calibrate_options": CalibrateOptions(trials=3),
-        "crosshost_options": CrossHostOptions(hosts=("a.example", "b.example"))}
+from .conftest import FAST, HEADLINES
 
 
 def corpus_file(folder: Path, stem: str, titles: list[str]) -> Path:
