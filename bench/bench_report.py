@@ -112,9 +112,9 @@ def measure(command: str, run: Path) -> tuple[float, float]:
     # wait4 gives this child's own resource usage (ru_maxrss in KB on Linux).
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise RuntimeError(f"newsdedup {command} {run} failed (exit {proc.returncode})")
+    code = os.waitstatus_to_exitcode(status)
+    if code:
+        raise RuntimeError(f"newsdedup {command} {run} failed (exit {code})")
     return seconds, usage.ru_maxrss / 1024
 
 

@@ -131,9 +131,9 @@ def _series(cal: dict) -> str:
             f"{number(series.get('items'))} items")
 
 
-def _estimate(cal: dict, which: str, prefix: str = "estimated_") -> str:
-    """``estimated_<which>`` with its interval and basis, as ``calibration.json`` states it."""
-    estimate = cal.get(f"{prefix}{which}")
+def _estimate(cal: dict, key: str) -> str:
+    """An estimate of ``calibration.json`` (``estimated_precision`` ...), interval and basis."""
+    estimate = cal.get(key)
     if not estimate or estimate.get("value") is None:
         if cal.get("recommended_threshold") is None:
             return "none: no threshold recommended"
@@ -192,9 +192,9 @@ def calibration_section(run: RunFolder) -> Section:
             ("recommended threshold", "none" if t is None else f"{t:.2f} ({setting})"),
             ("target precision", number(cal.get("target_precision"), ".2f")),
             ("date window", _window(cal)), ("series", _series(cal)),
-            ("estimated precision", _estimate(cal, "precision")),
-            ("estimated recall", _estimate(cal, "recall")),
-            ("simulated recall", _estimate(cal, "simulated_recall", prefix="")),
+            ("estimated precision", _estimate(cal, "estimated_precision")),
+            ("estimated recall", _estimate(cal, "estimated_recall")),
+            ("simulated recall", _estimate(cal, "simulated_recall")),
             ("labels", _labels(cal)), ("hold-out", _holdout(cal)), ("decoys", _decoys(cal)),
             ("unrelated-pair bound", number(cal.get("upper_bound"), ".3f")),
             ("band", "none" if not band else f"({band[0]:.3f}, {band[1]:.3f}]")]
