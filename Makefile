@@ -12,7 +12,7 @@ NAME   ?=
 RUN_ARGS := $(if $(CORPUS),$(CORPUS)) $(if $(NAME),--name $(NAME))
 
 .DEFAULT_GOAL := help
-.PHONY: browser help install reproduce measure calibrate crosshost eval eval-full dedupe figures notebooks lab test lint bench bench-scale bench-kernels join fetch clean
+.PHONY: browser help install reproduce measure calibrate crosshost eval eval-full dedupe figures notebooks lab test check lint bench bench-scale bench-kernels join fetch clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -37,9 +37,9 @@ bytecode: $(STAMP)  ## compile src/ to .pyc again after editing it (git-ignored)
 
 reproduce: $(STAMP)  ## the main job: all published tables and figures for the pinned corpus
 	$(BIN)/newsdedup run $(RUN_ARGS)
-	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate-gold && \
+	$(if $(CORPUS),,$(BIN)/newsdedup signals && $(BIN)/newsdedup evaluate gold && \
 	    $(BIN)/newsdedup report results/paldyn-ai-lab-news)
-	$(BIN)/newsdedup figures $(if $(NAME),$(NAME)) --only corpus
+	$(BIN)/newsdedup report $(if $(NAME),$(NAME)) --figures corpus
 
 measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1, with --full's studies)
 	$(BIN)/newsdedup measure --full $(RUN_ARGS)
@@ -48,15 +48,15 @@ calibrate: $(STAMP)  ## sensitivity simulation, sweeps and calibration.json (blo
 	$(BIN)/newsdedup calibrate --full $(RUN_ARGS)
 
 crosshost: $(STAMP)  ## cross-host pairs and date window (block 3)
-	$(BIN)/newsdedup crosshost $(RUN_ARGS)
+	$(BIN)/newsdedup measure --crosshost $(RUN_ARGS)
 
 eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in results/*/eval)
-	$(BIN)/newsdedup evaluate-pairs
-	$(BIN)/newsdedup evaluate-clusters --stories 12
-	$(BIN)/newsdedup figures --only eval
+	$(BIN)/newsdedup evaluate pairs
+	$(BIN)/newsdedup evaluate clusters --stories 12
+	$(BIN)/newsdedup report --figures eval
 
 eval-full: $(STAMP)  ## the clustering study on all 6,366 UCI items (a few minutes)
-	$(BIN)/newsdedup evaluate-clusters
+	$(BIN)/newsdedup evaluate clusters
 
 dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, gate on/off
 	$(BIN)/newsdedup dedupe $(RUN_ARGS) --calibration results/$(or $(NAME),paldyn-ai-lab-news)/calibration.json \
@@ -88,15 +88,15 @@ UCI_COLS := id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP
 
 signals: $(STAMP)  ## host/date/entity signals: funnel, candidates, gold metrics; UCI rules
 	$(BIN)/newsdedup signals $(RUN_ARGS)
-	$(if $(CORPUS),,$(BIN)/newsdedup evaluate-gold)
-	$(if $(CORPUS),,$(BIN)/newsdedup story-signals $(UCI_HEAD) --name uci-head \
+	$(if $(CORPUS),,$(BIN)/newsdedup evaluate gold)
+	$(if $(CORPUS),,$(BIN)/newsdedup evaluate stories $(UCI_HEAD) --name uci-head \
 	    --columns $(UCI_COLS) --entity-unit token --no-korean --relations same-org,cross-org)
 
 candidates: $(STAMP)  ## labeling sheet of candidate pairs (results/<name>/signals/to_label.csv)
-	$(BIN)/newsdedup candidates $(RUN_ARGS)
+	$(BIN)/newsdedup signals --sheet $(RUN_ARGS)
 
 figures: $(STAMP)  ## PNG (and SVG) figures from the results tables
-	$(BIN)/newsdedup figures $(if $(NAME),$(NAME)) --only corpus
+	$(BIN)/newsdedup report $(if $(NAME),$(NAME)) --figures corpus
 
 notebooks: $(STAMP)  ## execute every notebook headless; regenerates every figure (PNG + SVG)
 	$(BIN)/python -m newsdedup.runs.notebooks notebooks --no-write --jobs 2
@@ -110,7 +110,16 @@ browser:  ## install Debian's chromium for the report's rendering test, when mis
 	@command -v chromium >/dev/null 2>&1 || test -n "$$NEWSDEDUP_CHROMIUM" || \
 	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-test: $(STAMP) browser  ## lint (ruff, docstring rules), type check (mypy) and the test suite
+# Two lanes. `make test` is the one to run while working: every test not marked slow, on
+# every core (pytest-xdist), in under 3 minutes on a 2-core machine. `make check` is what CI
+# runs: the whole suite, the end-to-end tests on the real corpora and in a browser included,
+# one process (about 15 minutes). Which tests are slow: tests/conftest.py.
+test: $(STAMP)  ## the fast lane (< 3 min): lint, type check and every test not marked slow
+	$(BIN)/ruff check src tests bench measure calibrate notebooks
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -m "not slow" -n auto
+
+check: $(STAMP) browser  ## everything, as CI runs it: lint, type check and the whole test suite
 	$(BIN)/ruff check src tests bench measure calibrate notebooks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest

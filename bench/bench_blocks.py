@@ -3,7 +3,7 @@
 Seed 004 publishes its blocks with three standard-library scripts
 (``measure.py``, ``calibrate.py``, ``cross.py``, run as ``python3 measure.py``
 beside ``src/data/news.ts``). A user of this package runs ``newsdedup
-measure``, ``newsdedup calibrate`` and ``newsdedup crosshost`` instead. This
+measure``, ``newsdedup calibrate`` and ``newsdedup measure --crosshost`` instead. This
 script times both as whole processes (interpreter start, imports, reading the
 corpus, computing, printing and, for the package, writing its files) on the
 pinned corpus, in the same run: the scripts are cut out of the seed text

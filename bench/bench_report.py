@@ -1,6 +1,6 @@
 """The run report and the figures at 10k, 100k and 1M items: time and peak memory.
 
-``newsdedup report`` and ``newsdedup figures`` read what a run wrote. Most
+``newsdedup report`` and ``newsdedup report --figures`` read what a run wrote. Most
 of it has a fixed size whatever the corpus (histogram bins, one row per
 threshold, the top pairs, a sample of pairs near the threshold); what grows
 with the corpus is the dedupe's ``items.csv`` (one row per item; the report

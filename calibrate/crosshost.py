@@ -1,6 +1,6 @@
 """Published block 3: cross-host pairs of a host set, with a date window.
 
-Thin wrapper around `newsdedup crosshost`; all logic is in the package. Run
+Thin wrapper around `newsdedup measure --crosshost`; all logic is in the package. Run
 `python calibrate/crosshost.py --help` for the options. Without a corpus path it works on the
 pinned archive and writes `results/paldyn-ai-lab-news/`.
 """

@@ -19,6 +19,33 @@ settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 
+# The fast lane (`make test`) leaves out what is marked slow; `make check` (CI) runs all.
+# Slow: every end-to-end test (whole commands on real corpora, notebooks, the report in a
+# browser) and the tests named here, each over 10 s on this project's 2-core machine
+# (`pytest --durations=40` prints them).
+SLOW_FOLDERS = ("e2e",)
+SLOW_TESTS: tuple[str, ...] = (
+    "tests/runs/test_calibrate.py::test_the_labeling_loop_and_its_hold_out_measure_the_dedupe",
+    "tests/plots/test_write.py::test_write_all_",
+    "tests/plots/test_write.py::test_write_figures_writes_stable_png_and_svg",
+    "tests/cluster/test_gate_buckets.py::test_20k_shared_lead_token",
+    "tests/runs/test_containment.py::test_a_run_of_another_corpus_killed_midway",
+    "tests/test_cli_round2.py::test_ctrl_c_is_one_line",
+    "tests/plots/test_evaluate.py::test_notebook_07_runs",
+    "tests/plots/test_evaluate.py::test_committed_eval_figures_are_redrawn",
+    "tests/score/test_scorers.py::test_embedding_block_and_pair_scores_agree",
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Mark the slow tests ``slow``: end-to-end folders and :data:`SLOW_TESTS`."""
+    for item in items:
+        parts = item.path.parts
+        in_folder = "tests" in parts and any(f in parts for f in SLOW_FOLDERS)
+        if in_folder or any(item.nodeid.startswith(t) for t in SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def pinned() -> LoadResult:
     """The 387-item archive read as the published run read it (seed dialect)."""

@@ -97,7 +97,7 @@ def test_bad_number_list_is_rejected_by_argparse(capsys):
 def test_evaluate_pairs_ngrams_writes_both_languages(tmp_path):
     # --ngrams folds in the per-n tables of the retired evaluate-sts (same files).
     out = tmp_path / "results"
-    assert main(["evaluate-pairs", "--out", str(out), "--resamples", "10", "--ngrams", "2"]) == 0
+    assert main(["evaluate", "pairs", "--out", str(out), "--resamples", "10", "--ngrams", "2"]) == 0
     assert (out / "korsts/eval/summary.csv").is_file()
     ko = pd.read_csv(out / "sts-headlines-dev/evaluate/ko_cutoffs.csv")
     en = pd.read_csv(out / "sts-headlines-dev/evaluate/en_cutoffs.csv")
@@ -162,13 +162,13 @@ def test_evaluate_clusters_accounts_for_every_record(tmp_path, capsys):
     path.write_text(STORY_CSV, "utf-8")
     out = tmp_path / "results"
     cols = "id=ID,title=TITLE,url=URL,source=PUBLISHER,published_at=TIMESTAMP"
-    assert main(["evaluate-clusters", str(path), "--columns", cols, "--name", "tiny", "--out",
+    assert main(["evaluate", "clusters", str(path), "--columns", cols, "--name", "tiny", "--out",
                  str(out), "--thresholds", "0.5", "--reference", str(tmp_path / "none")]) == 2
     assert "stsb-en" in capsys.readouterr().err  # a missing reference folder is named
-    assert main(["evaluate-clusters", str(path), "--columns", cols, "--out", str(out),
+    assert main(["evaluate", "clusters", str(path), "--columns", cols, "--out", str(out),
                  "--thresholds", "0.5"]) == 2
     assert "examples_at=0.3 is not one of the thresholds" in capsys.readouterr().err
-    code = main(["evaluate-clusters", str(path), "--columns", cols, "--name", "tiny", "--out",
+    code = main(["evaluate", "clusters", str(path), "--columns", cols, "--name", "tiny", "--out",
                  str(out), "--thresholds", "0.5", "--examples-at", "0.5"])
     assert code == 0
     params = json.loads((out / "tiny/eval/params.json").read_text("utf-8"))
@@ -181,14 +181,14 @@ def test_evaluate_clusters_accounts_for_every_record(tmp_path, capsys):
     assert noise["cross_pairs"].tolist() == [1]  # the two 'Apple sues Samsung' stories
     assert "rejected stories.csv line 6" in capsys.readouterr().err
     assert not (out / "tiny/evaluate").exists()  # the all-pairs tables only on request
-    assert main(["evaluate-clusters", str(path), "--columns", cols, "--name", "tiny", "--out",
-                 str(out), "--thresholds", "0.5", "--examples-at", "0.5", "--pairs-n", "3"]) == 0
+    assert main(["evaluate", "clusters", str(path), "--columns", cols, "--name", "tiny", "--out",
+                 str(out), "--thresholds", "0.5", "--examples-at", "0.5", "--pairs-ngram", "3"]) == 0
     # --pairs-n folds in the tables of the retired evaluate-stories.
     summary = pd.read_csv(out / "tiny/evaluate/stories_summary.csv")
     assert summary[["pairs", "positives"]].values.tolist() == [[6, 1]]
     story_params = json.loads((out / "tiny/evaluate/stories_params.json").read_text("utf-8"))
     assert story_params["n"] == 3 and story_params["corpus"]["items"] == 4
-    assert main(["evaluate-clusters", str(path), "--columns", cols, "--story-col", "NOPE",
+    assert main(["evaluate", "clusters", str(path), "--columns", cols, "--story-column", "NOPE",
                  "--out", str(out)]) == 2
     assert "no story column 'NOPE'" in capsys.readouterr().err
 

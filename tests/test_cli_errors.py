@@ -89,7 +89,7 @@ CASES = [
      "{cal_window}: parameters.window_days must be a positive number or null"),
     ("calibration-declined", "dedupe {two} --calibration {cal_declined} --out {out}",
      "{cal_declined}: no threshold was recommended: no labels yet Next: label the pairs"),
-    ("figures-calibration", "figures figs --root {out} --only corpus",
+    ("figures-calibration", "report figs --out {out} --figures corpus",
      "{out}/figs/calibration.json: upper_bound must be a number"),
     ("threshold-negative", "dedupe {two} --threshold -1 --no-gate --out {out}",
      "argument --threshold: expected a number in [0, 1], got '-1'"),

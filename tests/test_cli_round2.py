@@ -54,12 +54,13 @@ def two(tmp_path) -> Path:
 @pytest.mark.parametrize(("argv", "option"), [
     ("measure {f} --num-perm " + HUGE, "--num-perm"),
     ("calibrate {f} --trials " + HUGE, "--trials"),
-    ("crosshost {f} --window-days " + HUGE, "--window-days"),
+    ("measure {f} --crosshost --window-days " + HUGE, "--window-days"),
     ("join {f} --top-k " + HUGE, "--top-k"),
-    ("dedupe {f} --n 1e10", "--n"),
-    ("dedupe {f} --n 10000000000", "--n"),
+    ("dedupe {f} --ngram 1e10", "--ngram"),
+    ("dedupe {f} --ngram 10000000000", "--ngram"),
+    ("dedupe {f} --n 10000000000", "--n"),  # the old spelling, checked the same
     ("measure {f} --ngrams 3," + HUGE, "--ngrams"),
-    ("crosshost {f} --cross-n 65", "--cross-n"),
+    ("measure {f} --crosshost --crosshost-ngram 65", "--crosshost-ngram"),
     ("calibrate {f} --thresholds ,", "unrecognized"),  # calibrate has no --thresholds
     ("measure {f} --thresholds ,", "--thresholds"),
     ("dedupe {f} --sweep ,", "--sweep"),

@@ -23,6 +23,9 @@ CORPORA_DIR: Path = SHARED_DIR / "corpora"
 DATA_DIR: Path = PROJECT_ROOT / "data"
 EXTERNAL_DIR: Path = DATA_DIR / "external"
 RESULTS_DIR: Path = Path(os.environ.get("NEWSDEDUP_RESULTS", PROJECT_ROOT / "results"))
+OUT_DIR: Path = Path(os.environ.get("NEWSDEDUP_RESULTS", "results"))
+"""The command line's ``--out`` default: ``results/`` under the folder the user runs it from
+(the library's own default, :data:`RESULTS_DIR`, is the checkout's)."""
 EMBED_CACHE_DIR: Path = Path(os.environ.get("NEWSDEDUP_EMBED_CACHE",
                                             DATA_DIR / "cache" / "embeddings"))
 """Root of the sentence-embedding caches, one folder per corpus (git-ignored)."""

@@ -58,7 +58,7 @@ def test_a_date_out_of_range_rejects_its_record_and_the_rest_load(tmp_path, bad)
 def test_crosshost_runs_on_a_feed_with_one_date_out_of_range(tmp_path, capsys):
     path = jsonl(tmp_path, ["2024-05-01", "9999-12-31T23:59:59Z", "2024-05-02", "2024-05-03",
                             "2024-05-04"])
-    code = main(["crosshost", str(path), "--hosts", "a.example,b.example", "--out",
+    code = main(["measure", "--crosshost", str(path), "--hosts", "a.example,b.example", "--out",
                  str(tmp_path / "out"), "--quiet"])
     err = capsys.readouterr().err
     assert code == 0, err

@@ -10,8 +10,8 @@ written once per session by ``newsdedup run`` into a temporary root, with
 fewer simulation trials: the report and the notebooks need every table, the
 numbers are tested elsewhere.
 
-Chromium is Debian's ``chromium`` package: ``make test`` installs it when it
-is missing (the Makefile's ``browser`` target; CI runs ``make test``). Set
+Chromium is Debian's ``chromium`` package: ``make check`` installs it when it
+is missing (the Makefile's ``browser`` target; CI runs ``make check``). Set
 ``NEWSDEDUP_CHROMIUM`` to use another binary. The browser is driven over the
 DevTools protocol on a pipe (``--remote-debugging-pipe``), so no port is
 opened and no network is used.
@@ -106,7 +106,7 @@ def chromium_binary() -> str:
     """The Chromium to run: ``$NEWSDEDUP_CHROMIUM``, else Debian's ``chromium`` on the PATH."""
     found = os.environ.get("NEWSDEDUP_CHROMIUM") or shutil.which("chromium")
     if not found:
-        pytest.fail("chromium not found: `make test` installs Debian's package (apt-get install "
+        pytest.fail("chromium not found: `make check` installs Debian's package (apt-get install "
                     "-y chromium), or set NEWSDEDUP_CHROMIUM to a Chromium binary")
     return found
 

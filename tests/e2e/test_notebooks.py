@@ -160,7 +160,7 @@ def pair_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
                       quoting=csv.QUOTE_NONE)
     dev[dev.genre == "main-news"].head(200)[["sentence1", "sentence2", "score"]].to_csv(
         root / "my-pairs.csv", index=False)
-    assert cli.main(["evaluate-pairs", "--pairs", str(root / "my-pairs.csv"), "--columns",
+    assert cli.main(["evaluate", "pairs", "--pairs", str(root / "my-pairs.csv"), "--columns",
                      "a=sentence1,b=sentence2,score=score", "--name", "my-pairs", "--out",
                      str(root), "--embeddings", "none", "--resamples", "50", "--quiet"]) == 0
     return root / "my-pairs"

@@ -155,7 +155,7 @@ def test_a_corpus_without_hosts_says_so_and_draws_no_cross_host_figure(user_root
     series = pd.read_csv(run / "calibrate" / "series.csv")
     md = (run / "report" / "report.md").read_text(encoding="utf-8")
     assert len(series) and f"{len(series):,} series found" in md  # Reuters's own templates
-    assert cli.main(["figures", str(run), "--quiet"]) == 0
+    assert cli.main(["report", str(run), "--figures", "--quiet"]) == 0
     assert not (run / "figures" / "cross_host.png").exists()
     assert (run / "figures" / "score_distribution.png").is_file()
 

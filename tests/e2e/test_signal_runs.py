@@ -63,12 +63,12 @@ def test_funnel_and_candidates_agree(fresh):
 
 def test_candidates_command_writes_a_sheet_and_missing_gold_is_an_error(tmp_path, capsys):
     sheet = tmp_path / "sheet.csv"
-    assert cli.main(["candidates", "--out", str(tmp_path), "--quota", "2",
-                     "--output", str(sheet)]) == 0
+    assert cli.main(["signals", "--out", str(tmp_path), "--quota", "2",
+                     "--sheet", str(sheet)]) == 0
     table = pd.read_csv(sheet, keep_default_na=False)
     assert {"label", "reason", "title_i", "title_j", "summary_i"} <= set(table.columns)
-    assert cli.main(["evaluate-gold", "--out", str(tmp_path),
-                     "--gold", str(tmp_path / "none.csv")]) == 2
+    assert cli.main(["evaluate", "gold", "--out", str(tmp_path),
+                     "--labels", str(tmp_path / "none.csv")]) == 2
     assert "none.csv not found" in capsys.readouterr().err
 
 
@@ -76,7 +76,7 @@ def test_signals_help_lists_every_rule_switch(capsys):
     with pytest.raises(SystemExit):
         cli.main(["signals", "--help"])
     text = capsys.readouterr().out
-    for flag in ("--no-host", "--no-date", "--no-entity", "--no-version", "--max-days",
+    for flag in ("--no-host", "--no-date", "--no-entity", "--no-version", "--window-days",
                  "--relations", "--min-shared", "--cosine", "--min-cosine", "--signal-config"):
         assert flag in text
 
@@ -87,7 +87,7 @@ def test_story_signals_command_on_a_small_labelled_file(tmp_path):
                     "1,Fed's Plosser sees high bar,http://a.com/1,s1,1394470370698\n"
                     "2,Plosser: Fed may accelerate taper,http://b.com/2,s1,1394470371207\n"
                     "3,Apple sues Samsung,http://c.com/3,s2,1394470372000\n", encoding="utf-8")
-    assert cli.main(["story-signals", str(path), "--out", str(tmp_path), "--name", "mini",
+    assert cli.main(["evaluate", "stories", str(path), "--out", str(tmp_path), "--name", "mini",
                      "--columns",
                      "id=ID,title=TITLE,url=URL,published_at=TIMESTAMP", "--entity-unit",
                      "token", "--no-korean"]) == 0

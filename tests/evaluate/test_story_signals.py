@@ -80,8 +80,8 @@ def test_story_signals_cli_with_cosine_adds_the_embedding_rules(tmp_path):
         "url": ["https://x.com/1", "https://y.com/2", "https://x.com/3", "https://y.com/4"],
         "published_at": ["2014-03-10"] * 4, "STORY": ["f", "f", "a", "o"],
     }).to_csv(corpus, index=False)
-    rc = main(["story-signals", str(corpus), "--name", "tiny", "--out", str(tmp_path), "--cosine",
-               "--entity-unit", "token", "--no-korean"])
+    rc = main(["evaluate", "stories", str(corpus), "--name", "tiny", "--out", str(tmp_path),
+               "--cosine", "--entity-unit", "token", "--no-korean"])
     assert rc == 0
     table = pd.read_csv(tmp_path / "tiny" / "signals" / "story_rules.csv").set_index("rule")
     row = table.loc["cosine >= 0.85"]

@@ -12,7 +12,7 @@ from newsdedup.plots import results, write
 
 def test_figures_command_writes_and_prints_paths(tmp_path: Path, capsys, toy) -> None:
     toy.write_tree(tmp_path)
-    assert cli.main(["figures", "toy", "--root", str(tmp_path), "--only", "corpus"]) == 0
+    assert cli.main(["report", "toy", "--out", str(tmp_path), "--figures", "corpus"]) == 0
     printed = capsys.readouterr().out.split()
     assert printed == [str(tmp_path / "toy" / "figures" / f)
                        for f in write.FIGURE_FILES.values()]
@@ -21,20 +21,20 @@ def test_figures_command_writes_and_prints_paths(tmp_path: Path, capsys, toy) ->
 
 def test_figures_command_missing_results_is_one_line_naming_the_file(tmp_path: Path,
                                                                      capsys) -> None:
-    assert cli.main(["figures", "nothing", "--root", str(tmp_path), "--only", "corpus"]) == 2
+    assert cli.main(["report", "nothing", "--out", str(tmp_path), "--figures", "corpus"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("newsdedup: error:")
     assert "measure/histogram.csv" in err[0]
 
 
 def test_figures_command_refuses_an_unknown_kind(tmp_path: Path, capsys) -> None:
-    assert cli.main(["figures", "--root", str(tmp_path), "--only", "corpus,maps"]) == 2
+    assert cli.main(["report", "--out", str(tmp_path), "--figures", "corpus,maps"]) == 2
     assert "maps" in capsys.readouterr().err
 
 
 def test_figures_command_help(capsys) -> None:
     with pytest.raises(SystemExit) as info:
-        cli.main(["figures", "--help"])
+        cli.main(["report", "--figures", "--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert results.DEFAULT_NAME in out

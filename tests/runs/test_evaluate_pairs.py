@@ -95,16 +95,16 @@ def test_split_halves_is_seeded_and_stratified() -> None:
 def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b,y\nx,y,1\nx,,0\n", encoding="utf-8")
-    args = ["evaluate-pairs", "--pairs", str(bad), "--columns", "a=a,b=b,score=y", "--out",
+    args = ["evaluate", "pairs", "--pairs", str(bad), "--columns", "a=a,b=b,score=y", "--out",
             str(tmp_path), "--embeddings", "none"]
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"newsdedup: error: {bad}:3: 'b' (b) is empty"]
     one_class = tmp_path / "one.csv"
     one_class.write_text("a,b,y\nx,y,1\nz,w,1\n", encoding="utf-8")
-    assert main(args[:2] + [str(one_class)] + args[3:]) == 2
+    assert main(args[:3] + [str(one_class)] + args[4:]) == 2
     assert "need both 'same'" in capsys.readouterr().err
-    assert main(["evaluate-pairs", "--columns", "a=a,b=b,score=y"]) == 2
+    assert main(["evaluate", "pairs", "--columns", "a=a,b=b,score=y"]) == 2
     assert "go with --pairs" in capsys.readouterr().err
 
 
@@ -119,7 +119,7 @@ def test_absent_sentence_transformers_is_one_line(tmp_path: Path, capsys: pytest
     pairs = tmp_path / "p.csv"
     pairs.write_text("a,b,y\nFed holds,Fed keeps,1\nOil up,Stocks down,0\nx y,x z,1\n"
                      "u v,w q,0\n", encoding="utf-8")
-    rc = main(["evaluate-pairs", "--pairs", str(pairs), "--columns", "a=a,b=b,score=y",
+    rc = main(["evaluate", "pairs", "--pairs", str(pairs), "--columns", "a=a,b=b,score=y",
                "--out", str(tmp_path), "--embeddings", "sentence-transformers:my/model",
                "--no-embed-cache", "--resamples", "10"])
     err = capsys.readouterr().err.strip().splitlines()

@@ -1,14 +1,16 @@
 """Command line: argument parsing only; each command calls its run module.
 
-``newsdedup measure | calibrate | crosshost | run | dedupe | join |
-evaluate-pairs | evaluate-clusters | signals | candidates | evaluate-gold |
-story-signals | label | figures | report | fetch``. Each ``cmd_*`` of
+``newsdedup run | measure | calibrate | label | dedupe | join | evaluate
+{pairs,clusters,gold,stories} | signals | report | fetch``: one command per
+user task (:mod:`newsdedup.cli.parser`; the names the commands had before
+parse as hidden aliases for one release). Each ``cmd_*`` of
 :mod:`newsdedup.cli.commands` turns the parsed arguments into the options of
 one module of :mod:`newsdedup.runs` and calls its ``run_*``; the corpus
 commands read one corpus (the pinned archive when no path is given) and write
-under ``results/<corpus-name>/``. :mod:`newsdedup.cli.options` holds the
-argument groups, :mod:`newsdedup.cli.parser` the parser. The scripts in
-``measure/`` and ``calibrate/`` are thin wrappers around :func:`main`.
+under ``<out>/<corpus-name>/``. :mod:`newsdedup.cli.options` holds the
+argument groups, :mod:`newsdedup.cli.config` the ``--config`` files. The
+scripts in ``measure/`` and ``calibrate/`` are thin wrappers around
+:func:`main`.
 """
 
 from __future__ import annotations
@@ -18,50 +20,82 @@ import os
 import re
 import sys
 import time
+from pathlib import Path
 
 from newsdedup import paths
-from newsdedup.cli.options import OneLineParser, progress
-from newsdedup.cli.parser import (
-    add_dedupe_command,
-    add_evaluate_commands,
-    add_fetch_command,
-    add_figures_command,
-    add_join_command,
-    add_published_commands,
-    add_report_command,
-    add_signal_commands,
-)
+from newsdedup.cli.config import config_argv, config_of, read_config
+from newsdedup.cli.options import Formatter, OneLineParser, progress
+from newsdedup.cli.parser import add_commands
 from newsdedup.corpus.records import CorpusError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "command_parsers", "main", "parse"]
+
+
+def command_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``newsdedup`` parser and every command that runs, by name."""
+    parser = OneLineParser(
+        prog="newsdedup", formatter_class=Formatter,
+        description="Find the news items of a feed that report the same event, and calibrate "
+                    "the threshold that decides it on your own corpus: how many of the merges "
+                    "at that threshold are right, within what interval. Without a corpus path "
+                    "every command works on the pinned archive behind the published tables.",
+        epilog="example:\n  newsdedup run feed.jsonl\n  newsdedup label "
+               "results/feed/calibrate/to_label.csv\n  newsdedup run feed.jsonl --labels "
+               "results/feed/calibrate/to_label.csv",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    leaves = add_commands(sub)
+    for command in leaves.values():
+        command.add_argument("--config", type=Path, metavar="FILE",
+                             help="take options from a TOML or JSON file (flag names without "
+                                  "the dashes; a run's params.json reruns it); options given "
+                                  "here win")
+        command.add_argument("--quiet", action="store_true",
+                             help="no progress bars or step messages on stderr (rejected "
+                                  "records and warnings are still reported)")
+    return parser, leaves
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``newsdedup`` argument parser with every command.
 
     Returns:
-        The parser; each command sets ``func``, the ``_cmd_*`` that runs it.
+        The parser; each command sets ``func``, the ``cmd_*`` that runs it.
     """
-    parser = OneLineParser(
-        prog="newsdedup",
-        description="Measure and calibrate near-duplicate detection of news items. Without a "
-                    "corpus path every command works on the pinned archive behind the "
-                    "published tables.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_published_commands(sub)
-    add_dedupe_command(sub)
-    add_join_command(sub)
-    add_evaluate_commands(sub)
-    add_signal_commands(sub)
-    add_figures_command(sub)
-    add_report_command(sub)
-    add_fetch_command(sub)
-    for command in sub.choices.values():
-        command.add_argument("--quiet", action="store_true",
-                             help="no progress bars or step messages on stderr (rejected "
-                                  "records and warnings are still reported)")
-    return parser
+    return command_parsers()[0]
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """Parse a command line, with the options of its ``--config`` file under it.
+
+    Args:
+        argv: Arguments without the program name.
+
+    Returns:
+        The parsed arguments; ``config_options`` holds the configuration the command
+        writes to ``params.json`` (options that differ from the defaults).
+    """
+    parser, leaves = command_parsers()
+    args = parser.parse_args(argv)
+    command = leaves[args.command_name]
+    if args.config is not None:
+        words = 2 if argv[0] == "evaluate" else 1
+        extra = config_argv(read_config(args.config, args.command_name), args.config, command,
+                            args, getattr(args, "positionals", ()))
+        flags = [w for w in extra if w.startswith("--")]
+        tail = [w for w in extra if not w.startswith("--")]
+        # The command line parsed alone, so an error now comes from the file: say so.
+        OneLineParser.source = f"--config {args.config}"
+        try:
+            args = parser.parse_args([*argv[:words], *flags, *argv[words:], *tail])
+        finally:
+            OneLineParser.source = ""
+    if getattr(args, "renamed_command", None):
+        print(f"newsdedup: note: `newsdedup {argv[0]}` is now `newsdedup "
+              f"{args.renamed_command}` (the old name goes in the next release)",
+              file=sys.stderr)
+    args.config_options = {args.command_name: config_of(args, command)}
+    return args
 
 
 def readable(exc: BaseException) -> bool:
@@ -111,9 +145,18 @@ def main(argv: list[str] | None = None) -> int:
         that cannot be written), 1 for an internal error (a bug), 130 after Ctrl-C. In
         each case one line says what happened.
     """
-    args = build_parser().parse_args(argv)
+    try:
+        args = parse(sys.argv[1:] if argv is None else list(argv))
+    except ValueError as exc:  # a --config file that cannot be read
+        print(f"newsdedup: error: {one_line(str(exc))}", file=sys.stderr)
+        return 2
     progress.quiet = args.quiet
     start = time.perf_counter()
+    # A command that reads a corpus records its options in <out>/<name>/params.json.
+    from newsdedup.runs.commit import INVOCATION
+
+    recorded = "corpus" in getattr(args, "positionals", ())
+    token = INVOCATION.set(args.config_options if recorded else None)
     try:
         args.func(args)
     except KeyboardInterrupt:
@@ -133,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         return _internal(exc)
     except Exception as exc:
         return _internal(exc)
+    finally:
+        INVOCATION.reset(token)
     progress(f"done in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -22,11 +22,14 @@ from newsdedup.plots import KINDS as FIGURE_KINDS
 
 # --- commands: each calls one run module ------------------------------------------
 # Each imports its run module when it runs: a command loads only what it uses
-# (`newsdedup crosshost` never imports matplotlib, datasketch or the calibration).
+# (`newsdedup measure --crosshost` never imports matplotlib, datasketch or the calibration).
 
 
 def cmd_measure(args) -> None:
-    """Run ``newsdedup measure`` with the parsed arguments."""
+    """Run ``newsdedup measure`` with the parsed arguments (``--crosshost``: cross-host pairs)."""
+    if args.crosshost:
+        cmd_crosshost(args)
+        return
     from newsdedup.runs.measure import run_measure_step
 
     corpus, name = load(args)
@@ -63,6 +66,10 @@ def cmd_label(args) -> None:
     """Run ``newsdedup label`` with the parsed arguments."""
     from newsdedup.calibration.label import label_sheet, strip_text
 
+    if args.sheet is None:
+        raise ValueError("label: name the sheet to label, e.g. newsdedup label "
+                         "results/my-feed/calibrate/to_label.csv")
+
     if args.strip_text is not None:
         n = strip_text(args.sheet, args.strip_text)
         print(f"wrote {args.strip_text}: {n} labelled pairs, ids and labels only")
@@ -82,7 +89,7 @@ def cmd_label(args) -> None:
 
 
 def cmd_crosshost(args) -> None:
-    """Run ``newsdedup crosshost`` with the parsed arguments."""
+    """Run ``newsdedup measure --crosshost`` with the parsed arguments."""
     from newsdedup.runs.crosshost import run_crosshost
 
     corpus, name = load(args)
@@ -105,7 +112,7 @@ def cmd_dedupe(args) -> None:
 
     corpus, name = load(args, None)
     fields = {k: v for k, v in {
-        "n": args.dedupe_n, "scorer": args.scorer, "text": args.text, "gate": args.gate,
+        "n": args.ngram, "scorer": args.scorer, "text": args.text, "gate": args.gate,
         "scheme": args.scheme,
         "syndicators": args.syndicators, "opaque_hosts": args.opaque_hosts,
         "num_perm": args.num_perm, "minhash_family": args.minhash_family,
@@ -128,7 +135,7 @@ def cmd_join(args) -> None:
     from newsdedup.runs.join import JoinOptions, run_join
 
     corpus, name = load(args)
-    options = JoinOptions(threshold=args.threshold, n=args.join_n, text=args.text,
+    options = JoinOptions(threshold=args.threshold, n=args.ngram, text=args.text,
                           scheme=args.scheme, top_k=args.top_k, scheduler=args.scheduler,
                           lsh_threshold=args.lsh_threshold, lsh_recall=args.lsh_recall,
                           num_perm=args.num_perm, minhash_family=args.minhash_family)
@@ -136,30 +143,30 @@ def cmd_join(args) -> None:
 
 
 def cmd_evaluate_pairs(args) -> None:
-    """Run ``newsdedup evaluate-pairs`` with the parsed arguments."""
+    """Run ``newsdedup evaluate pairs`` with the parsed arguments."""
     from newsdedup.corpus.pairfile import parse_pair_columns
     from newsdedup.runs.evaluate_pairs import PairStudyOptions, run_pair_file, run_pair_study
 
     options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
                                seed=args.seed, embeddings=args.embeddings)
     if args.pairs is None:
-        if args.pair_columns or args.name:
+        if args.columns or args.name:
             raise ValueError("--columns and --name go with --pairs FILE")
         cache = None if args.no_embed_cache else args.embed_cache
         run_pair_study(args.corpora, args.out, options, progress, ngrams=args.ngrams,
                        embed_cache=cache)
         return
-    if not args.pair_columns:
+    if not args.columns:
         raise ValueError("--pairs needs --columns a=COL,b=COL,score=COL")
     name = args.name or args.pairs.stem
-    run_pair_file(args.pairs, parse_pair_columns(args.pair_columns), name, args.out, options,
+    run_pair_file(args.pairs, parse_pair_columns(args.columns), name, args.out, options,
                   same_at=args.same_at, different_at=args.different_at,
                   split_seed=args.split_seed, progress=progress,
                   embed_cache=embed_cache(args, name))
 
 
 def cmd_evaluate_clusters(args) -> None:
-    """Run ``newsdedup evaluate-clusters`` with the parsed arguments."""
+    """Run ``newsdedup evaluate clusters`` with the parsed arguments."""
     from newsdedup.runs.evaluate_clusters import ClusterStudyOptions, run_cluster_study
 
     if args.corpus is None:
@@ -168,18 +175,21 @@ def cmd_evaluate_clusters(args) -> None:
     corpus, name = load(args)
     if args.name is None:
         name = f"{name}-sample{args.stories}" if args.stories else name
-    options = ClusterStudyOptions(story_col=args.story_col, stories=args.stories,
-                                  sample_seed=args.sample_seed, n=args.cluster_n,
-                                  thresholds=args.cluster_thresholds,
+    options = ClusterStudyOptions(story_col=args.story_column, stories=args.stories,
+                                  sample_seed=args.sample_seed, n=args.ngram,
+                                  thresholds=args.thresholds,
                                   examples_at=args.examples_at,
                                   reference_corpora=args.reference,
                                   embeddings=args.embeddings)
-    run_cluster_study(corpus, name, args.out, options, progress, pairs_n=args.pairs_n,
+    run_cluster_study(corpus, name, args.out, options, progress, pairs_n=args.pairs_ngram,
                       embed_cache=embed_cache(args, name))
 
 
 def cmd_signals(args) -> None:
-    """Run ``newsdedup signals`` with the parsed arguments."""
+    """Run ``newsdedup signals`` with the parsed arguments (``--sheet``: a labeling sheet)."""
+    if args.sheet is not None:
+        cmd_candidates(args)
+        return
     from newsdedup.runs.signals import run_signals
 
     corpus, name = load(args)
@@ -187,40 +197,40 @@ def cmd_signals(args) -> None:
 
 
 def cmd_candidates(args) -> None:
-    """Run ``newsdedup candidates`` with the parsed arguments."""
+    """Run ``newsdedup signals --sheet`` with the parsed arguments."""
     from newsdedup.runs.signals import run_candidates
 
     corpus, name = load(args)
-    run_candidates(corpus, name, args.out, args.quota, signal_options(args), args.output,
-                   progress)
+    run_candidates(corpus, name, args.out, args.quota, signal_options(args),
+                   None if args.sheet is True else args.sheet, progress)
 
 
 def cmd_evaluate_gold(args) -> None:
-    """Run ``newsdedup evaluate-gold`` with the parsed arguments."""
+    """Run ``newsdedup evaluate gold`` with the parsed arguments."""
     from newsdedup.runs.signals import run_evaluate_gold
 
     corpus, name = load(args)
-    gold = args.gold or paths.DATA_DIR / "gold" / f"{name}.csv"
+    gold = args.labels or paths.DATA_DIR / "gold" / f"{name}.csv"
     if not gold.is_file():
-        raise ValueError(f"gold file {gold} not found; write one with `newsdedup candidates` "
-                         "and label it, or pass --gold")
+        raise ValueError(f"labelled sheet {gold} not found; write one with `newsdedup signals "
+                         "--sheet` and label it, or pass --labels")
     run_evaluate_gold(corpus, name, args.out, gold, signal_options(args), progress)
 
 
 def cmd_story_signals(args) -> None:
-    """Run ``newsdedup story-signals`` with the parsed arguments."""
+    """Run ``newsdedup evaluate stories`` with the parsed arguments."""
     from newsdedup.evaluate.story_signals import COSINE_RULES, StoryRules
     from newsdedup.runs.signals import run_story_signals
 
     corpus, name = load(args)
     # With --cosine the frame has the embedding cosine: its rules join the table.
     rules = StoryRules(cosines=COSINE_RULES) if args.cosine else None
-    run_story_signals(corpus, name, args.out, args.story_col, rules=rules,
+    run_story_signals(corpus, name, args.out, args.story_column, rules=rules,
                       options=signal_options(args), progress=progress)
 
 
 def cmd_figures(args) -> None:
-    """Run ``newsdedup figures`` with the parsed arguments."""
+    """Run ``newsdedup report --figures`` with the parsed arguments."""
     import matplotlib
 
     from newsdedup.plots.write import write_all
@@ -228,14 +238,15 @@ def cmd_figures(args) -> None:
     # A headless backend: the command runs in make and CI, where no display exists.
     # Set here, not at import, so importing a plot module in a notebook leaves its backend alone.
     matplotlib.use("Agg")
-    root, name, which = args.root, args.name, args.only
+    root, name, which = args.out, args.run, args.figures
     if name is not None and Path(name).is_dir() and (root is None or "/" in name):
         # A run folder given by its path: its name and the root holding it.
         folder = Path(name).resolve()
         root, name = folder.parent, folder.name
     if name is not None:
-        paths.results_tree(root or paths.RESULTS_DIR, name)
-        signals = (Path(root or paths.RESULTS_DIR) / name / "signals" / "params.json").is_file()
+        root = root or _root_of(name)
+        paths.results_tree(root, name)
+        signals = (Path(root) / name / "signals" / "params.json").is_file()
         if which is FIGURE_KINDS and name != paths.PALDYN.name:
             # Another run has no evaluation tables of its own, and signals only when run.
             which = ("corpus", "signals") if signals else ("corpus",)
@@ -243,11 +254,25 @@ def cmd_figures(args) -> None:
         print(path)
 
 
+def _root_of(name: str) -> Path:
+    """The results root of a run given by name: ./results, the pinned archive's the checkout's."""
+    if name == paths.PALDYN.name and not (paths.OUT_DIR / name).is_dir():
+        return paths.RESULTS_DIR
+    return paths.OUT_DIR
+
+
 def cmd_report(args) -> None:
-    """Run ``newsdedup report`` with the parsed arguments."""
+    """Run ``newsdedup report`` with the parsed arguments (``--figures``: the figures only)."""
     from newsdedup.runs.report import run_report
 
-    run_report(args.run_dir, progress)
+    if args.figures is not None:
+        cmd_figures(args)
+        return
+    run = args.run or paths.PALDYN.name
+    folder = Path(run)
+    if not folder.is_dir() and "/" not in run:  # a name under --out
+        folder = Path(args.out or _root_of(run)) / run
+    run_report(folder, progress)
 
 
 def cmd_fetch(args) -> None:

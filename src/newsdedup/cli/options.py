@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
 
 from newsdedup import paths
 from newsdedup.runs.progress import Reporter
@@ -40,9 +41,70 @@ UCI_FILE = ("uci-news-aggregator-head", "uci-news-aggregator.head.csv")
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr (exit status 2)."""
 
+    source = ""
+    """Where the arguments being parsed came from, when not the command line (``--config
+    FILE``): named in the error."""
+
     def error(self, message: str) -> NoReturn:
         """Print ``prog: error: message (see prog -h)`` and exit with status 2."""
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+        origin = f"from {OneLineParser.source}; " if OneLineParser.source else ""
+        self.exit(2, f"{self.prog}: error: {message} ({origin}see {self.prog} -h)\n")
+
+
+class Formatter(argparse.HelpFormatter):
+    """Help paragraphs wrapped to the terminal; a paragraph of indented lines (an example) kept.
+
+    Descriptions are prose (wrapped), epilogs are examples: ``example:`` and then command
+    lines indented by two spaces, printed as written so that they can be copied.
+    """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for para in text.split("\n\n"):
+            lines = para.split("\n")
+            if any(line.startswith("  ") for line in lines[1:]):
+                paragraphs.append("\n".join(indent + line for line in lines))
+            else:
+                paragraphs.append(super()._fill_text(para, width, indent))
+        return "\n\n".join(paragraphs)
+
+
+class Renamed(argparse.Action):
+    """An old spelling of an option, kept for one release: it sets the new option and says so.
+
+    Hidden from ``--help``; the note on stderr names the spelling to use.
+    """
+
+    def __init__(self, option_strings, dest, now: str = "", **kwargs) -> None:
+        """Take ``now``, the new spelling, beside argparse's arguments."""
+        kwargs["help"] = argparse.SUPPRESS
+        super().__init__(option_strings, dest, **kwargs)
+        self.now = now
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        """Set the new option's field and print a one-line note."""
+        print(f"newsdedup: note: {option_string} is now {self.now} (the old spelling goes "
+              "in the next release)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def renamed(group: Options, old: str, new: argparse.Action) -> None:
+    """Keep ``old`` as a hidden spelling of the option ``new`` for one release.
+
+    Args:
+        group: The parser or argument group holding ``new``.
+        old: The old option string, e.g. ``--n``.
+        new: The action returned by ``add_argument`` for the new spelling.
+    """
+    group.add_argument(old, dest=new.dest, type=new.type, choices=new.choices,
+                       metavar=new.metavar, action=Renamed, now=new.option_strings[0])
+
+
+class Options(Protocol):
+    """What options are added to: a parser or one of its argument groups."""
+
+    def add_argument(self, *names: str, **kwargs) -> argparse.Action:
+        """Add one option (:meth:`argparse.ArgumentParser.add_argument`)."""
 
 
 def finite(text: str) -> float:
@@ -262,15 +324,17 @@ def embed_cache(args, name: str) -> Path | None:
 def add_corpus_args(p: argparse.ArgumentParser) -> None:
     """Add the corpus options to a command's parser."""
     g = p.add_argument_group("corpus")
+    p.set_defaults(positionals=("corpus",))
     g.add_argument("corpus", nargs="?", type=Path,
                    help="corpus file (.ts, .jsonl, .csv, .tsv, .parquet); default: the pinned "
-                        f"{paths.PALDYN.name} archive, read with the seed dialect")
-    g.add_argument("--format", dest="fmt", choices=["ts", "jsonl", "csv", "parquet"],
+                        f"{paths.PALDYN.name} archive behind the published tables")
+    g.add_argument("--format", choices=["ts", "jsonl", "csv", "parquet"],
                    help="file format (default: from the extension)")
-    g.add_argument("--dialect", choices=["standard", "seed"],
-                   help="TypeScript string reading: 'standard' JS decoding, or 'seed' to "
-                        "reproduce the published parser (default: seed for the pinned corpus, "
-                        "standard otherwise)")
+    g.add_argument("--dialect", type=dialect, choices=["standard", "seed"],
+                   metavar="{standard,published}",
+                   help="how a TypeScript corpus's strings are read: 'standard' JavaScript "
+                        "decoding, or 'published' as the published tables read them (default: "
+                        "published for the pinned archive, standard otherwise)")
     g.add_argument("--columns", type=mapping, default=None,
                    help="field names for canonical columns, e.g. id=ID,title=TITLE,url=URL,"
                         "source=PUBLISHER,published_at=TIMESTAMP")
@@ -282,8 +346,18 @@ def add_corpus_args(p: argparse.ArgumentParser) -> None:
                         "default: ',' and tab for .tsv)")
     g.add_argument("--encoding", default="utf-8",
                    help="text encoding of the corpus file, e.g. cp949 (default: %(default)s)")
-    g.add_argument("--out", type=Path, default=paths.RESULTS_DIR,
-                   help="results root (default: %(default)s)")
+    g.add_argument("--out", type=Path, default=paths.OUT_DIR,
+                   help="results root; the command writes <out>/<name>/ (default: "
+                        "%(default)s, under the current folder)")
+
+
+def dialect(text: str) -> str:
+    """Parse ``--dialect``: ``published`` is the reading of the published tables (an argparse type).
+
+    The loader calls that reading ``seed`` (the seed script's parser it reproduces);
+    ``seed`` is accepted too.
+    """
+    return {"published": "seed"}.get(text, text)
 
 
 def delimiter(text: str) -> str:
@@ -308,7 +382,7 @@ def load(args, scheme: str | None = "") -> tuple[LoadResult, str]:
 
     if args.name is not None:
         paths.results_tree(args.out, args.name)  # refuse before reading a large corpus
-    corpus, name = load_named(args.corpus, args.fmt, args.dialect, args.columns, args.strict,
+    corpus, name = load_named(args.corpus, args.format, args.dialect, args.columns, args.strict,
                               args.name, progress, sep=args.delimiter, encoding=args.encoding,
                               out=args.out, **({"each_reject": 0} if args.quiet else {}))
     if scheme is not None:
@@ -336,7 +410,7 @@ def warn_scripts(corpus: LoadResult, scheme: str) -> None:
                  "every script")
 
 
-def add_scheme_arg(p: argparse.ArgumentParser, default: str | None = SCHEME_NAMES[0],
+def add_scheme_arg(p: argparse.ArgumentParser | Options, default: str | None = SCHEME_NAMES[0],
                    shown: str = "%(default)s") -> None:
     """``--scheme``: the text normalization a command compares with."""
     p.add_argument("--scheme", choices=SCHEME_NAMES, default=default,
@@ -395,12 +469,16 @@ def measure_config(args) -> MeasureConfig:
 def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     """Add the calibrate options to a command's parser."""
     g = p.add_argument_group("calibrate")
-    g.add_argument("--n", type=NGRAM, default=4, help="n-gram size of the simulation (default 4)")
+    a = g.add_argument("--simulation-ngram", type=NGRAM, default=4,
+                       help="character n-gram size of the word-retention simulation (default 4)")
+    renamed(g, "--n", a)
     g.add_argument("--fractions", type=units, default=(0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3),
                    help="word-retention levels f (default 0.9,...,0.3)")
     g.add_argument("--trials", type=integer(1, 10_000), default=20,
                    help="trials per item (default 20)")
-    g.add_argument("--sim-seed", type=SEED, default=7, help="simulation seed (default 7)")
+    a = g.add_argument("--simulation-seed", type=SEED, default=7,
+                       help="seed of the simulation (default 7)")
+    renamed(g, "--sim-seed", a)
     g.add_argument("--min-words", type=integer(0, 10_000), default=8,
                    help="skip items with fewer words")
     g.add_argument("--method", choices=["exact", "fast", "reference"], default="exact",
@@ -423,11 +501,11 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
                    help="do not learn recurring series and templates (by default two items of "
                         "one series merge only when their titles and summaries agree)")
     g = p.add_argument_group("evidence: labels, decoys, the target")
-    g.add_argument("--labels", type=Path, metavar="SHEET",
+    a = g.add_argument("--labels", type=Path, metavar="SHEET",
                    help="a labeling sheet drawn by an earlier calibrate "
                         "(<out>/<name>/calibrate/to_label.csv), labelled: measured precision "
                         "and recall, which decide when they are there")
-    g.add_argument("--gold", dest="labels", type=Path, help=argparse.SUPPRESS)  # old name
+    renamed(g, "--gold", a)
     g.add_argument("--story-column", metavar="COL",
                    help="story id column (equal ids: one story): labels for every pair")
     g.add_argument("--precision", type=unit, default=DEFAULT_PRECISION, metavar="P",
@@ -475,8 +553,8 @@ def calibrate_options(args) -> CalibrateOptions:
                                window_days=args.window_days, series=not args.no_series,
                                first_batch=args.batch, holdout=args.holdout,
                                holdout_size=args.holdout_size)
-    return CalibrateOptions(n=args.n, fractions=args.fractions, trials=args.trials,
-                            seed=args.sim_seed, min_words=args.min_words, method=args.method,
+    return CalibrateOptions(n=args.simulation_ngram, fractions=args.fractions, trials=args.trials,
+                            seed=args.simulation_seed, min_words=args.min_words, method=args.method,
                             evidence=evidence, simulation_items=args.simulation_items,
                             sweep_pairs_per_item=args.sweep_pairs_per_item,
                             scheme=args.scheme, extra=getattr(args, "full", True))
@@ -503,7 +581,9 @@ def add_crosshost_args(p: argparse.ArgumentParser, window: bool = True) -> None:
     if window:
         g.add_argument("--window-days", type=positive_days, default=CROSSHOST_WINDOW_DAYS,
                        metavar="D", help="date window, days (default %(default)s)")
-    g.add_argument("--cross-n", type=NGRAM, default=4, help="n-gram size (default 4)")
+    a = g.add_argument("--crosshost-ngram", type=NGRAM, default=4,
+                       help="character n-gram size of the cross-host scores (default 4)")
+    renamed(g, "--cross-n", a)
 
 
 def crosshost_options(args) -> CrossHostOptions:
@@ -512,7 +592,7 @@ def crosshost_options(args) -> CrossHostOptions:
 
     window = args.window_days if args.window_days is not None else CROSSHOST_WINDOW_DAYS
     # Whole days print as the published table prints them ("±3 days", not "±3.0").
-    return CrossHostOptions(hosts=args.hosts, n=args.cross_n,
+    return CrossHostOptions(hosts=args.hosts, n=args.crosshost_ngram,
                             window_days=int(window) if float(window).is_integer() else window,
                             scheme=args.scheme)
 
@@ -524,8 +604,10 @@ def add_signal_args(p: argparse.ArgumentParser) -> None:
                    type=words,
                    help="host relations the host rule keeps: same-host, same-org, cross-org "
                         "(default same-org: different hosts of one organisation)")
-    g.add_argument("--max-days", type=DAYS, default=1.0,
-                   help="date window of the date rule, days (default 1)")
+    a = g.add_argument("--window-days", type=DAYS, default=1.0, metavar="D",
+                       help="date window of the date rule: items at most D days apart "
+                            "(default 1)")
+    renamed(g, "--max-days", a)
     g.add_argument("--min-shared", type=integer(0, 1000), default=1,
                    help="shared non-brand entities the entity rule needs (default 1)")
     for rule in ("host", "date", "entity", "version"):
@@ -537,7 +619,9 @@ def add_signal_args(p: argparse.ArgumentParser) -> None:
                         "capitalized token is one (English title-case headlines)")
     g.add_argument("--no-korean", action="store_true",
                    help="skip Korean proper nouns (kiwipiepy)")
-    g.add_argument("--signal-n", type=NGRAM, default=4, help="n-gram size of the surface scores")
+    a = g.add_argument("--signals-ngram", type=NGRAM, default=4,
+                       help="character n-gram size of the surface scores (default 4)")
+    renamed(g, "--signal-n", a)
     g.add_argument("--signal-config", type=Path, default=None,
                    help="signal config file: host map, thresholds of the learned entity weights "
                         "and spellings, extra spellings (default data/config/signals.toml)")
@@ -559,10 +643,11 @@ def signal_options(args):
 
     settings = load_settings(args.signal_config)
     signals = SignalConfig.from_file(
-        settings.path, n=args.signal_n, host_orgs=dict(settings.hosts) | dict(args.host_orgs or {}),
+        settings.path, n=args.signals_ngram,
+        host_orgs=dict(settings.hosts) | dict(args.host_orgs or {}),
         entities=EntityConfig(unit=args.entity_unit, korean=not args.no_korean))
     detector = DetectorConfig(host=not args.no_host, relations=args.relations,
-                              date=not args.no_date, max_days=args.max_days,
+                              date=not args.no_date, max_days=args.window_days,
                               entity=not args.no_entity, min_shared=args.min_shared,
                               cosine=args.cosine, min_cosine=args.min_cosine,
                               version=not args.no_version)

@@ -1,6 +1,6 @@
 """Any labelled pair file: CSV, TSV or JSON Lines, one sentence pair per row.
 
-``newsdedup evaluate-pairs --pairs FILE --columns a=COL,b=COL,score=COL`` reads a user's
+``newsdedup evaluate pairs --pairs FILE --columns a=COL,b=COL,score=COL`` reads a user's
 pairs with :func:`load_pair_file`: the two texts, a numeric score (a graded similarity
 such as STS's 0-5, or a 0/1 same-event label) and, optionally, a split column
 (``split=COL``) naming where thresholds are chosen and where they are measured. The

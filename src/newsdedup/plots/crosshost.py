@@ -1,6 +1,6 @@
 """Figure of the crosshost step: cross-host pair scores against the unrelated-pair bound.
 
-It draws what ``newsdedup crosshost`` writes under ``results/<name>/crosshost/``
+It draws what ``newsdedup measure --crosshost`` writes under ``results/<name>/crosshost/``
 (read by :func:`newsdedup.plots.results.load_results`) and returns a
 :class:`matplotlib.figure.Figure`; :mod:`newsdedup.plots.write` saves it.
 """

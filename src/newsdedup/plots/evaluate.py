@@ -1,6 +1,6 @@
 """Figures of the labelled evaluation: ROC / PR curves, precision and recall per threshold.
 
-The commands ``newsdedup evaluate-pairs`` and ``newsdedup evaluate-clusters`` write their
+The commands ``newsdedup evaluate pairs`` and ``newsdedup evaluate clusters`` write their
 tables under ``results/<dataset>/eval/``; this module draws them (read by
 :func:`newsdedup.plots.results.load_eval`). The exact ROC and PR curves are computed here
 from the per-pair scores of the test split (``scores.csv``) with

@@ -391,7 +391,7 @@ def crosshost_section(run: RunFolder) -> Section:
     record = run.json("crosshost/crosshost.json")
     if record is None:
         return Section("crosshost", title, (Absent(
-            "no cross-host study in this run (`newsdedup crosshost` writes it)"),))
+            "no cross-host study in this run (`newsdedup measure --crosshost` writes it)"),))
     params, summary = record.get("params") or {}, record.get("summary") or {}
     how = params.get("hosts_from") or "given (--hosts, or the pinned archive's published pair)"
     rows = [("hosts studied", ", ".join(map(str, params.get("hosts") or [])) or "none"),
@@ -428,8 +428,8 @@ def files_section(run: RunFolder) -> Section:
     # The folder's name only: the page must not change with where the run was written.
     where = f"results/{run.name}"
     blocks.append(Text(f"Rewrite this page: `newsdedup report {where}` (this run's folder). The "
-                       f"figures one by one: `newsdedup figures {where}`. The notebooks on this "
-                       f"run: `python -m newsdedup.runs.notebooks --run-dir {where}`."))
+                       f"figures one by one: `newsdedup report {where} --figures`. The notebooks "
+                       f"on this run: `python -m newsdedup.runs.notebooks --run-dir {where}`."))
     return Section("files", "This run's files", tuple(blocks))
 
 

@@ -8,7 +8,7 @@ run folder's path instead (what the notebooks' ``RUN_DIR`` names):
 
 * :func:`load_results`: the corpus steps (``newsdedup measure | calibrate |
   crosshost | dedupe``) -> :class:`Results`;
-* :func:`load_eval`: the labelled evaluation (``newsdedup evaluate-pairs |
+* :func:`load_eval`: the labelled evaluation (``newsdedup evaluate pairs |
   evaluate-clusters``) -> :class:`EvalResults`;
 * :func:`load_signals`: the pair signals (``newsdedup signals``) -> :class:`SignalResults`.
 
@@ -177,7 +177,7 @@ class Results:
                          "p99, p999, max, pairs_ge_*; or None.")
     ngram_tracks = _Table("``measure/ngram_tracks.csv``: rank, i, j, n, score; or None.")
     gold_pairs = _Table("``signals/gold_pairs.csv``: labelled pairs with their signals "
-                        "(``newsdedup evaluate-gold``); or None.")
+                        "(``newsdedup evaluate gold``); or None.")
     dedupe_sweep = _Table("``dedupe/sweep.csv``: scorer, gate, threshold, pairs_at_or_above, "
                           "items_left, merged; or None.")
     precision_recall = _Table("``calibrate/precision_recall.csv``: per threshold, the calibrated "
@@ -362,7 +362,7 @@ def split_run(run_dir: str | Path) -> tuple[str, Path]:
 
 # --- the labelled evaluation -------------------------------------------------------
 
-_EVAL_HOW = ("It is written by `make eval` (or `newsdedup evaluate-pairs` / "
+_EVAL_HOW = ("It is written by `make eval` (or `newsdedup evaluate pairs` / "
              "`evaluate-clusters`).")
 
 
@@ -430,7 +430,7 @@ def load_eval_run(run_dir: str | Path | None, default: str = "korsts") -> EvalRe
     """Read ``<run_dir>/eval/`` (a notebook's ``RUN_DIR``); None reads ``results/<default>``.
 
     Args:
-        run_dir: The study's folder (``newsdedup evaluate-pairs --pairs FILE --name NAME``
+        run_dir: The study's folder (``newsdedup evaluate pairs --pairs FILE --name NAME``
             writes ``results/NAME/``), or None.
         default: The committed study read when ``run_dir`` is None.
 

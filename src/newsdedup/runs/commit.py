@@ -37,6 +37,7 @@ any file outside ``--out`` (:func:`newsdedup.runs.files.contained`).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import fcntl
 import functools
 import inspect
@@ -65,6 +66,15 @@ WORK_DIR = ".newsdedup"
 
 MANIFEST = "run.json"
 """The completion marker of ``newsdedup run``, written last into ``<out>/<name>/``."""
+
+CONFIG = "params.json"
+"""``<out>/<name>/params.json``: the configuration of each command run on the tree."""
+
+INVOCATION: contextvars.ContextVar[dict[str, dict] | None] = contextvars.ContextVar(
+    "invocation", default=None)
+"""The command line's configuration (``{command: {option: value}}``) while a command runs;
+each commit adds it to ``params.json`` (:mod:`newsdedup.cli.config`). None outside the
+command line: a library call records nothing."""
 
 _ACTIVE: set[Path] = set()
 """Staging roots of the commits in progress in this process (nested steps write there)."""
@@ -307,6 +317,23 @@ def _check_destinations(work: Work, files: list[str]) -> None:
                               "is left as it was)")
 
 
+def _record_config(work: Work) -> None:
+    """Add the command line's configuration to the tree's ``params.json`` (staged).
+
+    One entry per command: a ``signals`` after a ``run`` keeps the run's entry, so
+    ``--config <name>/params.json`` reruns either. An unreadable file is replaced.
+    """
+    invocation = INVOCATION.get()
+    if invocation is None:
+        return
+    try:
+        old = json.loads((work.tree / CONFIG).read_text("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        old = {}
+    kept = {k: v for k, v in old.items() if isinstance(v, dict)} if isinstance(old, dict) else {}
+    write_json(dict(sorted((kept | invocation).items())), work.stage / CONFIG)
+
+
 def _journal(work: Work, step: str, corpus, manifest: bool) -> dict:
     files = sorted(p.relative_to(work.stage).as_posix() for p in work.stage.rglob("*")
                    if p.is_file())
@@ -395,6 +422,7 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
                 yield work.stage_root
             if corpus is not None and getattr(corpus, "rejected", None):
                 write_rejects(corpus.rejected, work.stage / REJECTS)
+            _record_config(work)
             _check_destinations(work, sorted(p.relative_to(work.stage).as_posix()
                                              for p in work.stage.rglob("*") if p.is_file()))
         except OutputError as exc:

@@ -1,4 +1,4 @@
-"""``newsdedup crosshost``: cross pairs of a host set, with a date window (published block 3).
+"""``newsdedup measure --crosshost``: cross pairs of a host set, with a date window.
 
 :func:`run_crosshost` scores the cross pairs of the host set host pair by host
 pair, or above a floor from the exact join when they are too many to list

@@ -1,4 +1,4 @@
-"""``newsdedup evaluate-clusters``: the dedupe module against story ids (UCI).
+"""``newsdedup evaluate clusters``: the dedupe module against story ids (UCI).
 
 :func:`run_cluster_study` runs the dedupe per scorer, gate and threshold on a
 corpus with story ids (:func:`newsdedup.evaluate.stories.cluster_study`) and

@@ -1,4 +1,4 @@
-"""``newsdedup evaluate-pairs``: every scorer on labelled headline pairs, Korean against English.
+"""``newsdedup evaluate pairs``: every scorer on labelled headline pairs, Korean against English.
 
 :func:`run_pair_study` scores the KorSTS and STS-B news-headline pairs with
 every scorer (:func:`newsdedup.evaluate.pairs.default_scorers`, the sentence

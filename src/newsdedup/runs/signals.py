@@ -1,8 +1,8 @@
 """The signal commands end to end: compute, print, write under ``results/<name>/signals/``.
 
-``newsdedup signals`` (funnel and candidates), ``newsdedup candidates`` (a
-labeling sheet), ``newsdedup evaluate-gold`` (scorers and detectors against
-a gold file) and ``newsdedup story-signals`` (rules against story ids) call
+``newsdedup signals`` (funnel and candidates), ``newsdedup signals --sheet`` (a
+labeling sheet), ``newsdedup evaluate gold`` (scorers and detectors against
+a gold file) and ``newsdedup evaluate stories`` (rules against story ids) call
 these; the logic lives in :mod:`newsdedup.signals.pairs`, :mod:`newsdedup.signals.detector`,
 :mod:`newsdedup.evaluate.gold` and :mod:`newsdedup.evaluate.story_signals`.
 
@@ -175,7 +175,7 @@ def run_candidates(corpus, name: str, out: Path, quota: int = 10,
     write_csv(sheet, path)
     progress(f"candidates: {len(sheet)} pairs to label written to {path}; fill in 'label' "
              f"(same / followup / related / different) and 'reason', then run "
-             f"`newsdedup evaluate-gold {path}`")
+             f"`newsdedup evaluate gold {path}`")
     return sheet
 
 
