@@ -96,13 +96,13 @@ def _warm_numba() -> float:
     from newsdedup.cluster.dedupe import DedupeConfig, dedupe
     from newsdedup.cluster.gate import bucketed_pairs
     from newsdedup.score.join import threshold_join
-    from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
+    from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
     from newsdedup.score.scorers import make_scorer
     from newsdedup.text.shingle import shingle_matrix
 
     t0 = time.perf_counter()
     sm = shingle_matrix(["abcdef", "abcdeg", "abcxyz"], 3)
-    sigs = signatures(sm, MinHashParams(), kernel="numba")
+    sigs = signatures(sm, MinHashConfig(), kernel="numba")
     estimate_pairs(sigs, sm.sizes == 0, np.arange(2), np.arange(1, 3), kernel="numba")
     threshold_join(sm, 0.3, kernel="numba")
     scorer = make_scorer(sm, "idf")
@@ -156,9 +156,9 @@ ESTIMATE_PAIRS = 2_000_000
 
 
 def _estimate_rows(rows, lang, size, sm, repeat):
-    from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
+    from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
 
-    sigs = signatures(sm, MinHashParams())
+    sigs = signatures(sm, MinHashConfig())
     empty = sm.sizes == 0
     rng = np.random.default_rng(0)
     i, j = rng.integers(0, size, ESTIMATE_PAIRS), rng.integers(0, size, ESTIMATE_PAIRS)
@@ -201,12 +201,12 @@ def _interleaved(rows, lang, size, steps: dict, repeat: int) -> None:
 def _signature_rows(rows, lang, size, sm, repeat):
     import rensa
 
-    from newsdedup.score.minhash import MinHashParams, signatures
+    from newsdedup.score.minhash import MinHashConfig, signatures
 
     x = sm.matrix
     sets = [[sm.vocab[c] for c in x.indices[x.indptr[r]:x.indptr[r + 1]]]
             for r in range(x.shape[0])]
-    params = MinHashParams.published(K)
+    params = MinHashConfig.published(K)
     # The compiled kernel and rensa alternate (the target is their ratio); the numpy
     # path, ten times slower, runs after them and is checked against the compiled one.
     _interleaved(rows, lang, size, {

@@ -35,7 +35,7 @@ from newsdedup.paths import locate_pinned  # noqa: E402
 from newsdedup.runs.crosshost import exact_scores  # noqa: E402
 from newsdedup.studies.crosshost import cross_host  # noqa: E402
 from newsdedup.studies.measure import MeasureConfig, run_measure  # noqa: E402
-from newsdedup.studies.sensitivity import SensitivityParams, simulate  # noqa: E402
+from newsdedup.studies.sensitivity import SensitivityConfig, simulate  # noqa: E402
 from newsdedup.text.normalize import item_text  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     rows4 = list(zip(items.id, items.title, items.summary, items.host, strict=True))
     texts = [item_text(t, s) for _, t, s in rows3]
     cfg = MeasureConfig(error_perms=(), lsh=False)
-    sens = SensitivityParams(method="exact")
+    sens = SensitivityConfig(method="exact")
 
     results = []
 
@@ -97,7 +97,7 @@ def main(argv=None) -> int:
     record("measure", lambda: run_measure(items, cfg), lambda: baseline.measure(rows3),
            _check_measure)
     record("calibrate", lambda: simulate(texts, sens),
-           lambda: simulate(texts, SensitivityParams(method="reference")),
+           lambda: simulate(texts, SensitivityConfig(method="reference")),
            lambda a, b: [_same(a.both[f], b.both[f]) and _same(a.one[f], b.one[f])
                          for f in a.both])
     record("crosshost", lambda: cross_host(items, exact_scores(items, 4)),

@@ -121,7 +121,7 @@ def run_one(lang: str, size: int, repeat: int, skip: set[str], brute_max: int) -
     from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
     from newsdedup.score.join import threshold_join
     from newsdedup.score.lsh import choose_bands, datasketch_candidates, recall_by_bin
-    from newsdedup.score.minhash import MinHashParams, lsh_candidate_pairs, signatures
+    from newsdedup.score.minhash import MinHashConfig, lsh_candidate_pairs, signatures
     from newsdedup.studies.synthetic import enlarge, headline_pool
     from newsdedup.text.normalize import hangul_alnum
     from newsdedup.text.shingle import shingle_matrix
@@ -166,7 +166,7 @@ def run_one(lang: str, size: int, repeat: int, skip: set[str], brute_max: int) -
     banding = choose_bands(LSH_THRESHOLD, NUM_PERM, min_recall=0.95)
     optimal = choose_bands(LSH_THRESHOLD, NUM_PERM)
     sigs = {}
-    for params in (MinHashParams.published(NUM_PERM), MinHashParams.datasketch(NUM_PERM)):
+    for params in (MinHashConfig.published(NUM_PERM), MinHashConfig.datasketch(NUM_PERM)):
         desc = {"minhash": json.dumps(params.as_dict(), sort_keys=True)}
         sigs[params.family] = (record(f"sig_{params.family}", lambda p=params: signatures(sh, p),
                                       **desc), params)

@@ -43,7 +43,7 @@ _EXPORTS: dict[str, str] = {
     # score: pair scores, MinHash, LSH, the exact join, the scorer vocabulary
     "PairScores": "newsdedup.score.jaccard",
     "all_pairs_jaccard": "newsdedup.score.jaccard",
-    "MinHashParams": "newsdedup.score.minhash",
+    "MinHashConfig": "newsdedup.score.minhash",
     "signatures": "newsdedup.score.minhash",
     "choose_bands": "newsdedup.score.lsh",
     "threshold_join": "newsdedup.score.join",
@@ -59,7 +59,7 @@ _EXPORTS: dict[str, str] = {
     # studies: the published measurement and the calibration
     "MeasureConfig": "newsdedup.studies.measure",
     "run_measure": "newsdedup.studies.measure",
-    "SensitivityParams": "newsdedup.studies.sensitivity",
+    "SensitivityConfig": "newsdedup.studies.sensitivity",
     "simulate": "newsdedup.studies.sensitivity",
     "calibrate": "newsdedup.studies.calibration",
     "cross_host": "newsdedup.studies.crosshost",

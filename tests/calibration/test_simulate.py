@@ -11,7 +11,7 @@ import pytest
 import newsdedup.calibration.evidence as evidence_module
 import newsdedup.calibration.simulate as simulate
 from newsdedup.calibration.estimate import label_estimates
-from newsdedup.calibration.evidence import EvidenceOptions
+from newsdedup.calibration.evidence import EvidenceConfig
 from newsdedup.calibration.population import build_population
 from newsdedup.calibration.simulate import (
     answer_sheet,
@@ -242,7 +242,7 @@ def scripted_truth(n=10):
 def test_run_loop_labels_batch_after_batch_and_stops_at_the_budget(tmp_path):
     _, truth, pairs = scripted_truth()
     calib = Scripted(pairs, batch=5)
-    ev = run_loop(pd.DataFrame(), truth, EvidenceOptions(), budget=12, workdir=tmp_path,
+    ev = run_loop(pd.DataFrame(), truth, EvidenceConfig(), budget=12, workdir=tmp_path,
                   calibrate=calib)
     # Batches of 5, 5, then 2 of the third (the budget), then one last calibration.
     assert [n for _, n in calib.calls] == [0, 5, 10, 12]
@@ -257,7 +257,7 @@ def test_run_loop_labels_batch_after_batch_and_stops_at_the_budget(tmp_path):
 def test_run_loop_stops_when_the_calibration_offers_no_more_pairs(tmp_path):
     _, truth, pairs = scripted_truth(4)  # 6 pairs
     calib = Scripted(pairs, batch=4)
-    ev = run_loop(pd.DataFrame(), truth, EvidenceOptions(), budget=100, workdir=tmp_path,
+    ev = run_loop(pd.DataFrame(), truth, EvidenceConfig(), budget=100, workdir=tmp_path,
                   calibrate=calib)
     assert ev.labelled == 6
     assert calib.calls[-1][1] == 6 and len(calib.calls) <= 4
@@ -265,7 +265,7 @@ def test_run_loop_stops_when_the_calibration_offers_no_more_pairs(tmp_path):
 
 def test_run_loop_with_nothing_to_label_calibrates_once(tmp_path):
     calib = Scripted([], batch=3)
-    ev = run_loop(pd.DataFrame(), {}, EvidenceOptions(), budget=10, workdir=tmp_path,
+    ev = run_loop(pd.DataFrame(), {}, EvidenceConfig(), budget=10, workdir=tmp_path,
                   calibrate=calib)
     assert len(calib.calls) == 1 and calib.calls[0][0].labels is None and ev.labelled == 0
 
@@ -285,7 +285,7 @@ def test_holdout_run_draws_answers_and_reads_the_holdout():
         return SimpleNamespace(holdout=drawn)
 
     loop_sheet = Path("loop.csv")
-    ev = holdout_run(pd.DataFrame(), truth, EvidenceOptions(labels=loop_sheet, seed=4), 7,
+    ev = holdout_run(pd.DataFrame(), truth, EvidenceConfig(labels=loop_sheet, seed=4), 7,
                      calibrate=calib)
     assert len(calls) == 2
     assert calls[0].holdout_size == 7 and calls[0].holdout == calls[1].holdout
@@ -300,7 +300,7 @@ def test_holdout_run_draws_answers_and_reads_the_holdout():
 def test_real_loop_on_a_small_planted_corpus_labels_from_the_truth(tmp_path, fewer_draws):
     c = planted(1, events=150)
     truth = dict(zip(c.items["id"], c.event, strict=True))
-    ev = run_loop(c.items, truth, EvidenceOptions(seed=1), budget=40, workdir=tmp_path)
+    ev = run_loop(c.items, truth, EvidenceConfig(seed=1), budget=40, workdir=tmp_path)
     assert 0 < ev.labelled <= 40
     sheet = pd.read_csv(tmp_path / "sheet.csv", keep_default_na=False, dtype=str)
     labelled = sheet[sheet["label"] != ""]
@@ -390,7 +390,7 @@ def test_coverage_study_runs_end_to_end_on_a_small_pool(fewer_draws, tmp_path):
     from newsdedup.cluster.dedupe import dedupe
 
     corpus = planted_corpus(pool, 2)
-    ev = calibrate_items(corpus.items, EvidenceOptions(seed=2), tmp_path / "s.csv")
+    ev = calibrate_items(corpus.items, EvidenceConfig(seed=2), tmp_path / "s.csv")
     groups = dedupe(corpus.items, replace(ev.config, threshold=r["threshold"])).clustering.labels
     pop = ev.population
     tp = merged = same = 0

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from newsdedup.cli import main
 from newsdedup.corpus.dates import NOT_A_DATE, OK, OUT_OF_RANGE, read_date_texts
 from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
-from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
+from newsdedup.runs.crosshost import CrossHostConfig, run_crosshost
 
 TITLES = ["진천군 스마트 돌봄 구축 착수", "화성시 화재 감지 시스템 도입", "포항시 제조 AI 실증",
           "노타 AMD 협력 발표", "경북도 AI 인재 양성"]
@@ -66,7 +66,7 @@ def test_crosshost_runs_on_a_feed_with_one_date_out_of_range(tmp_path, capsys):
     [listed] = (tmp_path / "out").glob("*/rejected.csv")
     assert listed.read_text("utf-8").splitlines()[1].startswith("2,2,,i1,\"field 'published_at'")
     rep = run_crosshost(load_quiet(path), "feed", tmp_path / "api",
-                        CrossHostOptions(hosts=("a.example", "b.example")), echo=False)
+                        CrossHostConfig(hosts=("a.example", "b.example")), echo=False)
     assert rep.n_items == 4
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from newsdedup.calibration.evidence import EvidenceOptions
+from newsdedup.calibration.evidence import EvidenceConfig
 from newsdedup.calibration.simulate import holdout_run, run_loop, true_scores
 from newsdedup.cli import main
 from newsdedup.cluster.dedupe import DedupeConfig, dedupe
@@ -90,7 +90,7 @@ def test_story_labels_make_a_curve_that_is_the_dedupe_it_describes(uci_path, ite
 
 def test_the_loop_answered_from_the_story_ids_states_an_interval_that_holds(items):
     truth = dict(zip(items["id"], items["STORY"], strict=True))
-    options = EvidenceOptions(seed=0)
+    options = EvidenceConfig(seed=0)
     with tempfile.TemporaryDirectory() as tmp:
         loop = run_loop(items, truth, options, budget=200, workdir=Path(tmp))
         assert loop.choice["method"] == "labels" and loop.labelled == 200

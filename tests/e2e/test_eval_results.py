@@ -21,7 +21,7 @@ import pytest
 from newsdedup import paths
 from newsdedup.corpus.load import CorpusWarning, load_corpus
 from newsdedup.runs.compare import EMBEDDING_TOLERANCE, committed_files, result_difference
-from newsdedup.runs.evaluate_clusters import ClusterStudyOptions, run_cluster_study
+from newsdedup.runs.evaluate_clusters import ClusterStudyConfig, run_cluster_study
 from newsdedup.runs.evaluate_pairs import run_pair_study
 
 DATASETS = ("korsts", "stsb-en", "sts-ko-en", "uci-news-aggregator-head-sample12")
@@ -39,7 +39,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CorpusWarning)  # the truncated last row, reported
         corpus = load_corpus(path, columns=paths.UCI_COLUMNS)
-    options = ClusterStudyOptions(stories=12, reference_corpora=paths.CORPORA_DIR)
+    options = ClusterStudyConfig(stories=12, reference_corpora=paths.CORPORA_DIR)
     run_cluster_study(corpus, DATASETS[-1], out, options, echo=False,
                       embed_cache=paths.EMBED_CACHE_DIR / DATASETS[-1])
     return out

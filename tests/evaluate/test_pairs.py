@@ -26,7 +26,7 @@ from newsdedup.evaluate.pairs import (
 )
 from newsdedup.evaluate.sts import sentence_pair_jaccard
 from newsdedup.paths import shared_corpus_file
-from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
+from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
 from newsdedup.score.scorers import Scorer
 from newsdedup.text.normalize import get_scheme
 from newsdedup.text.shingle import shingle_matrix, shingles
@@ -101,7 +101,7 @@ def test_score_pairs_against_independent_computations() -> None:
     # MinHash at k = 8 uses the first 8 permutations: equal to a signature drawn with k = 8
     texts = [norm(t) for t in s1 + s2]
     sm = shingle_matrix(texts, 2)
-    sigs = signatures(sm, MinHashParams(num_perm=8, seed=42))
+    sigs = signatures(sm, MinHashConfig(num_perm=8, seed=42))
     first = np.arange(len(s1))
     want8 = estimate_pairs(sigs, sm.sizes == 0, first, first + len(s1))
     assert out["minhash-n2-k8"].tolist() == want8.tolist()

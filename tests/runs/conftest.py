@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from newsdedup.runs.calibrate import CalibrateOptions
-from newsdedup.runs.crosshost import CrossHostOptions
+from newsdedup.runs.calibrate import CalibrateConfig
+from newsdedup.runs.crosshost import CrossHostConfig
 from newsdedup.studies.measure import MeasureConfig
 
 HEADLINES = ["진천군 온디바이스 AI 기반 스마트 돌봄 구축 본격 착수",
@@ -14,6 +14,6 @@ HEADLINES = ["진천군 온디바이스 AI 기반 스마트 돌봄 구축 본격
 """Five headlines: one near-duplicate pair, three unrelated."""
 
 FAST = {"measure": MeasureConfig(error_perms=(16, 32)),
-        "calibrate_options": CalibrateOptions(trials=3),
-        "crosshost_options": CrossHostOptions(hosts=("a.example", "b.example"))}
+        "calibrate_options": CalibrateConfig(trials=3),
+        "crosshost_options": CrossHostConfig(hosts=("a.example", "b.example"))}
 """Keyword arguments of ``run_all`` that keep a whole run to a second or two."""

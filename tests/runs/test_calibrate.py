@@ -11,7 +11,7 @@ import pytest
 from newsdedup.cluster.dedupe import DedupeConfig, dedupe
 from newsdedup.corpus.load import load_corpus
 from newsdedup.evaluate.metrics import pairwise_scores
-from newsdedup.runs.calibrate import CalibrateOptions, EvidenceOptions, recalibrate, run_calibrate
+from newsdedup.runs.calibrate import CalibrateConfig, EvidenceConfig, recalibrate, run_calibrate
 
 WORDS = ("market", "board", "vote", "plan", "city", "river", "school", "budget", "court", "storm",
          "bank", "tech", "game", "film", "health", "energy", "rail", "port", "farm", "water",
@@ -43,7 +43,7 @@ OPTS = dict(trials=3, fractions=(0.9, 0.6), min_words=5)
 
 def test_story_labels_choose_and_the_curve_is_the_dedupe(tmp_path):
     corpus, _ = _corpus(tmp_path, 1.0)
-    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(story_column="story"))
+    options = CalibrateConfig(**OPTS, evidence=EvidenceConfig(story_column="story"))
     run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
     cal_path = tmp_path / "out" / "feed" / "calibration.json"
     cal = json.loads(cal_path.read_text(encoding="utf-8"))
@@ -64,7 +64,7 @@ def test_without_dates_or_labels_the_bound_or_a_decline_says_why(tmp_path):
     corpus, _ = _corpus(tmp_path, 1.0)
     undated = corpus.items.drop(columns="published_at")
     corpus = type(corpus)(**{**corpus.__dict__, "items": undated})
-    cal = run_calibrate(corpus, "feed", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    cal = run_calibrate(corpus, "feed", tmp_path / "out", CalibrateConfig(**OPTS), echo=False)
     written = json.loads((tmp_path / "out" / "feed" / "calibration.json").read_text("utf-8"))
     assert written["decoys"] is None  # no dates, no listed pairs: no decoy evidence
     if cal.band is None:
@@ -81,7 +81,7 @@ def test_without_dates_or_labels_the_bound_or_a_decline_says_why(tmp_path):
 
 def test_recalibrate_rereads_the_evidence_options(tmp_path):
     corpus, path = _corpus(tmp_path, 30.0)
-    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(decoy_field="section",
+    options = CalibrateConfig(**OPTS, evidence=EvidenceConfig(decoy_field="section",
                                                                 precision=0.8,
                                                                 window_days=2.0))
     # Named under the root, as recalibrate names it (its next step's labeling sheet).
@@ -112,14 +112,14 @@ def test_the_labeling_loop_and_its_hold_out_measure_the_dedupe_they_recommend(tm
     corpus, path = _corpus(tmp_path, 30.0)
     story = dict(zip(corpus.items["id"], corpus.items["story"], strict=True))
     out, folder = tmp_path / "out", tmp_path / "out" / "feed"
-    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(precision=0.8))
+    options = CalibrateConfig(**OPTS, evidence=EvidenceConfig(precision=0.8))
     run_calibrate(corpus, "feed", out, options, echo=False)
     sheet = folder / "calibrate" / "to_label.csv"
     labelled = tmp_path / "labelled.csv"
     for _ in range(3):  # label each batch, rerun with the sheet
         _answer(sheet, story)
         labelled.write_bytes(sheet.read_bytes())
-        options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(precision=0.8,
+        options = CalibrateConfig(**OPTS, evidence=EvidenceConfig(precision=0.8,
                                                                     labels=labelled))
         run_calibrate(corpus, "feed", out, options, echo=False)
     cal = json.loads((folder / "calibration.json").read_text("utf-8"))
@@ -136,7 +136,7 @@ def test_the_labeling_loop_and_its_hold_out_measure_the_dedupe_they_recommend(tm
     assert row["merged_pairs"] == int((sizes * (sizes - 1) // 2).sum())
     # A hold-out: drawn where --holdout names it, disjoint from the loop's sheet, then read.
     holdout = tmp_path / "holdout.csv"
-    options = CalibrateOptions(**OPTS, evidence=EvidenceOptions(precision=0.8, labels=labelled,
+    options = CalibrateConfig(**OPTS, evidence=EvidenceConfig(precision=0.8, labels=labelled,
                                                                 holdout=holdout,
                                                                 holdout_size=30))
     run_calibrate(corpus, "feed", out, options, echo=False)
@@ -158,14 +158,14 @@ def test_the_labeling_loop_and_its_hold_out_measure_the_dedupe_they_recommend(tm
 
 def test_full_adds_the_other_scorers_sweeps_and_the_calibration_is_unchanged(tmp_path):
     corpus, _ = _corpus(tmp_path, 30.0)
-    run_calibrate(corpus, "full", tmp_path / "out", CalibrateOptions(**OPTS, extra=True),
+    run_calibrate(corpus, "full", tmp_path / "out", CalibrateConfig(**OPTS, extra=True),
                   echo=False)
-    run_calibrate(corpus, "plain", tmp_path / "out", CalibrateOptions(**OPTS, extra=False),
+    run_calibrate(corpus, "plain", tmp_path / "out", CalibrateConfig(**OPTS, extra=False),
                   echo=False)
     def read(k):
         return pd.read_csv(tmp_path / "out" / k / "calibrate" / "sweep.csv")
 
-    assert {"idf-jaccard", "jaccard", "seed000-dedupe"} <= set(read("full")["scorer"])
+    assert {"idf-jaccard", "jaccard", "gated-dedupe"} <= set(read("full")["scorer"])
     assert set(read("plain")["scorer"]) == {"jaccard"}
     cal = {k: json.loads((tmp_path / "out" / k / "calibration.json").read_text("utf-8"))
            for k in ("full", "plain")}
@@ -178,7 +178,7 @@ def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, mo
 
     monkeypatch.setattr(cost, "MINHASH_SWEEP_BUDGET", 0.0)  # as if the corpus were large
     corpus, _ = _corpus(tmp_path, 1.0)
-    options = CalibrateOptions(**OPTS, simulation_items=20)
+    options = CalibrateConfig(**OPTS, simulation_items=20)
     run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
     folder = tmp_path / "out" / "feed" / "calibrate"
     params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
@@ -194,7 +194,7 @@ def test_raised_sweep_floor_is_recorded_and_the_sweep_is_the_dense_one_above_it(
         tmp_path, monkeypatch):
     from newsdedup.cluster.greedy import greedy_clusters
     from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
-    from newsdedup.studies import sweep_floor
+    from newsdedup.calibration import sweep_floor
     from newsdedup.studies.measure import normalized_texts
     from newsdedup.text.shingle import shingle_matrix
 
@@ -203,7 +203,7 @@ def test_raised_sweep_floor_is_recorded_and_the_sweep_is_the_dense_one_above_it(
     # As if the corpus were large: no minimum, and a budget of 2 pairs per item (the option).
     monkeypatch.setattr(sweep_floor, "SWEEP_MIN_PAIRS", 0)
     run_calibrate(corpus, "feed", tmp_path / "out",
-                  CalibrateOptions(**OPTS, sweep_pairs_per_item=2), echo=False)
+                  CalibrateConfig(**OPTS, sweep_pairs_per_item=2), echo=False)
     folder = tmp_path / "out" / "feed" / "calibrate"
     params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
     floor = params["sweep"]["floor"]
@@ -232,13 +232,13 @@ def test_raised_sweep_floor_is_recorded_and_the_sweep_is_the_dense_one_above_it(
 
 def test_idf_sweep_left_out_over_its_filter_budget_and_the_calibration_is_unchanged(
         tmp_path, monkeypatch):
-    from newsdedup.studies import sweep_floor
+    from newsdedup.calibration import sweep_floor
 
     corpus, _ = _corpus(tmp_path, 1.0)
     monkeypatch.setattr(sweep_floor, "SWEEP_MIN_PAIRS", 0)  # as if the corpus were large
-    run_calibrate(corpus, "with", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    run_calibrate(corpus, "with", tmp_path / "out", CalibrateConfig(**OPTS), echo=False)
     monkeypatch.setattr(sweep_floor, "FILTER_PAIRS_PER_ITEM", 1)
-    run_calibrate(corpus, "without", tmp_path / "out", CalibrateOptions(**OPTS), echo=False)
+    run_calibrate(corpus, "without", tmp_path / "out", CalibrateConfig(**OPTS), echo=False)
     folder = tmp_path / "out" / "without" / "calibrate"
     params = json.loads((folder / "params.json").read_text(encoding="utf-8"))
     assert "idf-jaccard" in params["sweep"]["left_out"]
@@ -264,7 +264,7 @@ def test_shuffling_the_records_changes_no_figure(tmp_path):
     shuffled.to_csv(other, index=False)
     out = tmp_path / "out"
     for name, file in (("a", path), ("b", other)):
-        run_calibrate(load_corpus(file), name, out, CalibrateOptions(**OPTS), echo=False)
+        run_calibrate(load_corpus(file), name, out, CalibrateConfig(**OPTS), echo=False)
     def read(name, f):
         return (out / name / f).read_bytes()
 

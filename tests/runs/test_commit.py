@@ -79,13 +79,13 @@ KILL_SCRIPT = textwrap.dedent("""
     import os, signal, sys
     from newsdedup.corpus.load import load_corpus
     from newsdedup.runs import crosshost
-    from newsdedup.runs.calibrate import CalibrateOptions
-    from newsdedup.runs.crosshost import CrossHostOptions
+    from newsdedup.runs.calibrate import CalibrateConfig
+    from newsdedup.runs.crosshost import CrossHostConfig
     from newsdedup.runs.pipeline import run_all
     from newsdedup.studies.measure import MeasureConfig
     crosshost.cross_host = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
     run_all(load_corpus(sys.argv[1]), "feed", sys.argv[2], MeasureConfig(error_perms=(16, 32)),
-            CalibrateOptions(trials=3), CrossHostOptions(hosts=("a.example",)), echo=False)
+            CalibrateConfig(trials=3), CrossHostConfig(hosts=("a.example",)), echo=False)
 """)
 
 

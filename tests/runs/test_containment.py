@@ -28,7 +28,7 @@ from newsdedup.corpus.load import load_corpus
 from newsdedup.runs import commit
 from newsdedup.runs.commit import MANIFEST, recover, work_paths
 from newsdedup.runs.files import OutputError, contained, markdown_table, write_text
-from newsdedup.runs.join import JoinOptions, run_join
+from newsdedup.runs.join import JoinConfig, run_join
 from newsdedup.runs.pipeline import run_all
 
 from .conftest import FAST, HEADLINES
@@ -180,10 +180,10 @@ def run_a(tmp_path):
 def test_a_single_step_of_another_corpus_ends_the_run_marker_whatever_it_writes(run_a,
                                                                                tmp_path):
     out, corpus = run_a
-    run_join(corpus, "feed", out, JoinOptions(threshold=0.5))
+    run_join(corpus, "feed", out, JoinConfig(threshold=0.5))
     assert (out / "feed" / MANIFEST).is_file()  # the same corpus: still one run (and more)
     other = load_corpus(corpus_file(tmp_path, "b", [t + " 추가" for t in HEADLINES]))
-    run_join(other, "feed", out, JoinOptions(threshold=0.5))  # join/ is in no run's list
+    run_join(other, "feed", out, JoinConfig(threshold=0.5))  # join/ is in no run's list
     assert not (out / "feed" / MANIFEST).exists()
 
 

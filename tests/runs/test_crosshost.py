@@ -7,13 +7,13 @@ import json
 import pytest
 
 from newsdedup.corpus.load import CorpusWarning, load_corpus
-from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
+from newsdedup.runs.crosshost import CrossHostConfig, run_crosshost
 
 ROWS = ("id,title,url,published_at\n"
         "a,진천군 스마트 돌봄 착수,https://a.example/1,2026-05-01\n"
         "b,진천군 스마트돌봄 본격화,https://b.example/2,yesterday\n"
         "c,화성시 화재 감지 도입,https://b.example/3,2026-05-02\n")
-OPTIONS = CrossHostOptions(hosts=("a.example", "b.example"))
+OPTIONS = CrossHostConfig(hosts=("a.example", "b.example"))
 
 
 def test_a_bad_date_is_a_listed_reject_and_the_run_completes(tmp_path):

@@ -13,9 +13,9 @@ from newsdedup import paths
 from newsdedup.cli import main
 from newsdedup.corpus.sts import load_korsts
 from newsdedup.evaluate.pairs import headline_split
-from newsdedup.runs.evaluate_pairs import PairStudyOptions, run_pair_file, split_halves
+from newsdedup.runs.evaluate_pairs import PairStudyConfig, run_pair_file, split_halves
 
-OPTIONS = PairStudyOptions(n_resamples=50, embeddings=("use",))
+OPTIONS = PairStudyConfig(n_resamples=50, embeddings=("use",))
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_a_graded_file_with_a_split_column(graded: pd.DataFrame, tmp_path: Path)
     with pytest.raises(ValueError, match="no rows with part == 'test'"):
         run_pair_file(path, {"a": "sentence1", "b": "sentence2", "score": "score",
                              "split": "part"}, "graded", tmp_path,
-                      PairStudyOptions(test="test", embeddings=()), echo=False)
+                      PairStudyConfig(test="test", embeddings=()), echo=False)
 
 
 def test_split_halves_is_seeded_and_stratified() -> None:

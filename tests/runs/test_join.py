@@ -2,13 +2,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from newsdedup.runs.join import JoinOptions, write_join
+from newsdedup.runs.join import JoinConfig, write_join
 from newsdedup.text.shingle import shingle_matrix
 
 
 def test_lsh_only_when_asked():
-    assert JoinOptions().lsh() is None
-    mh, banding = JoinOptions(lsh_threshold=0.5, lsh_recall=0.9, num_perm=64).lsh()
+    assert JoinConfig().lsh() is None
+    mh, banding = JoinConfig(lsh_threshold=0.5, lsh_recall=0.9, num_perm=64).lsh()
     assert mh.num_perm == 64 and banding.bands * banding.rows <= 64
 
 
@@ -30,14 +30,14 @@ def test_streamed_join_files_equal_the_in_memory_ones(tmp_path, monkeypatch, row
     from newsdedup.runs import join as module
     from newsdedup.score.join import HISTOGRAM_STEP, pair_histogram, threshold_join, top_k
     from newsdedup.score.lsh import choose_bands, recall_by_bin
-    from newsdedup.score.minhash import MinHashParams, lsh_candidate_pairs, signatures
+    from newsdedup.score.minhash import MinHashConfig, lsh_candidate_pairs, signatures
     from newsdedup.studies.synthetic import templated_headlines
 
     monkeypatch.setattr(module, "SPILL_ROWS", rows)
     titles = templated_headlines("en", 300, seed=1) + ["", "x"]
     shingled = shingle_matrix(titles, 3)
     ids = [f"t{k}" for k in range(len(titles))]
-    mh, banding = MinHashParams.published(64), choose_bands(0.6, 64, 0.9)
+    mh, banding = MinHashConfig.published(64), choose_bands(0.6, 64, 0.9)
     info = write_join(ids, shingled, 0.6, tmp_path, {}, k=3, lsh=(mh, banding))
     want = threshold_join(shingled, 0.6).pairs
     got = pd.read_parquet(tmp_path / "pairs.parquet")

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from newsdedup.cluster.dedupe import DedupeConfig, dedupe
-from newsdedup.runs.crosshost import CrossHostOptions, exact_scores
+from newsdedup.runs.crosshost import CrossHostConfig, exact_scores
 from newsdedup.studies.crosshost import cross_host
 from newsdedup.studies.measure import MeasureConfig, run_measure
 
@@ -43,7 +43,7 @@ def test_measure_figures_do_not_depend_on_record_order(pinned, shuffled):
 
 
 def test_crosshost_figures_do_not_depend_on_record_order(pinned, shuffled):
-    options = CrossHostOptions(hosts=("deepmind.google", "blog.google"))  # the pinned pair
+    options = CrossHostConfig(hosts=("deepmind.google", "blog.google"))  # the pinned pair
     reports = [cross_host(c.items, exact_scores(c.items, options.n), options.hosts,
                           options.window_days) for c in (pinned, shuffled)]
     a, b = reports

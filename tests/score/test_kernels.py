@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from newsdedup.score.jaccard import jaccard_matrix
 from newsdedup.score.kernels import CRC_TABLE, crc32_of_codepoints, mersenne_min_hashes
-from newsdedup.score.minhash import MinHashParams, estimate_matrix, estimate_pairs, signatures
+from newsdedup.score.minhash import MinHashConfig, estimate_matrix, estimate_pairs, signatures
 from newsdedup.studies.synthetic import enlarge, headline_pool
 from newsdedup.text.normalize import hangul_alnum, item_texts
 from newsdedup.text.shingle import shingle_matrix
@@ -39,7 +39,7 @@ def test_crc32_equals_zlib_on_utf8(strings):
        n=st.integers(1, 4), k=st.sampled_from([1, 7, 128]), seed=st.integers(0, 2**32))
 def test_numba_signatures_equal_numpy(texts, n, k, seed):
     sm = shingle_matrix(texts, n)
-    params = MinHashParams(num_perm=k, seed=seed)
+    params = MinHashConfig(num_perm=k, seed=seed)
     fast = signatures(sm, params, kernel="numba")
     assert fast.dtype == np.uint64
     assert np.array_equal(fast, signatures(sm, params, kernel="numpy"))
@@ -49,7 +49,7 @@ def test_numba_signatures_equal_numpy(texts, n, k, seed):
 def test_numba_signatures_equal_numpy_on_headlines(lang):
     texts = [hangul_alnum(t) for t in enlarge(headline_pool(lang), 3000, seed=1).text]
     sm = shingle_matrix(texts, 3)
-    params = MinHashParams.published()
+    params = MinHashConfig.published()
     assert np.array_equal(signatures(sm, params, kernel="numba"),
                           signatures(sm, params, kernel="numpy"))
 
@@ -106,7 +106,7 @@ def test_numba_signatures_equal_numpy_in_any_parts(texts, n, k, part):
     import newsdedup.score.minhash as mh
 
     sm = shingle_matrix(texts, n)
-    params = MinHashParams(num_perm=k)
+    params = MinHashConfig(num_perm=k)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(mh, "PART_CELLS", part)
         fast = signatures(sm, params, kernel="numba")
@@ -120,7 +120,7 @@ PUBLISHED_ERRORS = {3: ("0.0059", "0.0702"), 4: ("0.0046", "0.0916"), 5: ("0.002
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_numba_signatures_reproduce_published_errors(pinned, n):
     sm = shingle_matrix(item_texts(pinned.items), n)
-    sig = signatures(sm, MinHashParams.published(), kernel="numba")
+    sig = signatures(sm, MinHashConfig.published(), kernel="numba")
     iu = np.triu_indices(sm.n_items, k=1)
     err = np.abs(estimate_matrix(sig, sm.sizes == 0)[iu] - jaccard_matrix(sm)[iu])
     assert len(err) == 74_691
@@ -129,18 +129,18 @@ def test_numba_signatures_reproduce_published_errors(pinned, n):
 
 def test_unknown_kernel_is_refused():
     with pytest.raises(ValueError, match="unknown kernel"):
-        signatures(shingle_matrix(["abcd"], 3), MinHashParams(), kernel="rust")
+        signatures(shingle_matrix(["abcd"], 3), MinHashConfig(), kernel="rust")
 
 
 def test_small_inputs_do_not_import_numba():
     # The published blocks run on a few hundred items: numba's import would only cost time.
     code = ("import sys; from newsdedup.corpus.load import load_corpus; "
             "from newsdedup.paths import locate_pinned; "
-            "from newsdedup.score.minhash import MinHashParams, signatures; "
+            "from newsdedup.score.minhash import MinHashConfig, signatures; "
             "from newsdedup.text.normalize import item_texts; "
             "from newsdedup.text.shingle import shingle_matrix; "
             "items = load_corpus(locate_pinned(), dialect='seed').items; "
-            "signatures(shingle_matrix(item_texts(items), 3), MinHashParams()); "
+            "signatures(shingle_matrix(item_texts(items), 3), MinHashConfig()); "
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True).stdout.strip().splitlines()[-1]

@@ -16,7 +16,7 @@ from newsdedup.score.lsh import (
     datasketch_candidates,
     recall_by_bin,
 )
-from newsdedup.score.minhash import MinHashParams, lsh_candidate_pairs, lsh_params, signatures
+from newsdedup.score.minhash import MinHashConfig, lsh_candidate_pairs, lsh_params, signatures
 from newsdedup.text.normalize import hangul_alnum, item_text
 from newsdedup.text.shingle import shingle_matrix
 
@@ -31,7 +31,7 @@ def pinned_shingles(pinned):
     return shingle_matrix(texts, 3)
 
 
-@pytest.mark.parametrize("params", [MinHashParams.published(64), MinHashParams.datasketch(64)])
+@pytest.mark.parametrize("params", [MinHashConfig.published(64), MinHashConfig.datasketch(64)])
 @pytest.mark.parametrize("threshold,recall", [(0.1, None), (0.2, 0.95), (0.5, None)])
 def test_datasketch_lsh_gives_the_vectorized_candidates(pinned_shingles, params, threshold,
                                                         recall):
@@ -52,7 +52,7 @@ def test_datasketch_equals_vectorized_on_random_signatures(n, bands, rows, seed)
     sigs = rng.integers(0, 3, size=(n, bands * rows)).astype(np.uint64)  # many collisions
     empty = rng.random(n) < 0.2
     banding = Banding(bands, rows, bands * rows, 0.5, "given", 0.0)
-    got = datasketch_candidates(sigs, empty, banding, MinHashParams.published(bands * rows))
+    got = datasketch_candidates(sigs, empty, banding, MinHashConfig.published(bands * rows))
     want = [i * n + j for i, j in itertools.combinations(range(n), 2)
             if not empty[i] and not empty[j]
             and any((sigs[i, b * rows:(b + 1) * rows] == sigs[j, b * rows:(b + 1) * rows]).all()
@@ -61,7 +61,7 @@ def test_datasketch_equals_vectorized_on_random_signatures(n, bands, rows, seed)
 
 
 def test_recall_by_bin_matches_a_pair_by_pair_count(pinned_shingles):
-    params = MinHashParams.published(128)
+    params = MinHashConfig.published(128)
     sigs = signatures(pinned_shingles, params)
     banding = choose_bands(0.2, 128, 0.9)
     n = pinned_shingles.n_items

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from newsdedup.score.minhash import (
     MERSENNE61,
-    MinHashParams,
+    MinHashConfig,
     affine_mod_mersenne61,
     crc32_hashes,
     estimate_matrix,
@@ -59,7 +59,7 @@ def test_permutations_follow_the_published_draw_order():
 def test_signature_equals_plain_python_min():
     texts = ["가나다라마바", "가나다라", "xyz123", "ab"]
     sm = shingle_matrix(texts, 3)
-    sig = signatures(sm, MinHashParams.published(num_perm=16))
+    sig = signatures(sm, MinHashConfig.published(num_perm=16))
     a, b = mersenne_permutations(16, 42)
     for r, t in enumerate(texts):
         grams = {t[i : i + 3] for i in range(len(t) - 2)}
@@ -77,7 +77,7 @@ def test_crc32_of_utf8():
 
 def test_estimates_and_empty_items():
     sm = shingle_matrix(["abcdefgh", "abcdefgh", "a", "b"], 3)
-    for params in (MinHashParams.published(32), MinHashParams.datasketch(32)):
+    for params in (MinHashConfig.published(32), MinHashConfig.datasketch(32)):
         sig = signatures(sm, params)
         est = estimate_matrix(sig, sm.sizes == 0)
         assert est[0, 1] == 1.0
@@ -87,14 +87,14 @@ def test_estimates_and_empty_items():
 
 
 def test_datasketch_params_record_scheme_and_version():
-    p = MinHashParams.datasketch()
+    p = MinHashConfig.datasketch()
     assert p.scheme == "affine32" and p.datasketch_version
-    assert MinHashParams.published().as_dict()["seed"] == 42
+    assert MinHashConfig.published().as_dict()["seed"] == 42
 
 
 def test_lsh_candidates_contain_identical_and_respect_bands():
     sm = shingle_matrix(["abcdefgh", "abcdefgh", "zyxwvuts"], 3)
-    sig = signatures(sm, MinHashParams.published(128))
+    sig = signatures(sm, MinHashConfig.published(128))
     b, r = lsh_params(0.5, 128)
     assert b * r <= 128
     i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
@@ -125,7 +125,7 @@ def test_affine32_signatures_equal_datasketch_bulk(texts, n, k, seed):
     from newsdedup.score.minhash import affine32_permutations
 
     sm = shingle_matrix(texts, n)
-    params = MinHashParams.datasketch(num_perm=k, seed=seed)
+    params = MinHashConfig.datasketch(num_perm=k, seed=seed)
     x = sm.matrix
     enc = [s.encode("utf-8") for s in sm.vocab]
     rows = [[enc[c] for c in x.indices[lo:hi]] for lo, hi in zip(x.indptr[:-1], x.indptr[1:],
@@ -143,7 +143,7 @@ def test_prefix_agreements_equal_estimates_of_each_width():
     from newsdedup.studies.measure import prefix_agreements
 
     sm = shingle_matrix([f"headline {k % 7} about {k % 5} and {k}" for k in range(60)] + [""], 3)
-    sig = signatures(sm, MinHashParams.published(64))
+    sig = signatures(sm, MinHashConfig.published(64))
     empty = sm.sizes == 0
     i, j = np.triu_indices(sm.n_items, k=1)
     counts = prefix_agreements(sig, i, j, [8, 16, 64], chunk=500)

@@ -7,7 +7,7 @@ from newsdedup.score.jaccard import (
     jaccard_matrix,
     weighted_jaccard_matrix,
 )
-from newsdedup.score.minhash import MinHashParams, estimate_matrix, signatures
+from newsdedup.score.minhash import MinHashConfig, estimate_matrix, signatures
 from newsdedup.score.scorers import (
     IDF_SOURCES,
     KINDS,
@@ -41,7 +41,7 @@ def test_block_scores_equal_the_all_pairs_matrices(shingled):
     assert np.array_equal(_full(make_scorer(shingled, "jaccard"), n), jaccard_matrix(shingled))
     assert np.allclose(_full(make_scorer(shingled, "idf"), n), weighted_jaccard_matrix(shingled),
                        rtol=0, atol=1e-12)
-    params = MinHashParams.published(64)
+    params = MinHashConfig.published(64)
     want = estimate_matrix(signatures(shingled, params), shingled.sizes == 0)
     assert np.array_equal(_full(make_scorer(shingled, "minhash", minhash=params), n), want)
 
@@ -108,7 +108,7 @@ def test_pair_scores_equal_the_block_scores(shingled):
     # IDF from a reference that is the batch itself: the batch's weights.
     assert np.allclose(make_pair_scorer(shingled, "idf-ref", reference=whole).pairs(i, j),
                        weighted[i, j], rtol=0, atol=1e-12)
-    params = MinHashParams.published(64)
+    params = MinHashConfig.published(64)
     want = estimate_matrix(signatures(shingled, params), shingled.sizes == 0)
     got = make_pair_scorer(shingled, "minhash", minhash=params).pairs(i, j)
     assert got.tolist() == want[i, j].tolist()

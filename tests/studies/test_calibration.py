@@ -18,13 +18,13 @@ from newsdedup.studies.calibration import (
     sensitivity_quantiles,
     sweep,
 )
-from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
+from newsdedup.studies.sensitivity import SensitivityConfig, simulate, texts_from_items
 
 
 @pytest.fixture(scope="module")
 def pinned_calibration(pinned):
     scores = exact_scores(pinned.items, 4)
-    sens = simulate(texts_from_items(pinned.items), SensitivityParams())
+    sens = simulate(texts_from_items(pinned.items), SensitivityConfig())
     table = sweep(scores, default_grid())
     return calibrate(scores, pinned.items, sens, table), sens
 
@@ -75,7 +75,7 @@ def test_quantiles_table_agrees_with_p5(pinned_calibration):
 
 def test_no_band_means_no_threshold():
     class Fake:
-        params = SensitivityParams()
+        params = SensitivityConfig()
         both = {f: np.full(100, 0.1) for f in params.fractions}
 
         def both_table(self):

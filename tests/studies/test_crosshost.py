@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from newsdedup.corpus.hosts import parse_dates
 from newsdedup.runs.console import crosshost_console
-from newsdedup.runs.crosshost import CrossHostOptions, cross_host_report, exact_scores
+from newsdedup.runs.crosshost import CrossHostConfig, cross_host_report, exact_scores
 from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
 from newsdedup.studies.crosshost import (
     DEFAULT_HOSTS,
@@ -92,7 +92,7 @@ def _synthetic(size: int, hosts: int, seed: int = 0) -> pd.DataFrame:
 
 
 def test_block_path_equals_dense_on_pinned(pinned, rep):
-    got = cross_host_report(pinned.items, CrossHostOptions(hosts=DEFAULT_HOSTS))
+    got = cross_host_report(pinned.items, CrossHostConfig(hosts=DEFAULT_HOSTS))
     assert got.listing is None
     pd.testing.assert_frame_equal(got.pairs, rep.pairs)
     assert got.summary() == rep.summary()
@@ -103,10 +103,10 @@ def test_block_and_floor_paths_on_synthetic(size, hosts):
     items = _synthetic(size, hosts)
     focus = ("h0.example", "h1.example", "h2.example")
     dense = cross_host(items, exact_scores(items, 4), focus)
-    block = cross_host_report(items, CrossHostOptions(hosts=focus))
+    block = cross_host_report(items, CrossHostConfig(hosts=focus))
     pd.testing.assert_frame_equal(block.pairs, dense.pairs)
     assert block.summary() == dense.summary()
-    floor = cross_host_report(items, CrossHostOptions(hosts=focus, max_listed=0, floor=0.2))
+    floor = cross_host_report(items, CrossHostConfig(hosts=focus, max_listed=0, floor=0.2))
     s, d = floor.summary(), dense.summary()
     assert (s["cross_pairs"], s["in_window"], s["upper_bound"]) == (
         d["cross_pairs"], d["in_window"], d["upper_bound"])

@@ -5,14 +5,14 @@ import math
 import pytest
 
 from newsdedup.runs.console import measure_console
-from newsdedup.score.minhash import MinHashParams
+from newsdedup.score.minhash import MinHashConfig
 from newsdedup.studies.measure import MeasureConfig, run_measure
 
 
 @pytest.fixture(scope="module")
 def report(pinned):
     cfg = MeasureConfig(error_perms=(16, 128, 1024),
-                        error_families=(MinHashParams.published(), MinHashParams.datasketch()))
+                        error_families=(MinHashConfig.published(), MinHashConfig.datasketch()))
     return run_measure(pinned.items, cfg)
 
 

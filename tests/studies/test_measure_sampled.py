@@ -180,12 +180,12 @@ def test_sampled_report_accounts_for_every_item():
 
 
 def test_published_signatures_of_fewer_permutations_are_prefixes():
-    from newsdedup.score.minhash import MinHashParams
+    from newsdedup.score.minhash import MinHashConfig
 
     m = shingle_matrix(_korean(100), 3)
-    wide = signatures(m, MinHashParams.published(256))
+    wide = signatures(m, MinHashConfig.published(256))
     for k in (16, 128):
-        assert np.array_equal(wide[:, :k], signatures(m, MinHashParams.published(k)))
+        assert np.array_equal(wide[:, :k], signatures(m, MinHashConfig.published(k)))
 
 
 def test_band_candidates_equal_the_lexsort_banding():

@@ -21,7 +21,7 @@ import newsdedup.studies.sensitivity as sens
 import newsdedup.studies.sensitivity_words as sens_words
 from newsdedup.corpus.load import LoadResult
 from newsdedup.studies.sensitivity import (
-    SensitivityParams,
+    SensitivityConfig,
     SensitivityResult,
     simulate,
     simulate_exact,
@@ -87,7 +87,7 @@ def pinned_texts(pinned: LoadResult) -> list[str]:
 
 @pytest.fixture(scope="module")
 def exact_run(pinned_texts: list[str]) -> SensitivityResult:
-    return simulate_exact(pinned_texts, SensitivityParams())
+    return simulate_exact(pinned_texts, SensitivityConfig())
 
 
 def test_pinned_corpus_is_the_published_input(pinned_texts: list[str]) -> None:
@@ -106,12 +106,12 @@ def test_exact_reproduces_published_tables(exact_run: SensitivityResult) -> None
 
 def test_exact_equals_reference_on_pinned_subset(pinned_texts: list[str]) -> None:
     subset = pinned_texts[100:130]
-    params = SensitivityParams()
+    params = SensitivityConfig()
     assert_same_values(simulate_exact(subset, params), simulate_reference(subset, params))
 
 
 def test_fast_path_close_to_published(pinned_texts: list[str]) -> None:
-    fast = simulate_fast(pinned_texts, SensitivityParams(method="fast"))
+    fast = simulate_fast(pinned_texts, SensitivityConfig(method="fast"))
     assert fast.params.method == "fast"
     both, one = fast.both_table(), fast.one_table()
     assert list(both.columns) == ["f", "pairs", "mean", "std", "p5", "min"]
@@ -174,7 +174,7 @@ def test_exact_equals_reference_synthetic(
     min_words: int,
     scheme: str,
 ) -> None:
-    params = SensitivityParams(
+    params = SensitivityConfig(
         fractions=fractions, n=n, trials=trials, seed=seed, min_words=min_words, scheme=scheme
     )
     assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
@@ -187,7 +187,7 @@ def test_exact_equals_reference_for_unregistered_scheme(monkeypatch: pytest.Monk
         SCHEMES, "test-vowelless", lambda t: "".join(c for c in t if c not in "aeiou ")
     )
     texts = ["the quick brown fox jumps over the lazy dog again", "a e i o u x y z w v", "x"]
-    params = SensitivityParams(fractions=(0.8, 0.4), n=3, trials=5, scheme="test-vowelless")
+    params = SensitivityConfig(fractions=(0.8, 0.4), n=3, trials=5, scheme="test-vowelless")
     assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
 
 
@@ -199,7 +199,7 @@ def test_exact_equals_reference_when_codes_do_not_fit_int64() -> None:
     texts = [" ".join("".join(rng.choices(alphabet, k=3)) for _ in range(12)) for _ in range(5)]
     n_chars = len(set("".join(get_scheme("hangul-alnum")(t) for t in texts)))
     assert n_chars**11 >= 2**63
-    params = SensitivityParams(fractions=(0.9, 0.6), n=11, trials=4)
+    params = SensitivityConfig(fractions=(0.9, 0.6), n=11, trials=4)
     assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
 
 
@@ -211,7 +211,7 @@ def test_exact_equals_reference_when_keys_need_reranking() -> None:
     texts = [" ".join("".join(rng.choices(alphabet, k=4)) for _ in range(10)) for _ in range(6)]
     n_chars = len(set("".join(get_scheme("hangul-alnum")(t) for t in texts)))
     assert 2**55 < n_chars**9 < 2**63
-    params = SensitivityParams(fractions=(0.9, 0.5), n=9, trials=3)
+    params = SensitivityConfig(fractions=(0.9, 0.5), n=9, trials=3)
     assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
 
 
@@ -233,7 +233,7 @@ def test_exact_equals_reference_across_blocks(monkeypatch: pytest.MonkeyPatch) -
         "에이전트",
     ]
     texts = [" ".join(rng.choices(words, k=rng.randint(5, 20))) for _ in range(25)]
-    params = SensitivityParams(fractions=(0.9, 0.5, 0.2), trials=6)
+    params = SensitivityConfig(fractions=(0.9, 0.5, 0.2), trials=6)
     assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
 
 
@@ -257,7 +257,7 @@ short_word_st = st.text(alphabet="가나다ab1-", min_size=1, max_size=3)
 def test_exact_equals_reference_short_words(
     texts: list[str], fractions: tuple[float, ...], n: int, trials: int, scheme: str
 ) -> None:
-    params = SensitivityParams(
+    params = SensitivityConfig(
         fractions=fractions, n=n, trials=trials, min_words=0, scheme=scheme, seed=1
     )
     assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
@@ -272,7 +272,7 @@ def test_character_engine_equals_reference(monkeypatch: pytest.MonkeyPatch) -> N
     for scheme in sorted(SCHEMES):
         for n in (1, 3, 4):
             texts = [" ".join(rng.choices(words, k=rng.randint(0, 15))) for _ in range(6)]
-            params = SensitivityParams(fractions=(0.9, 0.4), n=n, trials=5, scheme=scheme)
+            params = SensitivityConfig(fractions=(0.9, 0.4), n=n, trials=5, scheme=scheme)
             assert_same_values(simulate_exact(texts, params), simulate_reference(texts, params))
 
 
@@ -283,7 +283,7 @@ def test_values_do_not_depend_on_threads_or_blocks(
     # Many small blocks on several threads: more jobs than the in-flight cap,
     # finishing in any order; the values must be those of the reference.
     texts = pinned_texts[:40]
-    params = SensitivityParams(fractions=(0.8, 0.3), trials=4)
+    params = SensitivityConfig(fractions=(0.8, 0.3), trials=4)
     expected = simulate_reference(texts, params)
     monkeypatch.setattr(sens, "_WORKERS", workers)
     monkeypatch.setattr(sens, "_BLOCK_CHARS", 2_000)
@@ -301,7 +301,7 @@ def test_values_do_not_depend_on_threads_or_blocks(
 def test_values_are_jaccards(
     texts: list[str], fractions: tuple[float, ...], n: int, trials: int, method: str
 ) -> None:
-    params = SensitivityParams(fractions=fractions, n=n, trials=trials, min_words=2, method=method)
+    params = SensitivityConfig(fractions=fractions, n=n, trials=trials, min_words=2, method=method)
     r = simulate(texts, params)
     assert r.params.method == method
     for values in (r.both, r.one):
@@ -319,7 +319,7 @@ def test_values_are_jaccards(
     scheme=st.sampled_from(sorted(SCHEMES)),
 )
 def test_keeping_every_word_gives_one(texts: list[str], n: int, method: str, scheme: str) -> None:
-    params = SensitivityParams(
+    params = SensitivityConfig(
         fractions=(1.0,), n=n, trials=3, min_words=1, scheme=scheme, method=method
     )
     r = simulate(texts, params)
@@ -334,7 +334,7 @@ def test_keeping_every_word_gives_one(texts: list[str], n: int, method: str, sch
 @SMALL
 @given(texts=st.lists(text_st(max_words=12), max_size=8), min_words=st.integers(0, 10))
 def test_every_item_is_accounted_for(texts: list[str], min_words: int) -> None:
-    params = SensitivityParams(fractions=(0.5,), trials=2, min_words=min_words, method="fast")
+    params = SensitivityConfig(fractions=(0.5,), trials=2, min_words=min_words, method="fast")
     r = simulate(texts, params)
     short = sum(len(t.split()) < min_words for t in texts)
     assert r.n_items_skipped == short
@@ -345,7 +345,7 @@ def test_every_item_is_accounted_for(texts: list[str], min_words: int) -> None:
 def test_dropping_every_word_gives_zero() -> None:
     texts = ["하나 둘 셋 넷 다섯 여섯 일곱 여덟 아홉"]
     for method in ("exact", "fast", "reference"):
-        r = simulate(texts, SensitivityParams(fractions=(0.0,), trials=4, method=method))
+        r = simulate(texts, SensitivityConfig(fractions=(0.0,), trials=4, method=method))
         assert r.both[0.0].tolist() == [0.0] * 4
         assert r.one[0.0].tolist() == [0.0] * 4
 
@@ -363,26 +363,26 @@ _TEXTS = [
 
 
 def test_fast_is_reproducible_and_uses_its_own_stream() -> None:
-    params = SensitivityParams(fractions=(0.7,), trials=10)
+    params = SensitivityConfig(fractions=(0.7,), trials=10)
     a, b = simulate_fast(_TEXTS, params), simulate_fast(_TEXTS, params)
     assert_same_values(a, b)
     assert not np.array_equal(a.both[0.7], simulate_exact(_TEXTS, params).both[0.7])
-    other_seed = simulate_fast(_TEXTS, SensitivityParams(fractions=(0.7,), trials=10, seed=8))
+    other_seed = simulate_fast(_TEXTS, SensitivityConfig(fractions=(0.7,), trials=10, seed=8))
     assert not np.array_equal(a.both[0.7], other_seed.both[0.7])
 
 
 def test_dispatch_and_default() -> None:
-    params = SensitivityParams(fractions=(0.6,), trials=3)
+    params = SensitivityConfig(fractions=(0.6,), trials=3)
     assert params.method == "exact"
-    assert simulate(_TEXTS).params == SensitivityParams()
+    assert simulate(_TEXTS).params == SensitivityConfig()
     for method in ("exact", "reference", "fast"):
-        r = simulate(_TEXTS, SensitivityParams(fractions=(0.6,), trials=3, method=method))
+        r = simulate(_TEXTS, SensitivityConfig(fractions=(0.6,), trials=3, method=method))
         assert r.params.method == method
     # Functions called directly record the path that ran, whatever params say.
-    assert simulate_exact(_TEXTS, SensitivityParams(method="fast")).params.method == "exact"
+    assert simulate_exact(_TEXTS, SensitivityConfig(method="fast")).params.method == "exact"
     assert_same_values(
-        simulate(_TEXTS, SensitivityParams(fractions=(0.6,), trials=3, method="reference")),
-        simulate(_TEXTS, SensitivityParams(fractions=(0.6,), trials=3, method="exact")),
+        simulate(_TEXTS, SensitivityConfig(fractions=(0.6,), trials=3, method="reference")),
+        simulate(_TEXTS, SensitivityConfig(fractions=(0.6,), trials=3, method="exact")),
     )
 
 
@@ -402,23 +402,23 @@ def test_dispatch_and_default() -> None:
 )
 def test_invalid_params_raise(kwargs: dict) -> None:
     with pytest.raises(ValueError):
-        SensitivityParams(**kwargs)
+        SensitivityConfig(**kwargs)
 
 
 def test_params_normalize_fractions() -> None:
-    p = SensitivityParams(fractions=[np.float64(0.5), 1])
+    p = SensitivityConfig(fractions=[np.float64(0.5), 1])
     assert p.fractions == (0.5, 1.0)
     assert all(type(f) is float for f in p.fractions)
 
 
 def test_non_string_text_is_rejected() -> None:
     with pytest.raises(TypeError):
-        simulate_exact(["좋은 글", float("nan")], SensitivityParams())
+        simulate_exact(["좋은 글", float("nan")], SensitivityConfig())
 
 
 def _handmade(both: list[float], one: list[float]) -> SensitivityResult:
     return SensitivityResult(
-        params=SensitivityParams(fractions=(0.5,)),
+        params=SensitivityConfig(fractions=(0.5,)),
         n_items_used=1,
         n_items_skipped=0,
         both={0.5: np.array(both)},
@@ -453,7 +453,7 @@ def test_caught_fraction() -> None:
 
 
 def test_empty_input_gives_nan_tables() -> None:
-    r = simulate_exact([], SensitivityParams(fractions=(0.9, 0.5)))
+    r = simulate_exact([], SensitivityConfig(fractions=(0.9, 0.5)))
     assert (r.n_items_used, r.n_items_skipped) == (0, 0)
     table = r.both_table()
     assert table["pairs"].tolist() == [0, 0]
@@ -462,7 +462,7 @@ def test_empty_input_gives_nan_tables() -> None:
 
 
 def test_results_are_read_only() -> None:
-    r = simulate_exact(_TEXTS, SensitivityParams(fractions=(0.5,), trials=2))
+    r = simulate_exact(_TEXTS, SensitivityConfig(fractions=(0.5,), trials=2))
     with pytest.raises(ValueError):
         r.both[0.5][0] = 1.0
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from newsdedup.corpus.load import LoadResult
-from newsdedup.studies.sensitivity import SensitivityParams, split_items, texts_from_items
+from newsdedup.studies.sensitivity import SensitivityConfig, split_items, texts_from_items
 from newsdedup.studies.sensitivity_batch import Batch
 from newsdedup.studies.sensitivity_words import Packing, WordPieces
 
@@ -23,7 +23,7 @@ def pinned_texts(pinned: LoadResult) -> list[str]:
 def test_published_run_takes_the_packed_path(pinned_texts: list[str]) -> None:
     # The fast path silently falling back to the character engine would keep
     # every value right but lose the speed: guard it.
-    params = SensitivityParams()
+    params = SensitivityConfig()
     used, _ = split_items(pinned_texts, params.min_words)
     corpus = WordPieces(used, params.scheme)
     packing = Packing.build(corpus, params.n)

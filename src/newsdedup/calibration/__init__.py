@@ -13,6 +13,9 @@ pairs to label. One module per concept:
 * :mod:`~newsdedup.calibration.stories`: labels for every pair from a story column;
 * :mod:`~newsdedup.calibration.decoys`: matched decoys and their check;
 * :mod:`~newsdedup.calibration.choice`: the order of evidence and the recommendation;
+* :mod:`~newsdedup.calibration.sweep_pairs`: every scorer's pairs above the sweep's lowest
+  threshold, without ``N x N``; :mod:`~newsdedup.calibration.sweep_floor`: that lowest
+  threshold, chosen so the pair list stays proportional to ``N``;
 * :mod:`~newsdedup.calibration.evidence`: the orchestrator;
 * :mod:`~newsdedup.calibration.file`: reading `calibration.json` back (every fault one line);
 * :mod:`~newsdedup.calibration.label`: labeling a sheet at the terminal;

@@ -51,6 +51,7 @@ from newsdedup.calibration.sheet import (
     with_design,
 )
 from newsdedup.calibration.stories import read_pair_ids, story_scores
+from newsdedup.calibration.sweep_floor import SweepFloor, choose_floor
 from newsdedup.cluster.dedupe import DedupeConfig, Prepared, corpus_series, near_pairs, prepare
 from newsdedup.cluster.keep import keep_criteria, text_column
 from newsdedup.cluster.sweep import PartitionSweep
@@ -64,11 +65,10 @@ from newsdedup.studies.defaults import (
     NEXT_BATCH,
 )
 from newsdedup.studies.measure import normalized_texts
-from newsdedup.studies.sweep_floor import SweepFloor, choose_floor
 from newsdedup.text.series import Series, series_pairs
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
-__all__ = ["EvidenceOptions", "Evidence", "calibration_evidence", "simulated_recall",
+__all__ = ["EvidenceConfig", "Evidence", "calibration_evidence", "simulated_recall",
            "WINDOW_HIGH", "FIRST_BATCH", "NEXT_BATCH"]
 
 WINDOW_HIGH = 0.5
@@ -78,7 +78,7 @@ WINDOW_HIGH = 0.5
 
 
 @dataclass(frozen=True)
-class EvidenceOptions:
+class EvidenceConfig:
     """What the recommendation is estimated from (``newsdedup calibrate`` options).
 
     Attributes:
@@ -198,7 +198,7 @@ class Candidates:
         grid: Thresholds, ascending (starting at the floor).
         shingled: The rows' shingles of the calibrated text and n-gram size.
         floor: How the grid's lowest threshold was chosen
-            (:class:`~newsdedup.studies.sweep_floor.SweepFloor`).
+            (:class:`~newsdedup.calibration.sweep_floor.SweepFloor`).
     """
 
     grid: np.ndarray
@@ -212,7 +212,7 @@ def candidate_grid(items: pd.DataFrame, n: int, scheme: str, lo: float, hi: floa
 
     English letter n-grams put a fixed share of all ``N^2`` pairs above 0.05,
     so the grid starts higher there (and says so): see
-    :func:`newsdedup.studies.sweep_floor.choose_floor`.
+    :func:`newsdedup.calibration.sweep_floor.choose_floor`.
     """
     grid = default_grid(lo, hi)
     shingled = shingle_matrix(normalized_texts(items, scheme), n)
@@ -302,7 +302,7 @@ def _measured(estimates: pd.DataFrame) -> pd.DataFrame:
     return estimates[keep].rename(columns=names)
 
 
-def _decoy_rule(items: pd.DataFrame, options: EvidenceOptions, window: float | None
+def _decoy_rule(items: pd.DataFrame, options: EvidenceConfig, window: float | None
                 ) -> DecoyRule:
     ids = text_column(items, "id")
     n = len(ids)
@@ -353,7 +353,7 @@ def _focus(curve: pd.DataFrame, choice: Choice) -> float | None:
 def _next_batch(pop: Population, sheet: Sheet | None, drawn: np.ndarray,
                 sample: LabelSample | None, merged_at: dict[float, np.ndarray],
                 focus: float | None, recommended: bool, items: pd.DataFrame,
-                options: EvidenceOptions, held: np.ndarray) -> pd.DataFrame:
+                options: EvidenceConfig, held: np.ndarray) -> pd.DataFrame:
     """Step 7: the sheet with the next batch appended (nothing new while rows wait).
 
     The first batch spreads half its pairs over every stratum
@@ -390,7 +390,7 @@ def _next_batch(pop: Population, sheet: Sheet | None, drawn: np.ndarray,
     return with_design(rows, pop, np.concatenate([drawn, positions]))
 
 
-def calibration_evidence(items: pd.DataFrame, options: EvidenceOptions, base: DedupeConfig,
+def calibration_evidence(items: pd.DataFrame, options: EvidenceConfig, base: DedupeConfig,
                          grid: Sequence[float], pairs: PairScores, shingled: ShingleMatrix,
                          sensitivity, bound_threshold: float | None, sheet_path: Path,
                          rerun: Sequence[str] | None = None,
@@ -488,7 +488,7 @@ class CalibratedDedupe:
     reference: Sweep
 
 
-def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceOptions, base: DedupeConfig,
+def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: DedupeConfig,
                        grid: list[float], pairs: PairScores, say: Callable[[str], None]
                        ) -> CalibratedDedupe:
     """Steps 1-3: series, window, and the sweep (and the reference sweep the strata follow)."""
@@ -532,7 +532,7 @@ class Labelled:
     sample: LabelSample | None
 
 
-def _labelled(items: pd.DataFrame, options: EvidenceOptions, pop: Population,
+def _labelled(items: pd.DataFrame, options: EvidenceConfig, pop: Population,
               merged_at: dict[float, np.ndarray], partitions: dict[float, np.ndarray]
               ) -> Labelled:
     sheet = read_sheet(options.labels) if options.labels is not None else None
@@ -563,7 +563,7 @@ def _decoys(rule: DecoyRule, items: pd.DataFrame, dedupe: CalibratedDedupe,
                            dedupe.times, rule, merged, dedupe.config.window_days)
 
 
-def _choose(curve: pd.DataFrame, options: EvidenceOptions, basis: str | None, rule: DecoyRule,
+def _choose(curve: pd.DataFrame, options: EvidenceConfig, basis: str | None, rule: DecoyRule,
             decoys: DecoyEstimate | None, dedupe: CalibratedDedupe,
             bound_threshold: float | None) -> Choice:
     """Step 6: labels first, then passed decoys, then the bound, else decline."""
@@ -577,7 +577,7 @@ def _choose(curve: pd.DataFrame, options: EvidenceOptions, basis: str | None, ru
 
 
 def _with_holdout_step(choice: Choice, curve: pd.DataFrame, holdout: pd.DataFrame,
-                       basis: str | None, options: EvidenceOptions,
+                       basis: str | None, options: EvidenceConfig,
                        rerun: Sequence[str] | None) -> Choice:
     """Step 8: restate the choice on a labelled hold-out, or say how to label a drawn one."""
     if basis is not None:
@@ -598,7 +598,7 @@ HOLDOUT_BATCH = 0
 
 def _holdout(pop: Population, merged_at: dict[float, np.ndarray], loop: np.ndarray,
              taken: np.ndarray, loop_sample: LabelSample | None, sheet: Sheet | None,
-             curve: pd.DataFrame, choice: Choice, items: pd.DataFrame, options: EvidenceOptions
+             curve: pd.DataFrame, choice: Choice, items: pd.DataFrame, options: EvidenceConfig
              ) -> tuple[pd.DataFrame, pd.DataFrame, str | None, int]:
     """Step 8: a hold-out sheet, measured against when labelled, drawn when absent.
 

@@ -29,12 +29,12 @@ import pandas as pd
 
 from newsdedup.calibration.evidence import (
     Evidence,
-    EvidenceOptions,
+    EvidenceConfig,
     calibration_evidence,
     candidate_grid,
 )
+from newsdedup.calibration.sweep_pairs import scorer_pairs
 from newsdedup.cluster.dedupe import DedupeConfig
-from newsdedup.studies.sweep_pairs import scorer_pairs
 from newsdedup.text.normalize import DEFAULT_SCHEME
 
 __all__ = ["PlantedCorpus", "planted_corpus", "answer_sheet", "calibrate_items", "run_loop",
@@ -172,7 +172,7 @@ def answer_sheet(rows: pd.DataFrame, truth: Mapping[str, object], limit: int | N
     return out
 
 
-def calibrate_items(items: pd.DataFrame, options: EvidenceOptions, sheet_path: Path,
+def calibrate_items(items: pd.DataFrame, options: EvidenceConfig, sheet_path: Path,
                     n: int = 4, scheme: str = DEFAULT_SCHEME, lo: float = 0.05,
                     hi: float = 0.60, per_item: int = 50) -> Evidence:
     """The calibration's evidence without its published studies (no simulation, no files).
@@ -197,7 +197,7 @@ def calibrate_items(items: pd.DataFrame, options: EvidenceOptions, sheet_path: P
                                 None, sheet_path)
 
 
-def run_loop(items: pd.DataFrame, truth: Mapping[str, object], options: EvidenceOptions,
+def run_loop(items: pd.DataFrame, truth: Mapping[str, object], options: EvidenceConfig,
              budget: int = 200, workdir: Path | None = None,
              calibrate: Callable[..., Evidence] = calibrate_items) -> Evidence:
     """The labeling loop with the truth answering: calibrate, label the batch, again.
@@ -251,7 +251,7 @@ def true_scores(evidence: Evidence, labels: np.ndarray, event: np.ndarray) -> tu
     return precision, recall
 
 
-def holdout_run(items: pd.DataFrame, truth: Mapping[str, object], options: EvidenceOptions,
+def holdout_run(items: pd.DataFrame, truth: Mapping[str, object], options: EvidenceConfig,
                 size: int, calibrate: Callable[..., Evidence] = calibrate_items) -> Evidence:
     """Draw a hold-out after the loop, answer it from the truth, and measure on it.
 
@@ -274,7 +274,7 @@ def holdout_run(items: pd.DataFrame, truth: Mapping[str, object], options: Evide
 
 
 def coverage_study(pool: Sequence[str], seeds: Sequence[int], budget: int = 200,
-                   holdout: int = 100, options: EvidenceOptions | None = None,
+                   holdout: int = 100, options: EvidenceConfig | None = None,
                    progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """The loop on one planted corpus per seed: stated intervals against the truth.
 
@@ -299,7 +299,7 @@ def coverage_study(pool: Sequence[str], seeds: Sequence[int], budget: int = 200,
     for seed in seeds:
         corpus = planted_corpus(pool, seed)
         truth = dict(zip(corpus.items["id"], corpus.event, strict=True))
-        opts = replace(options or EvidenceOptions(), seed=seed)
+        opts = replace(options or EvidenceConfig(), seed=seed)
         with tempfile.TemporaryDirectory() as tmp:
             ev = run_loop(corpus.items, truth, opts, budget, workdir=Path(tmp))
             loop_sheet = Path(tmp) / "sheet.csv"

@@ -10,10 +10,13 @@ from newsdedup import paths
 from newsdedup.cli.options import (
     UCI_FILE,
     calibrate_options,
+    cluster_study_config,
     crosshost_options,
     embed_cache,
+    join_config,
     load,
     measure_config,
+    pair_study_config,
     progress,
     signal_options,
     warn_scripts,
@@ -132,23 +135,18 @@ def cmd_dedupe(args) -> None:
 
 def cmd_join(args) -> None:
     """Run ``newsdedup join`` with the parsed arguments."""
-    from newsdedup.runs.join import JoinOptions, run_join
+    from newsdedup.runs.join import run_join
 
     corpus, name = load(args)
-    options = JoinOptions(threshold=args.threshold, n=args.ngram, text=args.text,
-                          scheme=args.scheme, top_k=args.top_k, scheduler=args.scheduler,
-                          lsh_threshold=args.lsh_threshold, lsh_recall=args.lsh_recall,
-                          num_perm=args.num_perm, minhash_family=args.minhash_family)
-    run_join(corpus, name, args.out, options, progress)
+    run_join(corpus, name, args.out, join_config(args), progress)
 
 
 def cmd_evaluate_pairs(args) -> None:
     """Run ``newsdedup evaluate pairs`` with the parsed arguments."""
     from newsdedup.corpus.pairfile import parse_pair_columns
-    from newsdedup.runs.evaluate_pairs import PairStudyOptions, run_pair_file, run_pair_study
+    from newsdedup.runs.evaluate_pairs import run_pair_file, run_pair_study
 
-    options = PairStudyOptions(select=args.select, test=args.test, n_resamples=args.resamples,
-                               seed=args.seed, embeddings=args.embeddings)
+    options = pair_study_config(args)
     if args.pairs is None:
         if args.columns or args.name:
             raise ValueError("--columns and --name go with --pairs FILE")
@@ -167,7 +165,7 @@ def cmd_evaluate_pairs(args) -> None:
 
 def cmd_evaluate_clusters(args) -> None:
     """Run ``newsdedup evaluate clusters`` with the parsed arguments."""
-    from newsdedup.runs.evaluate_clusters import ClusterStudyOptions, run_cluster_study
+    from newsdedup.runs.evaluate_clusters import run_cluster_study
 
     if args.corpus is None:
         args.corpus = paths.shared_corpus_file(*UCI_FILE)
@@ -175,14 +173,8 @@ def cmd_evaluate_clusters(args) -> None:
     corpus, name = load(args)
     if args.name is None:
         name = f"{name}-sample{args.stories}" if args.stories else name
-    options = ClusterStudyOptions(story_col=args.story_column, stories=args.stories,
-                                  sample_seed=args.sample_seed, n=args.ngram,
-                                  thresholds=args.thresholds,
-                                  examples_at=args.examples_at,
-                                  reference_corpora=args.reference,
-                                  embeddings=args.embeddings)
-    run_cluster_study(corpus, name, args.out, options, progress, pairs_n=args.pairs_ngram,
-                      embed_cache=embed_cache(args, name))
+    run_cluster_study(corpus, name, args.out, cluster_study_config(args), progress,
+                      pairs_n=args.pairs_ngram, embed_cache=embed_cache(args, name))
 
 
 def cmd_signals(args) -> None:

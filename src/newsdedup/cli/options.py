@@ -28,8 +28,11 @@ from newsdedup.text import MAX_NGRAM, SCHEME_NAMES
 
 if TYPE_CHECKING:  # the run modules are imported by the command that runs, not by the parser
     from newsdedup.corpus.load import LoadResult
-    from newsdedup.runs.calibrate import CalibrateOptions
-    from newsdedup.runs.crosshost import CrossHostOptions
+    from newsdedup.runs.calibrate import CalibrateConfig
+    from newsdedup.runs.crosshost import CrossHostConfig
+    from newsdedup.runs.evaluate_clusters import ClusterStudyConfig
+    from newsdedup.runs.evaluate_pairs import PairStudyConfig
+    from newsdedup.runs.join import JoinConfig
     from newsdedup.studies.measure import MeasureConfig
 
 T = TypeVar("T")
@@ -448,7 +451,7 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
 
 def measure_config(args) -> MeasureConfig:
     """The measure config built from the parsed arguments."""
-    from newsdedup.score.minhash import MinHashParams
+    from newsdedup.score.minhash import MinHashConfig
     from newsdedup.studies.measure import MeasureConfig
 
     return MeasureConfig(
@@ -457,7 +460,7 @@ def measure_config(args) -> MeasureConfig:
         top_k=args.top_k,
         top_ngram=args.top_ngram,
         scheme=args.scheme,
-        minhash=MinHashParams(num_perm=args.num_perm, seed=args.minhash_seed),
+        minhash=MinHashConfig(num_perm=args.num_perm, seed=args.minhash_seed),
         error_perms=args.error_perms,
         lsh=not args.no_lsh,
         pair_budget=args.pair_budget,
@@ -542,22 +545,50 @@ def positive_days(text: str) -> float:
     return value
 
 
-def calibrate_options(args) -> CalibrateOptions:
+def calibrate_options(args) -> CalibrateConfig:
     """The calibrate options built from the parsed arguments."""
-    from newsdedup.calibration.evidence import EvidenceOptions
-    from newsdedup.runs.calibrate import CalibrateOptions
+    from newsdedup.calibration.evidence import EvidenceConfig
+    from newsdedup.runs.calibrate import CalibrateConfig
 
-    evidence = EvidenceOptions(decoy_field=args.decoy_field, decoy_days=args.decoy_days,
+    evidence = EvidenceConfig(decoy_field=args.decoy_field, decoy_days=args.decoy_days,
                                decoy_pairs=args.decoy_pairs, precision=args.precision,
                                labels=args.labels, story_column=args.story_column,
                                window_days=args.window_days, series=not args.no_series,
                                first_batch=args.batch, holdout=args.holdout,
                                holdout_size=args.holdout_size)
-    return CalibrateOptions(n=args.simulation_ngram, fractions=args.fractions, trials=args.trials,
+    return CalibrateConfig(n=args.simulation_ngram, fractions=args.fractions, trials=args.trials,
                             seed=args.simulation_seed, min_words=args.min_words, method=args.method,
                             evidence=evidence, simulation_items=args.simulation_items,
                             sweep_pairs_per_item=args.sweep_pairs_per_item,
                             scheme=args.scheme, extra=getattr(args, "full", True))
+
+
+def join_config(args) -> JoinConfig:
+    """The join config built from the parsed arguments."""
+    from newsdedup.runs.join import JoinConfig
+
+    return JoinConfig(threshold=args.threshold, n=args.ngram, text=args.text,
+                      scheme=args.scheme, top_k=args.top_k, scheduler=args.scheduler,
+                      lsh_threshold=args.lsh_threshold, lsh_recall=args.lsh_recall,
+                      num_perm=args.num_perm, minhash_family=args.minhash_family)
+
+
+def pair_study_config(args) -> PairStudyConfig:
+    """The labelled-pair study's config built from the parsed arguments."""
+    from newsdedup.runs.evaluate_pairs import PairStudyConfig
+
+    return PairStudyConfig(select=args.select, test=args.test, n_resamples=args.resamples,
+                           seed=args.seed, embeddings=args.embeddings)
+
+
+def cluster_study_config(args) -> ClusterStudyConfig:
+    """The story-id clustering study's config built from the parsed arguments."""
+    from newsdedup.runs.evaluate_clusters import ClusterStudyConfig
+
+    return ClusterStudyConfig(story_col=args.story_column, stories=args.stories,
+                              sample_seed=args.sample_seed, n=args.ngram,
+                              thresholds=args.thresholds, examples_at=args.examples_at,
+                              reference_corpora=args.reference, embeddings=args.embeddings)
 
 
 CROSSHOST_WINDOW_DAYS = 3
@@ -586,13 +617,13 @@ def add_crosshost_args(p: argparse.ArgumentParser, window: bool = True) -> None:
     renamed(g, "--cross-n", a)
 
 
-def crosshost_options(args) -> CrossHostOptions:
+def crosshost_options(args) -> CrossHostConfig:
     """The crosshost options built from the parsed arguments."""
-    from newsdedup.runs.crosshost import CrossHostOptions
+    from newsdedup.runs.crosshost import CrossHostConfig
 
     window = args.window_days if args.window_days is not None else CROSSHOST_WINDOW_DAYS
     # Whole days print as the published table prints them ("±3 days", not "±3.0").
-    return CrossHostOptions(hosts=args.hosts, n=args.crosshost_ngram,
+    return CrossHostConfig(hosts=args.hosts, n=args.crosshost_ngram,
                             window_days=int(window) if float(window).is_integer() else window,
                             scheme=args.scheme)
 
@@ -635,7 +666,7 @@ def add_signal_args(p: argparse.ArgumentParser) -> None:
 
 def signal_options(args):
     """The signal options built from the parsed arguments."""
-    from newsdedup.runs.signals import SignalOptions
+    from newsdedup.runs.signals import SignalRunConfig
     from newsdedup.signals.detector import DetectorConfig
     from newsdedup.signals.entities import EntityConfig
     from newsdedup.signals.pairs import SignalConfig
@@ -653,7 +684,7 @@ def signal_options(args):
                               version=not args.no_version)
     embed, info = (embedder(args.embed_backend, args.out / "embeddings") if args.cosine
                    else (None, {}))
-    return SignalOptions(signals=signals, detector=detector, embed=embed, embed_info=info)
+    return SignalRunConfig(signals=signals, detector=detector, embed=embed, embed_info=info)
 
 
 def embedder(backend: str, cache_dir: Path):

@@ -61,7 +61,7 @@ from newsdedup.cluster.keep import (
 from newsdedup.cluster.rules import PairRules, exact_codes, summary_shingles
 from newsdedup.corpus.hosts import hosts_of
 from newsdedup.score.jaccard import DocumentFrequency
-from newsdedup.score.minhash import FAMILIES, MinHashParams
+from newsdedup.score.minhash import FAMILIES, MinHashConfig
 from newsdedup.score.prefix import candidate_source, scorer_weights
 from newsdedup.score.scorers import SCORERS, BlockScorer, make_scorer
 from newsdedup.text.normalize import canonical, get_scheme, item_texts, normalize_many
@@ -83,9 +83,9 @@ from newsdedup.text.shingle import shingle_matrix
 DEFAULT_THRESHOLD = 0.30
 
 DEFAULT_RATIONALE = (
-    "seed 000: 100 live '온디바이스 AI' headlines swept 0.45/0.40/0.35/0.30 -> "
-    "84/83/81/77 items; all merged groups at 0.30 true duplicates; low only because "
-    "the subject gate carries the precision"
+    "the production dedupe's calibration: 100 live '온디바이스 AI' headlines swept "
+    "0.45/0.40/0.35/0.30 -> 84/83/81/77 items; all merged groups at 0.30 true duplicates; "
+    "low only because the subject gate carries the precision"
 )
 
 TEXTS: tuple[str, ...] = ("title", "title+summary")
@@ -186,11 +186,11 @@ class DedupeConfig:
         object.__setattr__(self, "syndicators", tuple(self.syndicators))
         object.__setattr__(self, "opaque_hosts", tuple(self.opaque_hosts))
 
-    def minhash_params(self) -> MinHashParams:
+    def minhash_params(self) -> MinHashConfig:
         """The MinHash parameters of the ``"minhash"`` scorer (recorded in every output)."""
         if self.minhash_family == "datasketch":
-            return MinHashParams.datasketch(num_perm=self.num_perm, seed=self.minhash_seed)
-        return MinHashParams(num_perm=self.num_perm, seed=self.minhash_seed)
+            return MinHashConfig.datasketch(num_perm=self.num_perm, seed=self.minhash_seed)
+        return MinHashConfig(num_perm=self.num_perm, seed=self.minhash_seed)
 
     @classmethod
     def from_calibration(cls, path: str | Path, **overrides) -> DedupeConfig:

@@ -39,7 +39,7 @@ from newsdedup.evaluate.metrics import (
 from newsdedup.evaluate.sts import evaluate_sts as evaluate_sts
 from newsdedup.score.embed import backend_identity, embed
 from newsdedup.score.jaccard import DocumentFrequency
-from newsdedup.score.minhash import MinHashParams, signatures
+from newsdedup.score.minhash import MinHashConfig, signatures
 from newsdedup.score.scorers import (
     SCORER_KINDS,
     Scorer,
@@ -175,7 +175,7 @@ def score_pairs(
         shingled = shingle_matrix(texts, n)
         of_n = [s for s in scorers if s.n == n]
         perms = max((s.num_perm for s in of_n), default=0)
-        sigs = signatures(shingled, MinHashParams(num_perm=perms, seed=minhash_seed)) \
+        sigs = signatures(shingled, MinHashConfig(num_perm=perms, seed=minhash_seed)) \
             if perms else None
         for s in of_n:
             build: dict = {}
@@ -204,7 +204,7 @@ def score_columns(scored: pd.DataFrame) -> list[str]:
 
 def minhash_record(scorers: Sequence[Scorer], seed: int = MINHASH_SEED) -> dict:
     """What a table with MinHash scores must record: family, scheme, seed and every k."""
-    base = MinHashParams(seed=seed).as_dict()
+    base = MinHashConfig(seed=seed).as_dict()
     base.pop("num_perm")
     return {**base, "num_perms": sorted({s.num_perm for s in scorers
                                         if scorer_kind(s.kind).estimate}),

@@ -23,11 +23,21 @@ import pandas as pd
 from newsdedup import paths
 from newsdedup.calibration.evidence import (
     Evidence,
-    EvidenceOptions,
+    EvidenceConfig,
     calibration_evidence,
     candidate_grid,
 )
 from newsdedup.calibration.report import curve_columns, summary_lines
+from newsdedup.calibration.sweep_floor import (
+    FILTER_PAIRS_PER_ITEM,
+    weighted_filter_work,
+)
+from newsdedup.calibration.sweep_pairs import (
+    SWEEP_SCORERS,
+    exact_max_pair,
+    scorer_pairs,
+    sweep_from_pairs,
+)
 from newsdedup.cluster.dedupe import DedupeConfig
 from newsdedup.cluster.keep import text_column
 from newsdedup.cluster.sweep import sweep_items_left
@@ -47,7 +57,7 @@ from newsdedup.runs.files import (
     write_params,
 )
 from newsdedup.score.jaccard import PairScores, idf_weights
-from newsdedup.score.minhash import MinHashParams
+from newsdedup.score.minhash import MinHashConfig
 from newsdedup.studies.calibration import (
     Calibration,
     calibrate,
@@ -56,23 +66,13 @@ from newsdedup.studies.calibration import (
 from newsdedup.studies.cost import minhash_sweep_plan
 from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
 from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
-from newsdedup.studies.sensitivity import SensitivityParams, simulate, texts_from_items
-from newsdedup.studies.sweep_floor import (
-    FILTER_PAIRS_PER_ITEM,
-    weighted_filter_work,
-)
-from newsdedup.studies.sweep_pairs import (
-    SWEEP_SCORERS,
-    exact_max_pair,
-    scorer_pairs,
-    sweep_from_pairs,
-)
+from newsdedup.studies.sensitivity import SensitivityConfig, simulate, texts_from_items
 from newsdedup.text.normalize import DEFAULT_SCHEME
 
 
 @dataclass(frozen=True)
-class CalibrateOptions:
-    """Options of the calibrate run (see :class:`newsdedup.studies.sensitivity.SensitivityParams`).
+class CalibrateConfig:
+    """Options of the calibrate run (see :class:`newsdedup.studies.sensitivity.SensitivityConfig`).
 
     Attributes:
         n: n-gram size of the simulation, the bound and the sweep.
@@ -90,7 +90,7 @@ class CalibrateOptions:
             sample of this many items (its cost is per item).
         sweep_pairs_per_item: Pairs per item the sweep may list: above about
             1,400 items its lowest threshold rises from ``sweep_lo`` until the
-            pairs fit (:func:`newsdedup.studies.sweep_floor.choose_floor`).
+            pairs fit (:func:`newsdedup.calibration.sweep_floor.choose_floor`).
         extra: Whether to run the sweeps beyond the calibrated score's: the
             IDF and MinHash scorers' and the gated dedupe's rows of
             ``sweep.csv``. ``newsdedup calibrate`` runs them with ``--full``,
@@ -108,14 +108,14 @@ class CalibrateOptions:
     sweep_lo: float = 0.05
     sweep_hi: float = 0.60
     scheme: str = DEFAULT_SCHEME
-    evidence: EvidenceOptions = field(default_factory=lambda: EvidenceOptions())
+    evidence: EvidenceConfig = field(default_factory=lambda: EvidenceConfig())
     simulation_items: int = SIMULATION_ITEMS
     sweep_pairs_per_item: int = SWEEP_PAIRS_PER_ITEM
     extra: bool = True
 
-    def sensitivity(self) -> SensitivityParams:
+    def sensitivity(self) -> SensitivityConfig:
         """The simulation's parameters (:func:`newsdedup.studies.sensitivity.simulate`)."""
-        return SensitivityParams(fractions=tuple(self.fractions), n=self.n, trials=self.trials,
+        return SensitivityConfig(fractions=tuple(self.fractions), n=self.n, trials=self.trials,
                                  seed=self.seed, min_words=self.min_words, scheme=self.scheme,
                                  method=self.method)
 
@@ -141,7 +141,7 @@ def simulation_order(items: pd.DataFrame, dialect: str) -> list[str]:
     return [texts[k] for k in order.tolist()]
 
 
-def simulation_texts(texts: list[str], options: CalibrateOptions
+def simulation_texts(texts: list[str], options: CalibrateConfig
                      ) -> tuple[list[str], dict | None]:
     """The texts the simulation runs on: all, or a seeded sample when there are too many.
 
@@ -150,7 +150,7 @@ def simulation_texts(texts: list[str], options: CalibrateOptions
         else ``{"items", "sampled", "seed"}`` (recorded in ``params.json``).
 
     Examples:
-        >>> opts = CalibrateOptions(simulation_items=2)
+        >>> opts = CalibrateConfig(simulation_items=2)
         >>> texts, sample = simulation_texts(["a", "b", "c"], opts)
         >>> len(texts), sample["sampled"]
         (2, 2)
@@ -176,7 +176,7 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     otherwise (the second value names what was left out). Given a
     ``work`` dict, IDF-weighted Jaccard is left out too when its prefix
     filter would list more pairs than
-    :data:`~newsdedup.studies.sweep_floor.FILTER_PAIRS_PER_ITEM` per item
+    :data:`~newsdedup.calibration.sweep_floor.FILTER_PAIRS_PER_ITEM` per item
     (estimated from a pair sample of ``seed``; ``work`` receives the estimate).
     """
     n = shingled.matrix.shape[0]
@@ -184,7 +184,7 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     skipped = []
     for scorer in scorers:
         if scorer == "minhash":
-            plan = minhash_sweep_plan(n, MinHashParams.published().num_perm)
+            plan = minhash_sweep_plan(n, MinHashConfig.published().num_perm)
             if plan["choice"] != "streamed":
                 progress(f"calibrate: minhash left out of the sweep: streaming every pair is "
                          f"estimated at {plan['estimated_seconds']:,.0f} s, over its "
@@ -205,17 +205,18 @@ def sweep_scorer_pairs(shingled, lowest: float, progress: Progress = quiet,
     return pairs, skipped
 
 
-SEED000 = "seed000-dedupe"
-"""Sweep label of the seed-000 pipeline: headline 3-grams, IDF, subject gate, exact pass."""
+GATED_DEDUPE = "gated-dedupe"
+"""Sweep label of the production dedupe (seed 000's pipeline): headline 3-grams, IDF, subject
+gate, exact pass."""
 
 
-def sweep_seed000(items: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFrame:
+def sweep_gated_dedupe(items: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFrame:
     """Items left after the seed-000 dedupe (:func:`newsdedup.cluster.dedupe.dedupe`) per threshold.
 
     ``pairs`` counts the near-pass pairs the gate lets through at each threshold.
     """
     table = sweep_items_left(items, thresholds, DedupeConfig())
-    return pd.DataFrame({"scorer": SEED000, "threshold": table["threshold"],
+    return pd.DataFrame({"scorer": GATED_DEDUPE, "threshold": table["threshold"],
                          "pairs": table["pairs_at_or_above"],
                          "items_left": table["items_left"]})
 
@@ -223,19 +224,19 @@ def sweep_seed000(items: pd.DataFrame, thresholds: Sequence[float]) -> pd.DataFr
 def sheet_check(arguments: dict) -> None:
     """:func:`check_sheet_kept` on a run's arguments (``out``, ``name``, the options)."""
     options = arguments.get("options") or arguments.get("calibrate_options")
-    labels = (options or CalibrateOptions()).evidence.labels
+    labels = (options or CalibrateConfig()).evidence.labels
     check_sheet_kept(Path(arguments["out"]), arguments["name"], labels)
 
 
 def named_sheets(arguments: dict) -> list[Path | None]:
     """The hold-out sheet a run's options name (written where the user said, maybe outside)."""
     options = arguments.get("options") or arguments.get("calibrate_options")
-    holdout = (options or CalibrateOptions()).evidence.holdout
+    holdout = (options or CalibrateConfig()).evidence.holdout
     return [None if holdout is None else Path(holdout)]
 
 
 @commits("calibrate", before=sheet_check, named=named_sheets)
-def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None = None,
+def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None = None,
                   progress: Progress = quiet, echo: bool = True,
                   rerun: Sequence[str] | None = None, shown_root: Path | None = None
                   ) -> Calibration:
@@ -261,7 +262,7 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
         The :class:`~newsdedup.studies.calibration.Calibration`, its
         recommendation the calibration's (None when it declines).
     """
-    options = options or CalibrateOptions()
+    options = options or CalibrateConfig()
     items = corpus.items
     texts, sampled = simulation_texts(simulation_order(items, corpus.dialect), options)
     progress(f"calibrate: word-retention simulation ({options.method}), "
@@ -283,8 +284,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
     sweeps = sweep_from_pairs(len(items), pairs, grid.tolist(),
                               rate_reporter(progress, "calibrate: sweep clusterings"))
     if options.extra:
-        progress(f"calibrate: {SEED000} sweep (gated, {len(grid)} thresholds)")
-        sweeps = pd.concat([sweeps, sweep_seed000(items, grid.tolist())], ignore_index=True)
+        progress(f"calibrate: {GATED_DEDUPE} sweep (gated, {len(grid)} thresholds)")
+        sweeps = pd.concat([sweeps, sweep_gated_dedupe(items, grid.tolist())], ignore_index=True)
     exact = pairs["jaccard"]
     top = exact_max_pair(shingled) if not len(exact) else None
     if top is not None:  # no pair reaches the lowest threshold: the bound is below the grid
@@ -310,10 +311,10 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateOptions | None
         cal = replace(cal, recommended=choice["threshold"], rationale=choice["note"])
     if echo:
         print("\n" + "\n".join(summary_lines(evidence, n_items)), flush=True)
-    swept = [*pairs, SEED000] if options.extra else [*pairs]
+    swept = [*pairs, GATED_DEDUPE] if options.extra else [*pairs]
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, {"minhash_sweep": minhash_sweep_plan(
-                                      n_items, MinHashParams.published().num_perm),
+                                      n_items, MinHashConfig.published().num_perm),
                                   "left_out": skipped, "simulation_sample": sampled,
                                   "floor": floor.record(),
                                   "idf_filter": work if "idf-jaccard" in skipped else None},
@@ -379,12 +380,12 @@ def shown_path(path: Path) -> Path:
         return path
 
 
-def base_config(options: CalibrateOptions) -> DedupeConfig:
+def base_config(options: CalibrateConfig) -> DedupeConfig:
     """The dedupe being calibrated: the calibrated score, subject gate on (window learned later)."""
     return DedupeConfig(n=options.n, scorer="jaccard", text="title+summary", scheme=options.scheme)
 
 
-def calibration_parameters(options: CalibrateOptions, config: DedupeConfig) -> dict:
+def calibration_parameters(options: CalibrateConfig, config: DedupeConfig) -> dict:
     """``calibration.json``'s ``parameters``: the dedupe the threshold is calibrated for.
 
     Named as :class:`~newsdedup.cluster.dedupe.DedupeConfig` names them, so
@@ -397,7 +398,7 @@ def calibration_parameters(options: CalibrateOptions, config: DedupeConfig) -> d
             "sensitivity": asdict(options.sensitivity())}
 
 
-def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, sens,
+def _write_calibration(corpus, name: str, out: Path, options: CalibrateConfig, sens,
                        cal: Calibration, sweeps: pd.DataFrame, scorers: Sequence[str],
                        grid: np.ndarray, evidence: Evidence, scale: dict,
                        bound_threshold: float | None) -> None:
@@ -412,8 +413,8 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
             {"sample": scale["simulation_sample"]} if scale["simulation_sample"] else {}),
         "sweep": {"scorers": list(scorers), "thresholds": [float(x) for x in grid],
                   "clustering": "greedy against representatives; no gate except "
-                                f"{SEED000} (DedupeConfig defaults)",
-                  "minhash": MinHashParams.published().as_dict() | {"lsh": None}} | (
+                                f"{GATED_DEDUPE} (DedupeConfig defaults)",
+                  "minhash": MinHashConfig.published().as_dict() | {"lsh": None}} | (
                       {"left_out": scale["left_out"],
                        "minhash_sweep": scale["minhash_sweep"]}
                       if scale["left_out"] else {}) | (
@@ -467,7 +468,7 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateOptions, 
                out / name / "calibration.json")
 
 
-def calibration_record(corpus, name: str, options: CalibrateOptions, cal: Calibration,
+def calibration_record(corpus, name: str, options: CalibrateConfig, cal: Calibration,
                        evidence: Evidence, bound_threshold: float | None) -> dict:
     """``calibration.json``: the published bound's fields, then the calibration's choice."""
     choice = evidence.choice
@@ -584,7 +585,7 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
     corpus = load_corpus(path, columns=columns, dialect=recorded.get("dialect") or "standard")
     sens = params["sensitivity"]
     grid = params["sweep"]["thresholds"]
-    options = CalibrateOptions(n=sens["n"], fractions=tuple(sens["fractions"]),
+    options = CalibrateConfig(n=sens["n"], fractions=tuple(sens["fractions"]),
                                trials=sens["trials"], seed=sens["seed"],
                                min_words=sens["min_words"], method=sens["method"],
                                # A raised floor records the threshold that was asked for.
@@ -602,8 +603,8 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
     return run_calibrate(corpus, name, root, options, progress, echo=False, shown_root=root)
 
 
-def recorded_evidence(record: dict) -> EvidenceOptions:
-    """:class:`EvidenceOptions` from ``params.json``'s ``evidence`` block (defaults if absent).
+def recorded_evidence(record: dict) -> EvidenceConfig:
+    """:class:`EvidenceConfig` from ``params.json``'s ``evidence`` block (defaults if absent).
 
     Examples:
         >>> recorded_evidence({"decoy_field": "CATEGORY"}).decoy_field
@@ -612,8 +613,8 @@ def recorded_evidence(record: dict) -> EvidenceOptions:
     def path(key: str) -> Path | None:
         return None if record.get(key) is None else Path(record[key])
 
-    defaults = EvidenceOptions()
-    return EvidenceOptions(
+    defaults = EvidenceConfig()
+    return EvidenceConfig(
         decoy_field=record.get("decoy_field"),
         decoy_days=float(record.get("decoy_days", defaults.decoy_days)),
         decoy_pairs=path("decoy_pairs"),

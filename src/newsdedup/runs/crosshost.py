@@ -66,7 +66,7 @@ def exact_scores(items: pd.DataFrame, n: int, scheme: str = DEFAULT_SCHEME) -> P
 
 
 @dataclass(frozen=True)
-class CrossHostOptions:
+class CrossHostConfig:
     """Options of the cross-host run.
 
     Attributes:
@@ -96,7 +96,7 @@ class CrossHostOptions:
 
 
 @commits("crosshost")
-def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None = None,
+def run_crosshost(corpus, name: str, out: Path, options: CrossHostConfig | None = None,
                   progress: Progress = quiet, echo: bool = True) -> CrossHostReport:
     """Cross-host analysis of a corpus; writes ``<out>/<name>/crosshost/``.
 
@@ -111,7 +111,7 @@ def run_crosshost(corpus, name: str, out: Path, options: CrossHostOptions | None
     Returns:
         The :class:`~newsdedup.studies.crosshost.CrossHostReport`.
     """
-    options = options or CrossHostOptions()
+    options = options or CrossHostConfig()
     choice = choose_hosts(corpus.items, options.hosts,
                           pinned=getattr(corpus, "sha256", None) == paths.PALDYN.sha256)
     items = corpus.items if choice.column == "host" else corpus.items.assign(
@@ -160,7 +160,7 @@ def no_pairs_note(choice: HostChoice, items: pd.DataFrame) -> str:
             f"{'has' if len(found) == 1 else 'have'} items (pairs need two hosts)")
 
 
-def cross_host_report(items: pd.DataFrame, options: CrossHostOptions,
+def cross_host_report(items: pd.DataFrame, options: CrossHostConfig,
                       progress: Progress = quiet) -> CrossHostReport:
     """The cross-host analysis without ``N x N``: host-pair blocks, or the join above a floor.
 

@@ -39,7 +39,7 @@ from newsdedup.score.embed import backend_identity, backend_label
 
 
 @dataclass(frozen=True)
-class ClusterStudyOptions:
+class ClusterStudyConfig:
     """Parameters of :func:`run_cluster_study` (all written to ``params.json``).
 
     Attributes:
@@ -72,7 +72,7 @@ class ClusterStudyOptions:
 
 
 @commits("evaluate-clusters")
-def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions | None = None,
+def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyConfig | None = None,
                       progress: Progress = quiet, echo: bool = True,
                       pairs_n: int | None = None, embed_cache: Path | None = None
                       ) -> dict[str, pd.DataFrame]:
@@ -100,7 +100,7 @@ def run_cluster_study(corpus, name: str, out: Path, options: ClusterStudyOptions
     Raises:
         ValueError: The corpus has no ``options.story_col`` column.
     """
-    options = options or ClusterStudyOptions()
+    options = options or ClusterStudyConfig()
     items = corpus.items
     if options.story_col not in items.columns:
         raise ValueError(f"{corpus.path}: no story column {options.story_col!r}; columns are "
@@ -157,7 +157,7 @@ def _reference(corpora: Path | None, progress: Progress) -> pd.DataFrame | None:
     return pd.DataFrame({"title": sentences})
 
 
-def _write_params(corpus, name: str, out_dir: Path, options: ClusterStudyOptions,
+def _write_params(corpus, name: str, out_dir: Path, options: ClusterStudyConfig,
                   scorers: Sequence[str], items: pd.DataFrame,
                   reference: pd.DataFrame | None) -> None:
     """Write ``params.json`` of the cluster study."""

@@ -37,7 +37,7 @@ from newsdedup.studies.calibration import default_grid
 
 
 @dataclass(frozen=True)
-class PairStudyOptions:
+class PairStudyConfig:
     """Parameters of :func:`run_pair_study` (all written to ``params.json``).
 
     Attributes:
@@ -71,7 +71,7 @@ LOADERS: dict[str, Callable[[Path], pd.DataFrame]] = {"ko": load_korsts, "en": l
 """Reader of each language's pair file."""
 
 
-def run_pair_study(corpora: Path, out: Path, options: PairStudyOptions | None = None,
+def run_pair_study(corpora: Path, out: Path, options: PairStudyConfig | None = None,
                    progress: Progress = quiet, echo: bool = True,
                    ngrams: Sequence[int] = (), embed_cache: Path | None = None
                    ) -> dict[str, dict]:
@@ -97,7 +97,7 @@ def run_pair_study(corpora: Path, out: Path, options: PairStudyOptions | None = 
         ``{"ko": ..., "en": ...}`` (pairs, scores, tables, recommendations per language)
         and ``"compare"``, the Korean-minus-English table.
     """
-    options = options or PairStudyOptions()
+    options = options or PairStudyConfig()
     scorers = ev.default_scorers(embeddings=options.embeddings)
     results: dict[str, dict] = {}
     files = {}
@@ -115,7 +115,7 @@ def run_pair_study(corpora: Path, out: Path, options: PairStudyOptions | None = 
 
 
 def _pair_study_language(lang: str, folder: str, files: dict[str, Path], out: Path,
-                         options: PairStudyOptions, scorers: Sequence[ev.Scorer],
+                         options: PairStudyConfig, scorers: Sequence[ev.Scorer],
                          progress: Progress,
                          echo: bool, embed_cache: Path | None) -> dict:
     """The pair study of one language; writes ``<out>/<folder>/eval/``."""
@@ -138,7 +138,7 @@ def _pair_study_language(lang: str, folder: str, files: dict[str, Path], out: Pa
 
 
 def _study_and_write(select: pd.DataFrame, test: pd.DataFrame, reference: list[str],
-                     out_dir: Path, name: str, record: dict, options: PairStudyOptions,
+                     out_dir: Path, name: str, record: dict, options: PairStudyConfig,
                      scorers: Sequence[ev.Scorer], cutoffs: Sequence[tuple[float, float]],
                      progress: Progress, echo: bool, embed_cache: Path | None) -> dict:
     """Score both splits, choose on one, measure on the other; write ``out_dir``."""
@@ -210,7 +210,7 @@ def split_halves(pairs: pd.DataFrame, labels: pd.Series, seed: int = 0
 
 @commits("evaluate-pairs")
 def run_pair_file(path: Path, columns: dict[str, str], name: str, out: Path,
-                  options: PairStudyOptions | None = None, *, same_at: float | None = None,
+                  options: PairStudyConfig | None = None, *, same_at: float | None = None,
                   different_at: float | None = None, split_seed: int = 0,
                   progress: Progress = quiet, echo: bool = True,
                   embed_cache: Path | None = None) -> dict:
@@ -245,7 +245,7 @@ def run_pair_file(path: Path, columns: dict[str, str], name: str, out: Path,
         CorpusError: A bad row (file and line named).
         ValueError: A split value with no rows, or a cut-off leaving a class empty.
     """
-    options = options or PairStudyOptions()
+    options = options or PairStudyConfig()
     pairs = load_pair_file(path, columns)
     pairs.insert(0, "id", pairs["line"])
     binary = is_binary(pairs["score"])
@@ -290,7 +290,7 @@ def run_pair_file(path: Path, columns: dict[str, str], name: str, out: Path,
                             options, scorers, [cut], progress, echo, embed_cache)
 
 
-def _compare_languages(results: dict[str, dict], out: Path, options: PairStudyOptions,
+def _compare_languages(results: dict[str, dict], out: Path, options: PairStudyConfig,
                        scorers: Sequence[ev.Scorer], progress: Progress) -> pd.DataFrame:
     """Korean against English on the same pairs; writes ``<out>/sts-ko-en/eval/``."""
     compare = ev.compare_languages(results["ko"]["pairs"], results["ko"]["scored"],
@@ -319,7 +319,7 @@ def _compare_languages(results: dict[str, dict], out: Path, options: PairStudyOp
 
 
 def _pair_sections(tables: dict[str, pd.DataFrame], recs: list[dict],
-                   options: PairStudyOptions) -> list[tuple[str, str]]:
+                   options: PairStudyConfig) -> list[tuple[str, str]]:
     """Sections of ``eval.md``: recommendations, every scorer, the gate's share."""
     s = tables["summary"]
     cols = ["same_at", "different_at", "scorer", "gate", "select_auc", "threshold", "select_f1",

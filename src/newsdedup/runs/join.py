@@ -32,13 +32,13 @@ from newsdedup.score.join import (
     top_k,
 )
 from newsdedup.score.lsh import Banding, choose_bands
-from newsdedup.score.minhash import MinHashParams
+from newsdedup.score.minhash import MinHashConfig
 from newsdedup.text.normalize import DEFAULT_SCHEME, item_texts
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 
 @dataclass(frozen=True)
-class JoinOptions:
+class JoinConfig:
     """Options of the join run.
 
     Attributes:
@@ -67,17 +67,17 @@ class JoinOptions:
     num_perm: int = 128
     minhash_family: str = "crc32-mersenne61"
 
-    def lsh(self) -> tuple[MinHashParams, Banding] | None:
+    def lsh(self) -> tuple[MinHashConfig, Banding] | None:
         """The MinHash parameters and banding of the LSH recall study, or None."""
         if self.lsh_threshold is None:
             return None
-        mh = (MinHashParams.published(self.num_perm) if self.minhash_family == "crc32-mersenne61"
-              else MinHashParams.datasketch(self.num_perm))
+        mh = (MinHashConfig.published(self.num_perm) if self.minhash_family == "crc32-mersenne61"
+              else MinHashConfig.datasketch(self.num_perm))
         return mh, choose_bands(self.lsh_threshold, self.num_perm, self.lsh_recall)
 
 
 @commits("join")
-def run_join(corpus, name: str, out: Path, options: JoinOptions | None = None,
+def run_join(corpus, name: str, out: Path, options: JoinConfig | None = None,
              progress: Progress = quiet) -> dict:
     """Join a corpus at a threshold; writes ``<out>/<name>/join/``.
 
@@ -91,7 +91,7 @@ def run_join(corpus, name: str, out: Path, options: JoinOptions | None = None,
     Returns:
         What ``join.json`` holds (:func:`write_join`).
     """
-    options = options or JoinOptions()
+    options = options or JoinConfig()
     items = corpus.items
     progress(f"shingling {len(items)} items (n={options.n}, {options.scheme})")
     shingled = shingle_matrix(item_texts(items, options.text, options.scheme), options.n)
@@ -120,7 +120,7 @@ def write_join(
     out_dir: Path,
     params: dict,
     k: int = 0,
-    lsh: tuple[MinHashParams, Banding] | None = None,
+    lsh: tuple[MinHashConfig, Banding] | None = None,
     client=None,
     progress: Progress = quiet,
 ) -> dict:
@@ -139,7 +139,7 @@ def write_join(
         out_dir: Folder for the files (created).
         params: Settings to record beside the counts (corpus, n, scheme, text ...).
         k: Top-``k`` neighbours per item to write (0: none).
-        lsh: ``(MinHashParams, Banding)`` to measure LSH recall per bin against the join.
+        lsh: ``(MinHashConfig, Banding)`` to measure LSH recall per bin against the join.
         client: A :class:`distributed.Client` to run the join on Dask, or None.
         progress: Called with one-line status messages.
 
@@ -248,7 +248,7 @@ class PairSpill:
 
 
 def _write_ranges(spill: PairSpill, ida: np.ndarray, edges: list[float], path: Path, k: int,
-                  lsh: tuple[MinHashParams, Banding] | None, shingled: ShingleMatrix,
+                  lsh: tuple[MinHashConfig, Banding] | None, shingled: ShingleMatrix,
                   progress: Progress) -> dict:
     """Write the spilled pairs range by range; accumulate histogram, top-k and LSH recall."""
     import pyarrow as pa
@@ -332,7 +332,7 @@ class RecallAccumulator:
     """LSH candidates of the join's items, and their recall per bin accumulated over parts."""
 
     def __init__(self, shingled: ShingleMatrix, edges: list[float],
-                 lsh: tuple[MinHashParams, Banding], progress: Progress) -> None:
+                 lsh: tuple[MinHashConfig, Banding], progress: Progress) -> None:
         """Compute the candidates once (signatures, banding)."""
         from newsdedup.score.minhash import lsh_candidate_pairs, signatures
 
@@ -367,7 +367,7 @@ class RecallAccumulator:
 
 
 def _write_lsh_recall(acc: RecallAccumulator | None, edges: list[float],
-                      lsh: tuple[MinHashParams, Banding], path: Path) -> dict:
+                      lsh: tuple[MinHashConfig, Banding], path: Path) -> dict:
     """Write MinHash LSH recall per score bin; return what ``join.json`` records of it."""
     mh, banding = lsh
     nb = len(edges) - 1

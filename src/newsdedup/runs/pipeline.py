@@ -19,13 +19,13 @@ from pathlib import Path
 
 from newsdedup.cluster.dedupe import DedupeConfig
 from newsdedup.paths import RESULTS_DIR
-from newsdedup.runs.calibrate import CalibrateOptions, named_sheets, run_calibrate, sheet_check
+from newsdedup.runs.calibrate import CalibrateConfig, named_sheets, run_calibrate, sheet_check
 
 # Notebook 04 calls ``pipeline.recalibrate`` (``from newsdedup.runs import pipeline``);
 # the function lives in newsdedup.runs.calibrate.
 from newsdedup.runs.calibrate import recalibrate as recalibrate
 from newsdedup.runs.commit import commits
-from newsdedup.runs.crosshost import CrossHostOptions, run_crosshost
+from newsdedup.runs.crosshost import CrossHostConfig, run_crosshost
 from newsdedup.runs.dedupe import DEDUPE_SWEEP, run_dedupe
 from newsdedup.runs.files import Progress, quiet, write_json
 from newsdedup.runs.measure import run_measure_step
@@ -97,8 +97,8 @@ def peak_rss_mb() -> float:
 
 @commits("run", manifest=True, before=sheet_check, named=named_sheets)
 def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
-            calibrate_options: CalibrateOptions | None = None,
-            crosshost_options: CrossHostOptions | None = None,
+            calibrate_options: CalibrateConfig | None = None,
+            crosshost_options: CrossHostConfig | None = None,
             progress: Progress = quiet, echo: bool = True,
             shown_root: Path | None = None, rerun: Sequence[str] | None = None) -> None:
     """Measure, calibrate and cross-host, dedupe with the calibrated threshold, then report.

@@ -64,7 +64,7 @@ ENTITY_LIBRARY = "kiwipiepy"
 
 
 @dataclass(frozen=True)
-class SignalOptions:
+class SignalRunConfig:
     """Options of the signal commands.
 
     Attributes:
@@ -89,7 +89,7 @@ class SignalOptions:
         return out | ({"embedding": self.embed_info} if self.embed is not None else {})
 
 
-def _prepare(corpus, options: SignalOptions) -> Prepared:
+def _prepare(corpus, options: SignalRunConfig) -> Prepared:
     return prepare(corpus.items, options.signals, options.embed)
 
 
@@ -100,7 +100,7 @@ def _lexicon(prep: Prepared) -> dict:
 
 
 @commits("signals")
-def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = None,
+def run_signals(corpus, name: str, out: Path, options: SignalRunConfig | None = None,
                 progress: Progress = quiet, echo: bool = True) -> dict[str, pd.DataFrame]:
     """Signals of every pair, the detector's funnel and candidates; writes ``signals/``.
 
@@ -110,7 +110,7 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
     rejected each), ``host_pairs.csv`` (all of those pairs, for the plot),
     ``signals.md`` and ``params.json``.
     """
-    options = options or SignalOptions()
+    options = options or SignalRunConfig()
     progress("signals: shingles, dates and entities (kiwipiepy) per item")
     prep = _prepare(corpus, options)
     progress(f"signals: {prep.n_items * (prep.n_items - 1) // 2:,} pairs")
@@ -164,10 +164,10 @@ def run_signals(corpus, name: str, out: Path, options: SignalOptions | None = No
 
 @commits("candidates")
 def run_candidates(corpus, name: str, out: Path, quota: int = 10,
-                   options: SignalOptions | None = None, path: Path | None = None,
+                   options: SignalRunConfig | None = None, path: Path | None = None,
                    progress: Progress = quiet) -> pd.DataFrame:
     """Write a labeling sheet (default ``signals/to_label.csv``) and return it."""
-    options = options or SignalOptions()
+    options = options or SignalRunConfig()
     progress("candidates: computing the pair signals")
     prep = _prepare(corpus, options)
     sheet = export_candidates(prep, quota=quota, detectors={"detector": options.detector})
@@ -181,10 +181,10 @@ def run_candidates(corpus, name: str, out: Path, quota: int = 10,
 
 @commits("evaluate-gold")
 def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
-                      options: SignalOptions | None = None, progress: Progress = quiet,
+                      options: SignalRunConfig | None = None, progress: Progress = quiet,
                       echo: bool = True) -> dict[str, pd.DataFrame]:
     """Scorers and detector against a gold file; writes ``signals/gold_*``."""
-    options = options or SignalOptions()
+    options = options or SignalRunConfig()
     gold = read_gold(gold_path, corpus.items["id"].astype(str).tolist())
     progress(f"evaluate-gold: {len(gold.labeled)} labelled pairs ({len(gold.unlabeled)} "
              f"without a label) from {gold_path}")
@@ -222,11 +222,11 @@ def run_evaluate_gold(corpus, name: str, out: Path, gold_path: Path,
 
 @commits("story-signals")
 def run_story_signals(corpus, name: str, out: Path, story_col: str = "STORY",
-                      rules: StoryRules | None = None, options: SignalOptions | None = None,
+                      rules: StoryRules | None = None, options: SignalRunConfig | None = None,
                       progress: Progress = quiet, echo: bool = True) -> pd.DataFrame:
     """Every rule against story ids (all pairs, in blocks); writes ``signals/story_rules.csv``."""
     rules = rules or StoryRules()
-    options = options or SignalOptions()
+    options = options or SignalRunConfig()
     if story_col not in corpus.items.columns:
         raise ValueError(f"{corpus.path}: no story column {story_col!r}; columns are "
                          f"{list(corpus.items.columns)}")

@@ -44,14 +44,14 @@ def warm() -> float:
     from newsdedup.cluster.gate import bucketed_pairs
     from newsdedup.cluster.greedy import greedy_pairs
     from newsdedup.score.join import threshold_join
-    from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
+    from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
     from newsdedup.score.scorers import make_scorer
     from newsdedup.text import shingle
     from newsdedup.text.shingle import shingle_matrix
 
     t0 = time.perf_counter()
     sm = shingle_matrix(["abcdef", "abcdeg", "abcxyz"], 3)
-    sigs = signatures(sm, MinHashParams(), kernel="numba")
+    sigs = signatures(sm, MinHashConfig(), kernel="numba")
     estimate_pairs(sigs, sm.sizes == 0, np.arange(2), np.arange(1, 3), kernel="numba")
     threshold_join(sm, 0.3, kernel="numba")
     for kind in ("idf", "jaccard"):

@@ -29,7 +29,7 @@ import pandas as pd
 
 from newsdedup.score.bins import bin_of, check_edges
 from newsdedup.score.jaccard import PairScores
-from newsdedup.score.minhash import MinHashParams, lsh_params
+from newsdedup.score.minhash import MinHashConfig, lsh_params
 
 __all__ = [
     "Banding",
@@ -128,7 +128,7 @@ def choose_bands(threshold: float, num_perm: int, min_recall: float | None = Non
 
 
 def datasketch_candidates(
-    sigs: np.ndarray, empty: np.ndarray, banding: Banding, params: MinHashParams
+    sigs: np.ndarray, empty: np.ndarray, banding: Banding, params: MinHashConfig
 ) -> np.ndarray:
     """Candidate pairs from :class:`datasketch.MinHashLSH`, as sorted linear indices ``i * N + j``.
 

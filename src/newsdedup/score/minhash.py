@@ -137,7 +137,7 @@ def mersenne_permutations(num_perm: int, seed: int = 42) -> tuple[np.ndarray, np
 
 
 @dataclass(frozen=True)
-class MinHashParams:
+class MinHashConfig:
     """Everything needed to regenerate a signature matrix; written into every output.
 
     Attributes:
@@ -156,7 +156,7 @@ class MinHashParams:
     datasketch_version: str | None = None
 
     @classmethod
-    def published(cls, num_perm: int = 128) -> MinHashParams:
+    def published(cls, num_perm: int = 128) -> MinHashConfig:
         """The family, seed and size of seed 004's run."""
         return cls(num_perm=num_perm)
 
@@ -265,7 +265,7 @@ def _numba_signatures(shingled: ShingleMatrix, a: np.ndarray, b: np.ndarray) -> 
     return out
 
 
-def signatures(shingled: ShingleMatrix, params: MinHashParams, chunk: int = 256,
+def signatures(shingled: ShingleMatrix, params: MinHashConfig, chunk: int = 256,
                kernel: str = "auto") -> np.ndarray:
     """MinHash signature of every item.
 
@@ -343,7 +343,7 @@ def affine32_permutations(num_perm: int, seed: int = 1) -> tuple[np.ndarray, np.
     return a, b
 
 
-def _affine32_signatures(shingled: ShingleMatrix, params: MinHashParams,
+def _affine32_signatures(shingled: ShingleMatrix, params: MinHashConfig,
                          chunk: int = 256) -> np.ndarray:
     """Datasketch's ``affine32`` signatures without datasketch: vocabulary x k, then row minima.
 
@@ -363,7 +363,7 @@ def _affine32_signatures(shingled: ShingleMatrix, params: MinHashParams,
     return out.astype(np.uint64)
 
 
-def _datasketch_signatures(shingled: ShingleMatrix, params: MinHashParams) -> np.ndarray:
+def _datasketch_signatures(shingled: ShingleMatrix, params: MinHashConfig) -> np.ndarray:
     if params.scheme == "affine32":
         return _affine32_signatures(shingled, params)
     # Other schemes: datasketch hashes the shingle bytes itself (SHA1 per the scheme

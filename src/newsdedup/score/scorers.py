@@ -57,7 +57,7 @@ from newsdedup.score.kinds import SCORER_KINDS as SCORER_KINDS
 from newsdedup.score.kinds import SCORERS as SCORERS
 from newsdedup.score.kinds import SURFACE_SCORERS as SURFACE_SCORERS
 from newsdedup.score.kinds import ScorerKind as ScorerKind
-from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
+from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
 from newsdedup.text import MAX_NGRAM
 from newsdedup.text.shingle import ShingleMatrix, check_ngram
 
@@ -269,7 +269,7 @@ def make_scorer(
     name: str = "idf",
     *,
     reference: DocumentFrequency | None = None,
-    minhash: MinHashParams | None = None,
+    minhash: MinHashConfig | None = None,
     vectors: np.ndarray | Quantized | None = None,
     embedding: dict | None = None,
 ) -> BlockScorer:
@@ -316,7 +316,7 @@ def make_scorer(
         return BlockScorer(name, params, xw, sp.csc_matrix(x.astype(np.float64).T),
                            np.asarray(xw.sum(axis=1)).ravel())
     if name == "minhash":
-        mh = minhash or MinHashParams.published()
+        mh = minhash or MinHashConfig.published()
         params |= {"minhash": mh.as_dict()}
         empty = shingled.sizes == 0
         return BlockScorer(name, params, x, sp.csc_matrix(x.T), shingled.sizes.astype(np.float64),
@@ -398,7 +398,7 @@ def make_pair_scorer(
     kind: str,
     *,
     reference: DocumentFrequency | None = None,
-    minhash: MinHashParams | None = None,
+    minhash: MinHashConfig | None = None,
     sigs: np.ndarray | None = None,
     vectors: np.ndarray | Quantized | None = None,
 ) -> PairScorer:
@@ -438,7 +438,7 @@ def make_pair_scorer(
         return PairScorer(kind, shingled, vectors=_quantized(vectors))
     if spec.estimate:
         if sigs is None:
-            sigs = signatures(shingled, minhash or MinHashParams.published())
+            sigs = signatures(shingled, minhash or MinHashConfig.published())
         return PairScorer(kind, shingled, sigs=sigs)
     if spec.idf is None:
         return PairScorer(kind, shingled)

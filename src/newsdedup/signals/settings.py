@@ -34,7 +34,7 @@ class SignalConfigError(ValueError):
 
 
 @dataclass(frozen=True)
-class SignalSettings:
+class SignalFileConfig:
     """The contents of a signal config file.
 
     Attributes:
@@ -79,7 +79,7 @@ def _section(data: dict, name: str, path: Path) -> dict:
 
 
 @lru_cache(maxsize=8)
-def load_settings(path: str | Path | None = None) -> SignalSettings:
+def load_settings(path: str | Path | None = None) -> SignalFileConfig:
     """Read and validate a signal config file (:data:`DEFAULT_CONFIG` when ``path`` is None).
 
     Raises:
@@ -117,5 +117,5 @@ def load_settings(path: str | Path | None = None) -> SignalSettings:
                          a["min_similarity"], a["min_skeleton"], a["max_words"])
     except (TypeError, ValueError) as exc:
         raise SignalConfigError(f"{path}: {exc}") from None
-    return SignalSettings(str(path), {k.lower(): v for k, v in hosts.items()}, weights,
+    return SignalFileConfig(str(path), {k.lower(): v for k, v in hosts.items()}, weights,
                           a["learn"], rule, _strings(extra, "aliases.extra", path))

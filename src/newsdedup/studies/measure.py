@@ -25,7 +25,7 @@ import pandas as pd
 
 from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
 from newsdedup.score.minhash import (
-    MinHashParams,
+    MinHashConfig,
     estimate_matrix,
     lsh_candidates,
     lsh_params,
@@ -97,11 +97,11 @@ class MeasureConfig:
     top_k: int = 12
     top_ngram: int = 4
     scheme: str = DEFAULT_SCHEME
-    minhash: MinHashParams = field(default_factory=MinHashParams.published)
+    minhash: MinHashConfig = field(default_factory=MinHashConfig.published)
     error_perms: tuple[int, ...] = ERROR_PERMS
-    error_families: tuple[MinHashParams, ...] = (
-        MinHashParams.published(),
-        MinHashParams.datasketch(),
+    error_families: tuple[MinHashConfig, ...] = (
+        MinHashConfig.published(),
+        MinHashConfig.datasketch(),
     )
     lsh: bool = True
     error_max_pairs: int = 250_000

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.score.jaccard import PairScores
-from newsdedup.score.minhash import MinHashParams, estimate_pairs, signatures
+from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
 from newsdedup.studies.defaults import ERROR_PERMS
 from newsdedup.text.shingle import ShingleMatrix
 
@@ -42,7 +42,7 @@ def error_pair_sample(n_pairs: int, max_pairs: int, seed: int = 0) -> np.ndarray
 def error_vs_num_perm(
     shingled: ShingleMatrix,
     exact: PairScores,
-    families: Sequence[MinHashParams],
+    families: Sequence[MinHashConfig],
     perms: Sequence[int] = ERROR_PERMS,
     max_pairs: int = 250_000,
 ) -> pd.DataFrame:
@@ -89,7 +89,7 @@ def touched_rows(shingled: ShingleMatrix, rows: np.ndarray) -> ShingleMatrix:
 
 
 def error_table(shingled: ShingleMatrix, i: np.ndarray, j: np.ndarray, score: np.ndarray,
-                families: Sequence[MinHashParams], perms: Sequence[int]) -> pd.DataFrame:
+                families: Sequence[MinHashConfig], perms: Sequence[int]) -> pd.DataFrame:
     """:func:`error_vs_num_perm` on given pairs ``(i, j)`` with their exact scores."""
     empty = shingled.sizes == 0
     var = math.fsum(score * (1.0 - score)) / len(score) if len(score) else float("nan")
@@ -103,11 +103,11 @@ def error_table(shingled: ShingleMatrix, i: np.ndarray, j: np.ndarray, score: np
             # Its permutations are drawn one after another from one seed, so the k-permutation
             # signature is the first k columns of the widest one: hash the vocabulary once,
             # and count each pair's agreements once, at every k.
-            widest = signatures(shingled, MinHashParams(**(base.as_dict()
+            widest = signatures(shingled, MinHashConfig(**(base.as_dict()
                                                            | {"num_perm": int(max(perms))})))
             prefix_counts = prefix_agreements(widest, i, j, [int(k) for k in perms])
         for k in perms:
-            params = MinHashParams(**(base.as_dict() | {"num_perm": int(k)}))
+            params = MinHashConfig(**(base.as_dict() | {"num_perm": int(k)}))
             if prefix_counts is not None:
                 # estimate_pairs' own arithmetic: agreements / k, 0.0 beside an empty item.
                 est = prefix_counts[int(k)] / int(k)

@@ -23,7 +23,7 @@ Protocol details that the numbers depend on, all reproduced here:
 * statistics per ``f``: mean, population standard deviation, the 5th
   percentile as ``sorted(v)[len(v) // 20]``, and the minimum.
 
-Three implementations, selected by :attr:`SensitivityParams.method`:
+Three implementations, selected by :attr:`SensitivityConfig.method`:
 
 ``"reference"``
     :func:`simulate_reference`, a line-by-line transcription of the published
@@ -49,7 +49,7 @@ depend only on its draws, so the results never depend on thread timing.
 
 Examples:
     >>> texts = ["오픈AI가 새 추론 모델을 공개하고 API 가격을 절반으로 낮췄다"] * 3
-    >>> p = SensitivityParams(fractions=(1.0, 0.5), trials=4)
+    >>> p = SensitivityConfig(fractions=(1.0, 0.5), trials=4)
     >>> r = simulate(texts, p)
     >>> r.n_items_used, r.n_items_skipped
     (3, 0)
@@ -80,7 +80,7 @@ from newsdedup.text.shingle import check_ngram, shingles
 __all__ = [
     "METHODS",
     "PUBLISHED_FRACTIONS",
-    "SensitivityParams",
+    "SensitivityConfig",
     "SensitivityResult",
     "simulate",
     "simulate_exact",
@@ -93,7 +93,7 @@ PUBLISHED_FRACTIONS: tuple[float, ...] = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3)
 """The word-keep fractions of the published table, in the published order."""
 
 METHODS: tuple[str, ...] = ("exact", "reference", "fast")
-"""Valid values of :attr:`SensitivityParams.method`."""
+"""Valid values of :attr:`SensitivityConfig.method`."""
 
 # Upper bound on characters expanded at once by the vectorized engine; items
 # are processed in consecutive blocks under this budget so memory stays a few
@@ -118,7 +118,7 @@ _WORKERS = max(1, min(4, _usable_cpus()))
 
 
 @dataclass(frozen=True)
-class SensitivityParams:
+class SensitivityConfig:
     """Settings of one sensitivity simulation (defaults = the published run).
 
     Attributes:
@@ -134,9 +134,9 @@ class SensitivityParams:
             :func:`simulate`.
 
     Examples:
-        >>> SensitivityParams().fractions
+        >>> SensitivityConfig().fractions
         (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3)
-        >>> SensitivityParams(method="slow")
+        >>> SensitivityConfig(method="slow")
         Traceback (most recent call last):
         ...
         ValueError: unknown method 'slow'; choose one of ('exact', 'reference', 'fast')
@@ -187,7 +187,7 @@ class SensitivityResult:
         one: Same for the one-sided simulation.
     """
 
-    params: SensitivityParams
+    params: SensitivityConfig
     n_items_used: int
     n_items_skipped: int
     both: dict[float, np.ndarray] = field(repr=False)
@@ -232,7 +232,7 @@ class SensitivityResult:
 
         Examples:
             >>> r = simulate(["가나다라 마바사아 자차카타 파하 가나 다라 마바 사아"],
-            ...              SensitivityParams(fractions=(1.0,), trials=2))
+            ...              SensitivityConfig(fractions=(1.0,), trials=2))
             >>> r.caught_fraction(0.99).tolist()
             [1.0]
         """
@@ -334,7 +334,7 @@ def _frozen(values: Sequence[float] | np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def simulate_reference(texts: Iterable[str], params: SensitivityParams) -> SensitivityResult:
+def simulate_reference(texts: Iterable[str], params: SensitivityConfig) -> SensitivityResult:
     """Run the protocol exactly as the published ``calibrate.py`` does.
 
     Pure Python: ``random.Random(seed)``, ``set`` shingles, one generated text
@@ -349,7 +349,7 @@ def simulate_reference(texts: Iterable[str], params: SensitivityParams) -> Sensi
         A :class:`SensitivityResult` with ``params.method == "reference"``.
 
     Examples:
-        >>> r = simulate_reference(["a b c d e f g h"], SensitivityParams(trials=2))
+        >>> r = simulate_reference(["a b c d e f g h"], SensitivityConfig(trials=2))
         >>> r.both[0.9].shape, r.one[0.3].shape
         ((2,), (2,))
     """
@@ -404,7 +404,7 @@ def _item_blocks(chars_per_item: np.ndarray) -> list[np.ndarray]:
 
 def _simulate_vectorized(
     texts: Iterable[str],
-    params: SensitivityParams,
+    params: SensitivityConfig,
     draw: Callable[[int], np.ndarray],
     method: str,
 ) -> SensitivityResult:
@@ -459,7 +459,7 @@ def _simulate_vectorized(
     )
 
 
-def simulate_exact(texts: Iterable[str], params: SensitivityParams) -> SensitivityResult:
+def simulate_exact(texts: Iterable[str], params: SensitivityConfig) -> SensitivityResult:
     """Vectorized protocol on the published random stream.
 
     Uses the draws of ``random.Random(params.seed)`` in the published order,
@@ -475,7 +475,7 @@ def simulate_exact(texts: Iterable[str], params: SensitivityParams) -> Sensitivi
 
     Examples:
         >>> t = ["하나 둘 셋 넷 다섯 여섯 일곱 여덟 아홉"]
-        >>> p = SensitivityParams(trials=3)
+        >>> p = SensitivityConfig(trials=3)
         >>> np.array_equal(simulate_exact(t, p).one[0.5], simulate_reference(t, p).one[0.5])
         True
     """
@@ -483,7 +483,7 @@ def simulate_exact(texts: Iterable[str], params: SensitivityParams) -> Sensitivi
     return _simulate_vectorized(texts, params, gen.random, "exact")
 
 
-def simulate_fast(texts: Iterable[str], params: SensitivityParams) -> SensitivityResult:
+def simulate_fast(texts: Iterable[str], params: SensitivityConfig) -> SensitivityResult:
     """Vectorized protocol on numpy's own generator (PCG64).
 
     Same statistics, same layout and the same reproducibility for a given
@@ -499,7 +499,7 @@ def simulate_fast(texts: Iterable[str], params: SensitivityParams) -> Sensitivit
         A :class:`SensitivityResult` with ``params.method == "fast"``.
 
     Examples:
-        >>> r = simulate_fast(["하나 둘 셋 넷 다섯 여섯 일곱 여덟"], SensitivityParams(trials=5))
+        >>> r = simulate_fast(["하나 둘 셋 넷 다섯 여섯 일곱 여덟"], SensitivityConfig(trials=5))
         >>> list(r.both_table().columns)
         ['f', 'pairs', 'mean', 'std', 'p5', 'min']
     """
@@ -507,14 +507,14 @@ def simulate_fast(texts: Iterable[str], params: SensitivityParams) -> Sensitivit
     return _simulate_vectorized(texts, params, gen.random, "fast")
 
 
-_DISPATCH: dict[str, Callable[[Iterable[str], SensitivityParams], SensitivityResult]] = {
+_DISPATCH: dict[str, Callable[[Iterable[str], SensitivityConfig], SensitivityResult]] = {
     "exact": simulate_exact,
     "reference": simulate_reference,
     "fast": simulate_fast,
 }
 
 
-def simulate(texts: Iterable[str], params: SensitivityParams | None = None) -> SensitivityResult:
+def simulate(texts: Iterable[str], params: SensitivityConfig | None = None) -> SensitivityResult:
     """Run the simulation with the implementation named by ``params.method``.
 
     Args:
@@ -528,5 +528,5 @@ def simulate(texts: Iterable[str], params: SensitivityParams | None = None) -> S
         >>> simulate(["짧은 글"]).n_items_skipped
         1
     """
-    params = SensitivityParams() if params is None else params
+    params = SensitivityConfig() if params is None else params
     return _DISPATCH[params.method](texts, params)

@@ -35,7 +35,7 @@ import numpy as np
 from newsdedup.cluster.sweep import PartitionSweep, sparse_partition
 from newsdedup.score.jaccard import PairScores, idf_weights, jaccard_block
 from newsdedup.score.join import DEFAULT_JOIN_BLOCK, threshold_join
-from newsdedup.score.minhash import MinHashParams
+from newsdedup.score.minhash import MinHashConfig
 from newsdedup.score.prefix import pair_scores, prefix_candidates, row_mass
 from newsdedup.score.scorers import make_scorer
 from newsdedup.studies.pairstream import DEFAULT_CELLS, pair_blocks
@@ -126,14 +126,14 @@ def weighted_pairs(shingled: ShingleMatrix, weights: np.ndarray, lowest: float) 
     return _sorted(*(np.concatenate(p) for p in parts))
 
 
-def minhash_pairs(shingled: ShingleMatrix, params: MinHashParams, lowest: float,
+def minhash_pairs(shingled: ShingleMatrix, params: MinHashConfig, lowest: float,
                   cells: int = DEFAULT_CELLS, progress: Progress | None = None) -> PairScores:
     """Every pair ``i < j`` whose MinHash estimate is ``>= lowest``, streamed in pair blocks.
 
     Examples:
         >>> from newsdedup.text.shingle import shingle_matrix
         >>> sh = shingle_matrix(["abcdefgh", "abcdefgh", "xyzuvw"], 3)
-        >>> minhash_pairs(sh, MinHashParams(num_perm=16), 0.5).score.tolist()
+        >>> minhash_pairs(sh, MinHashConfig(num_perm=16), 0.5).score.tolist()
         [1.0]
     """
     t = _lowest(lowest)
@@ -157,7 +157,7 @@ def minhash_pairs(shingled: ShingleMatrix, params: MinHashParams, lowest: float,
 
 
 def scorer_pairs(shingled: ShingleMatrix, scorer: str, lowest: float,
-                 minhash: MinHashParams | None = None, progress: Progress | None = None
+                 minhash: MinHashConfig | None = None, progress: Progress | None = None
                  ) -> PairScores:
     """The pairs of one sweep scorer scoring ``>= lowest``, as the dense matrix would give them.
 
@@ -185,7 +185,7 @@ def scorer_pairs(shingled: ShingleMatrix, scorer: str, lowest: float,
     if scorer == "idf-jaccard":
         return weighted_pairs(shingled, idf_weights(shingled), lowest)
     if scorer == "minhash":
-        return minhash_pairs(shingled, minhash or MinHashParams.published(), lowest,
+        return minhash_pairs(shingled, minhash or MinHashConfig.published(), lowest,
                              progress=progress)
     raise ValueError(f"unknown sweep scorer {scorer!r}; choose one of {list(SWEEP_SCORERS)}")
 

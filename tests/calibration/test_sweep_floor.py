@@ -4,15 +4,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
-from newsdedup.studies.calibration import default_grid
-from newsdedup.studies.measure import normalized_texts
-from newsdedup.studies.quantiles import clopper_pearson
-from newsdedup.studies.sweep_floor import (
+from newsdedup.calibration.sweep_floor import (
     SWEEP_MIN_PAIRS,
     choose_floor,
     pair_budget,
 )
+from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
+from newsdedup.studies.calibration import default_grid
+from newsdedup.studies.measure import normalized_texts
+from newsdedup.studies.quantiles import clopper_pearson
 from newsdedup.studies.synthetic import enlarge, headline_pool
 from newsdedup.text.shingle import shingle_matrix
 
@@ -83,7 +83,7 @@ def test_clopper_pearson_matches_the_textbook_bounds():
 def test_weighted_filter_work_estimates_what_the_filter_lists_and_yields(monkeypatch):
     from newsdedup.score.jaccard import idf_weights
     from newsdedup.score.prefix import candidate_mask, prefix_candidates
-    from newsdedup.studies import sweep_floor
+    from newsdedup.calibration import sweep_floor
     from newsdedup.studies.measure_streamed import pair_at
 
     sh = _english(400)
@@ -112,7 +112,7 @@ def test_weighted_filter_work_estimates_what_the_filter_lists_and_yields(monkeyp
 
 
 def test_sample_size_resolves_a_count_near_the_budget():
-    from newsdedup.studies.sweep_floor import (
+    from newsdedup.calibration.sweep_floor import (
         FLOOR_HITS_AT_BUDGET,
         FLOOR_MAX_SAMPLE_PAIRS,
         FLOOR_SAMPLE_PAIRS,

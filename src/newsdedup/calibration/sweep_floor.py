@@ -1,7 +1,7 @@
 """The calibrate sweep's lowest threshold, chosen so its pair list stays proportional to ``N``.
 
 The sweep of ``newsdedup calibrate`` works from the pairs scoring at least
-its lowest threshold (:mod:`newsdedup.studies.sweep_pairs`). How many there
+its lowest threshold (:mod:`newsdedup.calibration.sweep_pairs`). How many there
 are depends on the language, not only on ``N``: at ``J >= 0.05`` the pairs of
 Korean syllable 4-grams stay near 40 per item at 100k headlines, but English
 letter 4-grams share ``" the"``, ``"ing "`` and the like, so a fixed share of

@@ -6,20 +6,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from newsdedup.cluster.greedy import greedy_clusters
-from newsdedup.score.jaccard import jaccard_matrix, upper_pairs, weighted_jaccard_matrix
-from newsdedup.score.minhash import MinHashParams, estimate_matrix, signatures
-from newsdedup.studies.calibration import default_grid
-from newsdedup.studies.measure import normalized_texts
-from newsdedup.studies.sweep_pairs import (
+from newsdedup.calibration.sweep_pairs import (
     exact_max_pair,
     scorer_pairs,
     sweep_from_pairs,
 )
+from newsdedup.cluster.greedy import greedy_clusters
+from newsdedup.score.jaccard import jaccard_matrix, upper_pairs, weighted_jaccard_matrix
+from newsdedup.score.minhash import MinHashConfig, estimate_matrix, signatures
+from newsdedup.studies.calibration import default_grid
+from newsdedup.studies.measure import normalized_texts
 from newsdedup.studies.synthetic import enlarge, headline_pool
 from newsdedup.text.shingle import shingle_matrix
 
-PARAMS = MinHashParams.published()
+PARAMS = MinHashConfig.published()
 
 
 def _dense(shingled) -> dict[str, np.ndarray]:
