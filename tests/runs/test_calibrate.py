@@ -192,9 +192,10 @@ def test_large_corpus_samples_the_simulation_and_leaves_out_minhash(tmp_path, mo
 
 def test_raised_sweep_floor_is_recorded_and_the_sweep_is_the_dense_one_above_it(
         tmp_path, monkeypatch):
-    from newsdedup.cluster.greedy import greedy_clusters
-    from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
     from newsdedup.calibration import sweep_floor
+    from newsdedup.cluster.greedy import greedy_clusters
+    from newsdedup.runs.calibrate import calibration_order
+    from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
     from newsdedup.studies.measure import normalized_texts
     from newsdedup.text.shingle import shingle_matrix
 
@@ -213,8 +214,11 @@ def test_raised_sweep_floor_is_recorded_and_the_sweep_is_the_dense_one_above_it(
     assert "Sweep floor" in (folder / "calibrate.md").read_text(encoding="utf-8")
     sweep = pd.read_csv(folder / "sweep.csv")
     assert sweep["threshold"].min() == pytest.approx(floor["lowest"])
-    # Above the floor every figure is the dense one, and every item is in some group.
-    m = jaccard_matrix(shingle_matrix(normalized_texts(corpus.items), 4))
+    # Above the floor every figure is the dense one, and every item is in some group (the
+    # sweep visits the items in id order).
+    visited = calibration_order(corpus.items, corpus.dialect)
+    assert visited["id"].tolist() == sorted(corpus.items["id"].tolist())
+    m = jaccard_matrix(shingle_matrix(normalized_texts(visited), 4))
     rows = sweep[sweep["scorer"] == "jaccard"]
     grid = rows["threshold"].tolist()
     assert rows["pairs"].tolist() == upper_pairs(m).count_at_or_above(grid).tolist()
@@ -268,10 +272,10 @@ def test_shuffling_the_records_changes_no_figure(tmp_path):
     def read(name, f):
         return (out / name / f).read_bytes()
 
-    # Not sweep.csv: the published sweep clusters greedily in the file's order (the
-    # published protocol); the calibrated dedupe ranks items by date and length instead.
+    # Every table, the sweep's greedy clustering included: the calibration visits the
+    # items in id order (only the published reading of the pinned archive keeps the file's).
     for table in ("precision_recall.csv", "strata.csv", "series.csv", "quantiles.csv",
-                  "both_sided.csv", "one_sided.csv"):
+                  "both_sided.csv", "one_sided.csv", "sweep.csv", "retention.csv"):
         assert read("a", f"calibrate/{table}") == read("b", f"calibrate/{table}"), table
     cal = {k: json.loads(read(k, "calibration.json")) for k in ("a", "b")}
     for key in ("recommended_threshold", "method", "estimated_precision", "estimated_recall",

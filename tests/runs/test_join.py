@@ -21,10 +21,12 @@ def test_ids_must_match_the_items(tmp_path):
     assert pairs.iloc[0][["i", "j", "id_i", "id_j"]].tolist() == [0, 1, "a", "b"]
 
 
-@pytest.mark.parametrize("rows", [1, 7, 2048])
-def test_streamed_join_files_equal_the_in_memory_ones(tmp_path, monkeypatch, rows):
+@pytest.mark.parametrize(("rows", "most"), [(1, None), (7, None), (2048, None), (2048, 50),
+                                           (64, 7)])
+def test_streamed_join_files_equal_the_in_memory_ones(tmp_path, monkeypatch, rows, most):
     # Pairs spilled by ranges of i (as small as one item) and written range by range: the
-    # same pairs, sorted, the same histogram, top-k and LSH recall as from all pairs at once.
+    # same pairs, sorted, the same histogram, top-k and LSH recall as from all pairs at once;
+    # also when ranges over `most` pairs are split again (templated titles crowd a range).
     import json
 
     from newsdedup.runs import join as module
@@ -34,6 +36,8 @@ def test_streamed_join_files_equal_the_in_memory_ones(tmp_path, monkeypatch, row
     from newsdedup.studies.synthetic import templated_headlines
 
     monkeypatch.setattr(module, "SPILL_ROWS", rows)
+    if most is not None:
+        monkeypatch.setattr(module, "SPILL_MAX_PAIRS", most)
     titles = templated_headlines("en", 300, seed=1) + ["", "x"]
     shingled = shingle_matrix(titles, 3)
     ids = [f"t{k}" for k in range(len(titles))]

@@ -120,25 +120,26 @@ class CalibrateConfig:
                                  method=self.method)
 
 
-def simulation_order(items: pd.DataFrame, dialect: str) -> list[str]:
-    """The items' texts in the order the simulation draws its random numbers.
+def calibration_order(items: pd.DataFrame, dialect: str) -> pd.DataFrame:
+    """The items in the order the calibration visits them: by id (the file's for the published run).
 
-    Each item takes the next draws of one generator, so the order decides
-    which item gets which draws. The published protocol drew in the file's
-    order, and the seed dialect (``--dialect seed``, the pinned archive)
-    reproduces it; any other corpus is simulated in the order of its ids, so
-    that shuffling the records changes no figure.
+    The simulation gives each item the next draws of one generator, and the sweep's
+    greedy clustering visits items in order, so the order decides figures. The
+    published protocol went in the file's order, and the published reading
+    (``--dialect seed``, the pinned archive) reproduces it; any other corpus is
+    visited in the order of its ids, so that shuffling the records changes no figure.
 
     Examples:
         >>> items = pd.DataFrame({"id": ["b", "a"], "title": ["B", "A"], "summary": ""})
-        >>> simulation_order(items, "standard"), simulation_order(items, "seed")
-        (['A ', 'B '], ['B ', 'A '])
+        >>> calibration_order(items, "standard")["id"].tolist()
+        ['a', 'b']
+        >>> calibration_order(items, "seed")["id"].tolist()
+        ['b', 'a']
     """
-    texts = texts_from_items(items)
     if dialect == "seed" or "id" not in items.columns:
-        return texts
+        return items
     order = np.argsort(text_column(items, "id"), kind="stable")
-    return [texts[k] for k in order.tolist()]
+    return items.iloc[order].reset_index(drop=True)
 
 
 def simulation_texts(texts: list[str], options: CalibrateConfig
@@ -263,8 +264,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
         recommendation the calibration's (None when it declines).
     """
     options = options or CalibrateConfig()
-    items = corpus.items
-    texts, sampled = simulation_texts(simulation_order(items, corpus.dialect), options)
+    items = calibration_order(corpus.items, corpus.dialect)
+    texts, sampled = simulation_texts(texts_from_items(items), options)
     progress(f"calibrate: word-retention simulation ({options.method}), "
              f"{len(options.fractions)} levels x {options.trials} trials on {len(texts):,} "
              f"items" + (f" (a seeded sample of {len(items):,})" if sampled else ""))

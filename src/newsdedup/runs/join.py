@@ -11,6 +11,7 @@ same bytes.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -24,11 +25,11 @@ from newsdedup.score.bins import bin_of, check_edges
 from newsdedup.score.jaccard import PairScores
 from newsdedup.score.join import (
     HISTOGRAM_STEP,
-    STREAM_JOIN_BLOCK,
     STREAM_NUMBA_MIN_SHINGLES,
     TopK,
     join_blocks,
     pair_histogram,
+    stream_block,
     top_k,
 )
 from newsdedup.score.lsh import Banding, choose_bands
@@ -130,7 +131,8 @@ def write_join(
     disk in ranges of ``i`` (:class:`PairSpill`), then each range is sorted
     by ``(i, j)`` and written as one Parquet row group while the histogram,
     the top-``k`` neighbours and the LSH recall are accumulated from it.
-    Memory is ``O(N k + one block's pairs + one range's pairs)``.
+    Memory is ``O(N k + one block's pairs + one range's pairs)``, a range at most
+    :data:`SPILL_MAX_PAIRS` pairs however many pairs pass.
 
     Args:
         ids: Item ids, one per row of ``shingled``.
@@ -164,7 +166,7 @@ def write_join(
             # Compiled from fewer shingles than threshold_join's "auto": numpy's block products
             # hold rows x window entries (1.3 GB on 20k templated English titles).
             kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
-            for part in join_blocks(shingled, threshold, STREAM_JOIN_BLOCK, kernel=kernel):
+            for part in join_blocks(shingled, threshold, stream_block(n), kernel=kernel):
                 spill.add(part.pairs)
                 candidates += part.candidates
                 verified += part.verified
@@ -201,20 +203,56 @@ def write_join(
 SPILL_ROWS = 2048
 """Items per range of ``i`` the join's pairs are spilled by (one Parquet row group each)."""
 
+SPILL_MAX_PAIRS = 1_000_000
+"""Most pairs a range is sorted and written in one piece (one Parquet row group).
+
+Writing a piece costs about 300 bytes a pair (its sort, its ids as strings, the
+Arrow table): 1M pairs are some 300 MB, 4M were 1.2 GB on top of the join.
+
+A range holds ``SPILL_ROWS`` items' pairs: a few thousand on a feed of distinct titles,
+but 40 million where every title matches every other (20,000 titles of one template at
+J >= 0.5). A range over this is spilled again into narrower ranges of ``i``, read in
+pieces of this many pairs, until each fits: memory stays this many pairs, whatever the
+corpus."""
+
 _PAIR = np.dtype([("i", "<i8"), ("j", "<i8"), ("score", "<f8")])
 
 
 class PairSpill:
     """Pairs appended to one raw file per range of ``i`` (:data:`SPILL_ROWS` items each).
 
-    Appending costs one block's pairs in memory; reading a range back costs
-    that range's. Files are written in the order blocks arrive and read back
-    sorted, so the result does not depend on the blocks (or the machine).
+    Appending costs one block's pairs in memory; :meth:`parts` reads them back
+    range by range, each sorted by ``(i, j)`` and at most ``max_pairs`` long
+    (a crowded range is first split into narrower ones). Files are written in
+    the order blocks arrive and read back sorted, so the result does not depend
+    on the blocks (or the machine).
+
+    Examples:
+        >>> import tempfile
+        >>> from newsdedup.score.jaccard import PairScores
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     spill = PairSpill(Path(d), n_items=4, rows=2, max_pairs=2)
+        ...     spill.add(PairScores(np.array([2, 0, 1, 0]), np.array([3, 3, 2, 1]),
+        ...                          np.array([0.5, 0.6, 0.7, 0.8])))
+        ...     spill.close()
+        ...     [(p.i.tolist(), p.j.tolist()) for p in spill.parts()]
+        [([0, 0], [1, 3]), ([1], [2]), ([2], [3])]
     """
 
-    def __init__(self, folder: Path, n_items: int, rows: int = SPILL_ROWS) -> None:
-        """Spill into ``folder`` for ``n_items`` items, ``rows`` items of ``i`` per range."""
-        self.folder, self.rows = folder, rows
+    def __init__(self, folder: Path, n_items: int, rows: int = SPILL_ROWS,
+                 max_pairs: int | None = None, first: int = 0) -> None:
+        """Spill into ``folder`` for items ``first .. first + n_items - 1``, ``rows`` per range.
+
+        Args:
+            folder: Where the range files go (created by the caller).
+            n_items: How many items (values of ``i``) the spill covers.
+            rows: Items of ``i`` per range.
+            max_pairs: Most pairs :meth:`parts` yields at once (default
+                :data:`SPILL_MAX_PAIRS`).
+            first: The smallest ``i`` (a narrower spill of one crowded range).
+        """
+        self.folder, self.rows, self.first = folder, rows, first
+        self.max_pairs = SPILL_MAX_PAIRS if max_pairs is None else max_pairs
         self.ranges = max(1, -(-n_items // rows))
         self._files: dict[int, BinaryIO] = {}
 
@@ -222,7 +260,7 @@ class PairSpill:
         """Append pairs ``(i, j, score)`` (``i < j``) to their ranges' files."""
         if not len(pairs):
             return
-        part = np.asarray(pairs.i, dtype=np.int64) // self.rows
+        part = (np.asarray(pairs.i, dtype=np.int64) - self.first) // self.rows
         order = np.argsort(part, kind="stable")
         rec = np.empty(len(order), dtype=_PAIR)
         rec["i"], rec["j"], rec["score"] = pairs.i[order], pairs.j[order], pairs.score[order]
@@ -230,7 +268,7 @@ class PairSpill:
         for a, b in zip(bounds[:-1], bounds[1:], strict=True):
             r = int(part[order[a]])
             if r not in self._files:  # at most `ranges` files; opened on first use
-                self._files[r] = open(self.folder / f"{r:06d}.bin", "ab")  # noqa: SIM115
+                self._files[r] = open(self._path(r), "ab")  # noqa: SIM115
             self._files[r].write(rec[a:b].tobytes())
 
     def close(self) -> None:
@@ -239,12 +277,38 @@ class PairSpill:
             fh.close()
         self._files.clear()
 
-    def read(self, r: int) -> PairScores:
-        """Range ``r``'s pairs, sorted by ``(i, j)``."""
-        path = self.folder / f"{r:06d}.bin"
-        rec = np.fromfile(path, dtype=_PAIR) if path.exists() else np.zeros(0, dtype=_PAIR)
-        order = np.lexsort((rec["j"], rec["i"]))
-        return PairScores(rec["i"][order], rec["j"][order], rec["score"][order])
+    def _path(self, r: int) -> Path:
+        return self.folder / f"{r:06d}.bin"
+
+    def parts(self) -> Iterator[PairScores]:
+        """Every range's pairs in ``i`` order, each sorted by ``(i, j)``, at most ``max_pairs``.
+
+        An absent range yields an empty part (the caller decides what an empty range
+        writes). A range over ``max_pairs`` is spilled again, ``max_pairs`` records at
+        a time, into ranges narrow enough to hold about that many, and read from
+        those (a single ``i`` is never split: one item's pairs are at most ``N``).
+        """
+        for r in range(self.ranges):
+            path = self._path(r)
+            size = path.stat().st_size // _PAIR.itemsize if path.exists() else 0
+            if size <= self.max_pairs or self.rows == 1:
+                rec = np.fromfile(path, dtype=_PAIR) if size else np.zeros(0, dtype=_PAIR)
+                order = np.lexsort((rec["j"], rec["i"]))
+                yield PairScores(rec["i"][order], rec["j"][order], rec["score"][order])
+                continue
+            narrower = path.with_suffix("")
+            narrower.mkdir()
+            rows = max(1, self.rows * self.max_pairs // size)
+            sub = PairSpill(narrower, self.rows, rows, self.max_pairs,
+                            first=self.first + r * self.rows)
+            records = np.memmap(path, dtype=_PAIR, mode="r")
+            for a in range(0, size, self.max_pairs):
+                piece = np.array(records[a:a + self.max_pairs])
+                sub.add(PairScores(piece["i"], piece["j"], piece["score"]))
+            del records
+            sub.close()
+            path.unlink()  # its pairs are in the narrower files now
+            yield from (p for p in sub.parts() if len(p))
 
 
 def _write_ranges(spill: PairSpill, ida: np.ndarray, edges: list[float], path: Path, k: int,
@@ -264,9 +328,8 @@ def _write_ranges(spill: PairSpill, ida: np.ndarray, edges: list[float], path: P
     # Tmp name inside the (staged) output folder, renamed when complete.
     partial = path.with_name(path.name + ".part")
     with pq.ParquetWriter(partial, schema) as writer:
-        for r in range(spill.ranges):
-            p = spill.read(r)
-            if not len(p) and (groups or r < spill.ranges - 1):
+        for p in spill.parts():
+            if not len(p):
                 continue  # an empty range writes nothing (an empty join: one empty group)
             writer.write_table(pa.table({"i": p.i, "j": p.j, "id_i": ida[p.i].astype(str),
                                          "id_j": ida[p.j].astype(str), "score": p.score},
@@ -277,6 +340,9 @@ def _write_ranges(spill: PairSpill, ida: np.ndarray, edges: list[float], path: P
                 top.add(p)
             if recall is not None:
                 recall.add(p)
+        if not groups:
+            writer.write_table(schema.empty_table())
+            groups = 1
     partial.replace(path)
     return {"histogram": counts, "row_groups": groups, "top": top, "lsh": recall}
 

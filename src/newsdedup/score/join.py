@@ -65,12 +65,14 @@ __all__ = [
     "join_block_compiled",
     "join_blocks",
     "STREAM_JOIN_BLOCK",
+    "STREAM_PAIR_SLOTS",
     "STREAM_NUMBA_MIN_SHINGLES",
     "merge_blocks",
     "pair_histogram",
     "score_histogram",
     "threshold_join",
     "top_k",
+    "stream_block",
 ]
 
 # Slack of the filters (not of the result): float scores are correctly
@@ -329,13 +331,33 @@ where a numpy block holds its rows times their length window (measured on
 the commit)."""
 
 STREAM_JOIN_BLOCK = 256
-"""Rows per block where a join's pairs are consumed block by block (:func:`join_blocks`).
+"""Most rows per block where a join's pairs are consumed block by block (:func:`join_blocks`).
 
 A block's pairs are at most its rows times the items: with titles from one
 template (nearly every pair above the threshold) 256 rows of 20,000 items
 are 5M pairs, a few hundred MB with their estimates, where 2,048 rows were
-2 GB. The compiled kernel's cost per block is small beside that.
+2 GB. The compiled kernel's cost per block is small beside that; fewer rows
+on larger corpora: :func:`stream_block`.
 """
+
+STREAM_PAIR_SLOTS = 1_250_000
+"""A streamed block's worst case in pairs (each of its rows paired with every item).
+
+Up to four blocks are in flight (:func:`join_blocks`), so this bounds the pairs held to
+5M (about 120 MB) on a corpus of one template, where 256 rows of 20,000 titles held 20M
+(0.9 GB peak RSS for the join alone; 0.5 GB at 64 rows, and no slower)."""
+
+
+def stream_block(n_items: int) -> int:
+    """Rows per streamed block for ``n_items`` items: the worst case within the pair slots.
+
+    At most :data:`STREAM_JOIN_BLOCK` rows and at least 16 (a block's fixed cost).
+
+    Examples:
+        >>> stream_block(1_000), stream_block(20_000), stream_block(1_000_000)
+        (256, 62, 16)
+    """
+    return int(min(STREAM_JOIN_BLOCK, max(16, STREAM_PAIR_SLOTS // max(n_items, 1))))
 
 SCAN_PAIRS_PER_READ = 64.0
 """Window rows the compiled join tests on bitmaps for the cost of one posting entry it reads.
