@@ -81,9 +81,9 @@ def test_clopper_pearson_matches_the_textbook_bounds():
 
 
 def test_weighted_filter_work_estimates_what_the_filter_lists_and_yields(monkeypatch):
+    from newsdedup.calibration import sweep_floor
     from newsdedup.score.jaccard import idf_weights
     from newsdedup.score.prefix import candidate_mask, prefix_candidates
-    from newsdedup.calibration import sweep_floor
     from newsdedup.studies.measure_streamed import pair_at
 
     sh = _english(400)

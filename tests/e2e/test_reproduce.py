@@ -61,11 +61,12 @@ def _committed_files() -> list[Path]:
                          if COMMITTED.is_dir() else ["<missing>"])
 def test_committed_file_is_reproduced(fresh, rel):
     if rel == "params.json":
-        # One entry per command: `make reproduce` adds signals' and evaluate gold's after
-        # the run's; the run's entry is the one this fresh run writes.
+        # One entry per command: `make reproduce` adds signals', evaluate gold's and the
+        # report's after the run's; the run's entry is the one this fresh run writes.
         committed, made = (json.loads(p.read_text("utf-8")) for p in (COMMITTED / rel, fresh / rel))
         assert set(made) == {"run"} and made["run"] == committed["run"] == {}
-        assert set(committed) == {"run", "signals", "evaluate gold"}
+        assert set(committed) == {"run", "signals", "evaluate gold", "report"}
+        assert committed["report"] == {"run": f"results/{PALDYN.name}"}
         return
     assert result_difference(COMMITTED / rel, fresh / rel) is None, rel
 

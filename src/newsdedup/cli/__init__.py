@@ -152,11 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     progress.quiet = args.quiet
     start = time.perf_counter()
-    # A command that reads a corpus records its options in <out>/<name>/params.json.
+    # A command that commits a results tree records its options in <out>/<name>/params.json.
     from newsdedup.runs.commit import INVOCATION
 
-    recorded = "corpus" in getattr(args, "positionals", ())
-    token = INVOCATION.set(args.config_options if recorded else None)
+    token = INVOCATION.set(args.config_options)
     try:
         args.func(args)
     except KeyboardInterrupt:

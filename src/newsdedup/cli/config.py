@@ -7,7 +7,7 @@ commands, each in a table named after it (``[run]``, ``["evaluate gold"]``),
 or be one flat table for the command at hand. Options on the command line win
 over the file's.
 
-Every command that reads a corpus records its own configuration in
+Every command that writes a results folder records its own configuration in
 ``<out>/<name>/params.json`` (only the options that differ from the defaults,
 so the file says what was chosen), one entry per command, committed with the
 command's files: ``newsdedup run --config results/my-feed/params.json`` reruns
