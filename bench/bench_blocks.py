@@ -47,9 +47,9 @@ from newsdedup.paths import locate_pinned
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results"
-STEPS = (("measure", "measure.py", "measure"), ("calibrate", "calibrate.py", "calibrate"),
-         ("crosshost", "cross.py", "crosshost"))
-"""(step, seed script, newsdedup command)."""
+STEPS = (("measure", "measure.py", ("measure",)), ("calibrate", "calibrate.py", ("calibrate",)),
+         ("crosshost", "cross.py", ("measure", "--crosshost")))
+"""(step, seed script, newsdedup command words)."""
 
 
 def seed_file() -> Path:
@@ -125,7 +125,7 @@ def bench(repeat: int, python: str) -> pd.DataFrame:
         for r in range(repeat):
             for step, script, command in STEPS:
                 sides = [("seed", [python, script]),
-                         ("newsdedup", [str(newsdedup), command, "--out", str(out)])]
+                         ("newsdedup", [str(newsdedup), *command, "--out", str(out)])]
                 if r % 2:  # alternate which side goes first
                     sides.reverse()
                 for side, cmd in sides:

@@ -105,9 +105,10 @@ def enlarged_run(base: Path, size: int, tmp: Path) -> Path:
 
 
 def measure(command: str, run: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of ``newsdedup COMMAND RUN`` as a whole process."""
+    """Wall seconds and peak RSS (MB) of ``newsdedup report RUN`` (``--figures`` for figures)."""
     start = time.perf_counter()
-    proc = subprocess.Popen([str(_newsdedup()), command, str(run), "--quiet"],
+    words = ["report", str(run)] + (["--figures"] if command == "figures" else [])
+    proc = subprocess.Popen([str(_newsdedup()), *words, "--quiet"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # wait4 gives this child's own resource usage (ru_maxrss in KB on Linux).
     _, status, usage = os.wait4(proc.pid, 0)
