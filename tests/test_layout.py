@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,52 @@ def test_public_api_resolves():
 def test_every_module_imports_and_has_a_docstring(name: str):
     module = importlib.import_module(name)
     assert (module.__doc__ or "").strip(), f"{name} has no module docstring"
+
+
+def _private_library_imports(tree: ast.Module) -> list[str]:
+    """Imports of another library's private module or name (``scipy.special._ufuncs``)."""
+    found = []
+    for node in _imports(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = [a.name for a in node.names]
+        else:
+            module, names = "", [a.name for a in node.names]
+        if getattr(node, "level", 0) or module.startswith("newsdedup") or any(
+                n.startswith("newsdedup") for n in names):
+            continue
+        dotted = [module, *[f"{module}.{n}" if module else n for n in names]]
+        if any(part.startswith("_") and not part.startswith("__")
+               for d in dotted for part in d.split(".") if part):
+            found.append(f"{module or names[0]}:{node.lineno}")
+    return found
+
+
+def test_no_private_module_of_another_library_is_imported():
+    # A private module saves milliseconds and breaks on the library's next release.
+    found = {name: hits for name, tree in TREES.items() if (hits := _private_library_imports(tree))}
+    assert not found
+    planted = ast.parse("from scipy.special._ufuncs import _beta_ppf\nimport numpy._core\n")
+    assert len(_private_library_imports(planted)) == 2
+
+
+JARGON = re.compile(r"seed[- ]?0\d\d|seed[- ](file|script|dialect|pipeline|report)|"
+                    r"\bblock [123]\b|published block", re.I)
+"""How the project's history names things, which a user never saw: fine in a docstring
+(provenance), not in a message, a help text or a report."""
+
+
+def _messages(tree: ast.Module) -> list[ast.Constant]:
+    """String constants that are not docstrings (what a user may be shown)."""
+    documentation = {id(n.value) for n in ast.walk(tree)
+                     if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant)
+            and isinstance(n.value, str) and id(n) not in documentation]
+
+
+def test_no_message_help_or_report_text_speaks_of_seed_files_or_blocks():
+    found = [f"{MODULES[name].relative_to(PACKAGE)}:{c.lineno}: {c.value[:60]!r}"
+             for name, tree in TREES.items() for c in _messages(tree) if JARGON.search(c.value)]
+    assert not found
+    planted = ast.parse('"""seed 004, block 1: provenance."""\nx = "see seed-000"\n')
+    assert [c.value for c in _messages(planted) if JARGON.search(c.value)] == ["see seed-000"]

@@ -126,3 +126,35 @@ def test_sample_size_resolves_a_count_near_the_budget():
     assert (hi[0] * total - budget) / budget < 0.07  # a count at the budget, known to ~6%
     assert floor_sample_size(10**6, 10**6) == FLOOR_SAMPLE_PAIRS
     assert floor_sample_size(10**13, 10**6) == FLOOR_MAX_SAMPLE_PAIRS
+
+
+def test_a_corpus_of_one_template_is_refused_with_the_reason_not_run_out_of_memory(
+        tmp_path, monkeypatch, capsys):
+    # 300 titles of one template differing only in a number: every pair scores high at every
+    # threshold of the sweep. With a budget of 2 pairs per item the sweep cannot list them,
+    # and the calibration says so (exit 2, one line) instead of listing N**2 pairs (20,000
+    # such titles once took 24 GB and were killed).
+    from newsdedup.calibration import sweep_floor as module
+    from newsdedup.cli import main
+
+    monkeypatch.setattr(module, "SWEEP_MIN_PAIRS", 0)
+    titles = [f"<ACME HOLDINGS LTD> 1987 NET PROFIT {k} MLN DLRS VS {k + 7} MLN" for k in
+              range(300)]
+    sh = shingle_matrix(titles, 4)
+    with pytest.raises(module.SweepTooLarge, match="near-copies of one another") as info:
+        module.choose_floor(sh, [0.05, 0.3, 0.6], budget=600, seed=1)
+    assert info.value.low > 600 and info.value.top == 0.6
+    # Mixed with distinct titles, the same template leaves a threshold that fits: no refusal.
+    distinct = [f"{chr(0xAC00 + k)}{chr(0xAC00 + 3 * k + 7)} 기업 {k} 발표" for k in range(3000)]
+    mixed = module.choose_floor(shingle_matrix(titles[:40] + distinct, 4), [0.05, 0.3, 0.6],
+                                budget=20_000, seed=1)
+    assert mixed.lowest <= 0.6
+    corpus = tmp_path / "tpl.csv"
+    corpus.write_text("id,title\n" + "".join(f"{k},{t}\n" for k, t in enumerate(titles)),
+                      "utf-8")
+    code = main(["calibrate", str(corpus), "--out", str(tmp_path / "out"), "--quiet",
+                 "--sweep-pairs-per-item", "2", "--trials", "2"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "the threshold sweep cannot list this corpus's pairs" in err[0]
+    assert not (tmp_path / "out" / "tpl" / "calibration.json").exists()

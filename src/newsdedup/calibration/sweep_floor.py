@@ -45,7 +45,7 @@ from newsdedup.text.shingle import ShingleMatrix
 
 __all__ = ["FILTER_PAIRS_PER_ITEM", "FLOOR_CONFIDENCE", "FLOOR_HITS_AT_BUDGET",
            "FLOOR_MAX_SAMPLE_PAIRS", "FLOOR_SAMPLE_PAIRS", "SWEEP_MIN_PAIRS",
-           "SWEEP_PAIRS_PER_ITEM", "SweepFloor", "choose_floor",
+           "SWEEP_PAIRS_PER_ITEM", "SweepFloor", "SweepTooLarge", "choose_floor",
            "floor_sample_size", "pair_budget", "weighted_filter_work"]
 
 SWEEP_MIN_PAIRS = 1_000_000
@@ -147,6 +147,29 @@ class SweepFloor:
                 "reason": self.reason}
 
 
+class SweepTooLarge(ValueError):
+    """Even the sweep's top threshold passes more pairs than the budget, surely.
+
+    Titles that are near-copies of each other (one template, a recurring column)
+    match at every threshold the sweep has: listing their pairs would hold
+    ``N**2`` of them. The calibration stops here, with the estimate and what to
+    do, instead of running out of memory.
+    """
+
+    def __init__(self, top: float, pairs: float, low: float, budget: int, n_items: int,
+                 per_item: int | None) -> None:
+        """The top threshold, its estimated pairs and their lower bound, the budget."""
+        allowance = f" ({per_item} per item)" if per_item else ""
+        super().__init__(
+            f"the threshold sweep cannot list this corpus's pairs: even at its top threshold "
+            f"{top:.2f} an estimated {pairs:,.0f} pairs (at least {low:,.0f}) of the "
+            f"{n_items:,} items score above it, over the budget of {budget:,}{allowance}; "
+            "most titles are near-copies of one another (a template or a recurring column "
+            "that differs only in a date or a number). Calibrate without those items, or raise "
+            "--sweep-pairs-per-item (memory grows with it)")
+        self.top, self.pairs, self.low, self.budget = top, pairs, low, budget
+
+
 def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | None = None,
                  sample: int | None = None, seed: int = 0, per_item: int | None = None
                  ) -> SweepFloor:
@@ -165,6 +188,10 @@ def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | N
 
     Returns:
         A :class:`SweepFloor`; ``lowest`` is a value of ``grid``.
+
+    Raises:
+        SweepTooLarge: Even at the top of the grid the pairs surely exceed the budget
+            (the lower end of their interval does).
     """
     t = np.asarray(grid, dtype=np.float64)
     if not len(t) or np.any(np.diff(t) <= 0):
@@ -190,6 +217,9 @@ def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | N
     hits = sample - np.searchsorted(scores, t, side="left")  # sampled pairs scoring >= t
     lo, hi = clopper_pearson(hits, sample, FLOOR_CONFIDENCE)
     fits = np.flatnonzero(hi * total <= budget)
+    if not len(fits) and lo[-1] * total > budget:
+        raise SweepTooLarge(float(t[-1]), float(hits[-1] / sample * total), float(lo[-1] * total),
+                            budget, n, per)
     pick = int(fits[0]) if len(fits) else len(t) - 1
     table = pd.DataFrame({"threshold": t, "hits": hits, "pairs": hits / sample * total,
                           "low": lo * total, "high": hi * total}).iloc[: pick + 1]
