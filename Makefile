@@ -93,7 +93,7 @@ signals: $(STAMP)  ## host/date/entity signals: funnel, candidates, gold metrics
 	    --columns $(UCI_COLS) --entity-unit token --no-korean --relations same-org,cross-org)
 
 candidates: $(STAMP)  ## labeling sheet of candidate pairs (results/<name>/signals/to_label.csv)
-	$(BIN)/newsdedup signals --sheet $(RUN_ARGS)
+	$(BIN)/newsdedup signals $(RUN_ARGS) --sheet
 
 figures: $(STAMP)  ## PNG (and SVG) figures from the results tables
 	$(BIN)/newsdedup report $(if $(NAME),$(NAME)) --figures corpus

@@ -101,7 +101,7 @@ def test_old_spellings_are_hidden_and_set_the_new_option(capsys):
     (["evaluate-clusters", "--n", "2"], ["evaluate", "clusters", "--ngram", "2"]),
     (["evaluate-gold", "--gold", "g.csv"], ["evaluate", "gold", "--labels", "g.csv"]),
     (["story-signals", "--story-col", "S"], ["evaluate", "stories", "--story-column", "S"]),
-    (["candidates", "--output", "s.csv"], ["signals", "--sheet", "s.csv"]),
+    (["candidates", "--output", "s.csv"], ["signals", "--sheet", "--sheet-path", "s.csv"]),
     (["figures", "--only", "corpus"], ["report", "--figures", "corpus"]),
 ])
 def test_an_old_command_name_runs_what_its_new_name_runs(old, new, capsys):

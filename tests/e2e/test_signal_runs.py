@@ -64,7 +64,7 @@ def test_funnel_and_candidates_agree(fresh):
 def test_candidates_command_writes_a_sheet_and_missing_gold_is_an_error(tmp_path, capsys):
     sheet = tmp_path / "sheet.csv"
     assert cli.main(["signals", "--out", str(tmp_path), "--quota", "2",
-                     "--sheet", str(sheet)]) == 0
+                     "--sheet-path", str(sheet)]) == 0
     table = pd.read_csv(sheet, keep_default_na=False)
     assert {"label", "reason", "title_i", "title_j", "summary_i"} <= set(table.columns)
     assert cli.main(["evaluate", "gold", "--out", str(tmp_path),

@@ -179,7 +179,7 @@ def cmd_evaluate_clusters(args) -> None:
 
 def cmd_signals(args) -> None:
     """Run ``newsdedup signals`` with the parsed arguments (``--sheet``: a labeling sheet)."""
-    if args.sheet is not None:
+    if args.sheet or args.sheet_path is not None:
         cmd_candidates(args)
         return
     from newsdedup.runs.signals import run_signals
@@ -194,7 +194,7 @@ def cmd_candidates(args) -> None:
 
     corpus, name = load(args)
     run_candidates(corpus, name, args.out, args.quota, signal_options(args),
-                   None if args.sheet is True else args.sheet, progress)
+                   args.sheet_path, progress)
 
 
 def cmd_evaluate_gold(args) -> None:

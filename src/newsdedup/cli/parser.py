@@ -305,19 +305,23 @@ def build_signals(p: argparse.ArgumentParser) -> None:
 
 
 def _signal_options(p: argparse.ArgumentParser) -> argparse.Action:
-    """The options of ``signals``; returns ``--sheet`` (the old ``candidates --output``)."""
+    """The options of ``signals``; returns ``--sheet-path`` (the old ``candidates --output``)."""
     add_corpus_args(p)
     add_signal_args(p)
-    sheet = p.add_argument("--sheet", nargs="?", type=Path, const=True, default=None,
-                           metavar="PATH",
-                   help="write a labeling sheet of candidate pairs instead: the top pairs of "
-                        "every surface scorer (--quota each) and the detector's, texts side by "
-                        "side, empty label and reason columns (default PATH: <out>/<name>/"
-                        "signals/to_label.csv)")
-    p.add_argument("--quota", type=integer(1, 100_000), default=10,
+    g = p.add_argument_group("a sheet of pairs to label")
+    # A switch, not an option with an optional path: `--sheet feed.jsonl` would have taken
+    # the corpus for the sheet to write.
+    g.add_argument("--sheet", action="store_true",
+                   help="write a labeling sheet of candidate pairs instead of the signal "
+                        "tables: the top pairs of every surface scorer (--quota each) and the "
+                        "detector's, texts side by side, empty label and reason columns")
+    path = g.add_argument("--sheet-path", type=Path, metavar="PATH",
+                          help="where the sheet goes (default <out>/<name>/signals/"
+                               "to_label.csv); implies --sheet")
+    g.add_argument("--quota", type=integer(1, 100_000), default=10,
                    help="pairs per scorer on the sheet (default 10)")
     p.set_defaults(func=cmd_signals)
-    return sheet
+    return path
 
 
 def build_candidates(p: argparse.ArgumentParser) -> None:
