@@ -87,6 +87,12 @@ def test_a_commands_configuration_reads_back_into_the_same_arguments(name, suffi
     assert again.config_options == given.config_options
 
 
+def test_quiet_may_come_from_the_file(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("quiet = true\n", "utf-8")
+    assert parse(["dedupe", "--config", str(path)]).quiet is True
+
+
 def test_the_command_line_wins_over_the_file(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text('ngram = 2\nthreshold = 0.4\ncorpus = "a.jsonl"\n', "utf-8")
@@ -100,6 +106,8 @@ def test_the_command_line_wins_over_the_file(tmp_path):
     ("[run]\nngram = 2\n", "no table for `newsdedup dedupe` (it has: run)"),
     ("ngram = \n", "not valid TOML"),
     ("gate = [1]\n", "argument --gate/--no-gate: ignored explicit argument '1' (from --config"),
+    ("ngram = 2\n[dedupe]\nthreshold = 0.4\n", "options outside the [dedupe] table (ngram)"),
+    ('config = "other.toml"\n', "a configuration cannot name another one"),
 ])
 def test_a_bad_configuration_is_one_line(text, message, tmp_path, capsys):
     path = tmp_path / "c.toml"

@@ -69,6 +69,10 @@ def read_config(path: Path, command: str) -> dict[str, object]:
     tables = {k for k, v in data.items() if isinstance(v, dict) and k != "columns"
               and not k.endswith("-columns") and not k.endswith("_columns")}
     if command in data and isinstance(data[command], dict):
+        loose = sorted(k for k in data if k not in tables)
+        if loose:  # options beside the command's table would be dropped without a word
+            raise ValueError(f"--config {path}: options outside the [{command}] table "
+                             f"({', '.join(loose)}); put them in the table")
         data = data[command]
     elif tables:
         raise ValueError(f"--config {path}: no table for `newsdedup {command}` (it has: "
@@ -109,7 +113,10 @@ def config_argv(options: dict[str, object], path: Path, parser: argparse.Argumen
     tail: list[str] = []
     for key, value in options.items():
         dest = key.replace("-", "_")
-        if dest in INTERNAL:
+        if dest == "config":
+            raise ValueError(f"--config {path}: a configuration cannot name another one "
+                             f"(config = {value!r})")
+        if dest in INTERNAL and dest != "quiet":  # not options: what the parser sets
             continue
         if dest in positionals:
             if getattr(given, dest, None) is None and value is not None:
