@@ -240,8 +240,8 @@ def test_measure_prints_skipped_lsh_counts(corpus, tmp_path, capsys):
 
 
 def test_sweep_pairs_per_item_reaches_the_calibrate_options():
+    from newsdedup.calibration.defaults import SWEEP_PAIRS_PER_ITEM
     from newsdedup.cli.options import calibrate_options
-    from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
 
     for cmd in ("calibrate", "run"):
         args = build_parser().parse_args([cmd, "--sweep-pairs-per-item", "200"])

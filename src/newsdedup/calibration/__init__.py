@@ -6,6 +6,7 @@ from the best evidence there is (labels, then matched decoys, then the
 published bound), saying what every figure is over; it also draws the next
 pairs to label. One module per concept:
 
+* :mod:`~newsdedup.calibration.defaults`: its default settings (light: the parser shows them);
 * :mod:`~newsdedup.calibration.population`: the candidate pairs and their strata;
 * :mod:`~newsdedup.calibration.design`: which pairs to label next (the sampling design);
 * :mod:`~newsdedup.calibration.sheet`: the labeling sheet;

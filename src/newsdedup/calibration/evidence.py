@@ -33,6 +33,12 @@ import pandas as pd
 
 from newsdedup.calibration.choice import Choice, from_labels, with_holdout, without_labels
 from newsdedup.calibration.decoys import DecoyEstimate, DecoyRule, decoy_estimates
+from newsdedup.calibration.defaults import (
+    DEFAULT_DECOY_DAYS,
+    DEFAULT_PRECISION,
+    FIRST_BATCH,
+    NEXT_BATCH,
+)
 from newsdedup.calibration.design import (
     draw_batch,
     drawn_per_stratum,
@@ -58,12 +64,6 @@ from newsdedup.cluster.sweep import PartitionSweep
 from newsdedup.cluster.window import WindowChoice, learn_window
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.calibration import default_grid
-from newsdedup.studies.defaults import (
-    DEFAULT_DECOY_DAYS,
-    DEFAULT_PRECISION,
-    FIRST_BATCH,
-    NEXT_BATCH,
-)
 from newsdedup.studies.measure import normalized_texts
 from newsdedup.text.series import Series, series_pairs
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix

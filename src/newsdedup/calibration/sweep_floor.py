@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from newsdedup.calibration.defaults import SWEEP_PAIRS_PER_ITEM
 from newsdedup.score.jaccard import pair_jaccard
-from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
 from newsdedup.studies.measure_streamed import pair_at
 from newsdedup.studies.quantiles import clopper_pearson
 from newsdedup.text.shingle import ShingleMatrix
@@ -87,7 +87,7 @@ FLOOR_CONFIDENCE = 0.95
 def pair_budget(n_items: int, per_item: int | None = None) -> int:
     """Pairs the sweep may list for ``n_items`` items: ``max(1M, per_item x N)``.
 
-    ``per_item`` is :data:`~newsdedup.studies.defaults.SWEEP_PAIRS_PER_ITEM`
+    ``per_item`` is :data:`~newsdedup.calibration.defaults.SWEEP_PAIRS_PER_ITEM`
     (50) unless given (``newsdedup calibrate --sweep-pairs-per-item``).
 
     Examples:
@@ -184,7 +184,7 @@ def choose_floor(shingled: ShingleMatrix, grid: Sequence[float], budget: int | N
             :func:`floor_sample_size` by default.
         seed: Seed of the sample.
         per_item: Pairs per item of the default budget
-            (:data:`~newsdedup.studies.defaults.SWEEP_PAIRS_PER_ITEM` if None).
+            (:data:`~newsdedup.calibration.defaults.SWEEP_PAIRS_PER_ITEM` if None).
 
     Returns:
         A :class:`SweepFloor`; ``lowest`` is a value of ``grid``.

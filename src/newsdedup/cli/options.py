@@ -11,18 +11,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
 
 from newsdedup import paths
-from newsdedup.runs.progress import Reporter
-from newsdedup.studies.defaults import (
+from newsdedup.calibration.defaults import (
     DEFAULT_DECOY_DAYS,
     DEFAULT_PRECISION,
-    ERROR_PERMS,
     FIRST_BATCH,
     NEXT_BATCH,
+    SIMULATION_ITEMS,
+    SWEEP_PAIRS_PER_ITEM,
+)
+from newsdedup.runs.progress import Reporter
+from newsdedup.studies.defaults import (
+    ERROR_PERMS,
     PAIR_BUDGET,
     PUBLISHED_THRESHOLDS,
     SAMPLE_PAIRS,
-    SIMULATION_ITEMS,
-    SWEEP_PAIRS_PER_ITEM,
 )
 from newsdedup.text import MAX_NGRAM, SCHEME_NAMES
 

@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 from newsdedup import paths
+from newsdedup.calibration.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
+from newsdedup.calibration.defaults import SWEEP_PAIRS_PER_ITEM
 from newsdedup.calibration.evidence import (
     Evidence,
     EvidenceConfig,
@@ -64,8 +66,6 @@ from newsdedup.studies.calibration import (
     sensitivity_quantiles,
 )
 from newsdedup.studies.cost import minhash_sweep_plan
-from newsdedup.studies.defaults import SIMULATION_ITEMS as SIMULATION_ITEMS
-from newsdedup.studies.defaults import SWEEP_PAIRS_PER_ITEM
 from newsdedup.studies.sensitivity import SensitivityConfig, simulate, texts_from_items
 from newsdedup.text.normalize import DEFAULT_SCHEME
 
