@@ -80,10 +80,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     command = leaves[args.command_name]
     if args.config is not None:
         words = 2 if argv[0] == "evaluate" else 1
-        extra = config_argv(read_config(args.config, args.command_name), args.config, command,
-                            args, getattr(args, "positionals", ()))
-        flags = [w for w in extra if w.startswith("--")]
-        tail = [w for w in extra if not w.startswith("--")]
+        flags, tail = config_argv(read_config(args.config, args.command_name), args.config,
+                                  command, args, getattr(args, "positionals", ()))
         # The command line parsed alone, so an error now comes from the file: say so.
         OneLineParser.source = f"--config {args.config}"
         try:

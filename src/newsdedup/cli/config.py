@@ -92,7 +92,8 @@ def _token(key: str, value: object, path: Path) -> str:
 
 
 def config_argv(options: dict[str, object], path: Path, parser: argparse.ArgumentParser,
-                given: argparse.Namespace, positionals: tuple[str, ...]) -> list[str]:
+                given: argparse.Namespace, positionals: tuple[str, ...]
+                ) -> tuple[list[str], list[str]]:
     """The command-line words that set a configuration's options.
 
     Args:
@@ -104,7 +105,7 @@ def config_argv(options: dict[str, object], path: Path, parser: argparse.Argumen
         positionals: The command's positional fields (``corpus``).
 
     Returns:
-        The options' words (``--flag=value``), then the positionals' values.
+        The options' words (``--flag=value``) and the positionals' values.
 
     Raises:
         ValueError: A value the option cannot take (a list for a switch ...).
@@ -132,7 +133,7 @@ def config_argv(options: dict[str, object], path: Path, parser: argparse.Argumen
                 words.append(f"--no-{key}")
         else:
             words.append(f"{flag}={_token(key, value, path)}")
-    return words + tail
+    return words, tail
 
 
 def _plain(value: object) -> object:
