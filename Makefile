@@ -41,13 +41,13 @@ reproduce: $(STAMP)  ## the main job: all published tables and figures for the p
 	    $(BIN)/newsdedup report results/paldyn-ai-lab-news)
 	$(BIN)/newsdedup report $(if $(NAME),$(NAME)) --figures corpus
 
-measure: $(STAMP)  ## exact Jaccard vs MinHash tables (published block 1, with --full's studies)
+measure: $(STAMP)  ## exact Jaccard vs MinHash tables, with every further study (--full)
 	$(BIN)/newsdedup measure --full $(RUN_ARGS)
 
-calibrate: $(STAMP)  ## sensitivity simulation, sweeps and calibration.json (block 2, --full)
+calibrate: $(STAMP)  ## word-retention simulation, threshold sweeps and calibration.json (--full)
 	$(BIN)/newsdedup calibrate --full $(RUN_ARGS)
 
-crosshost: $(STAMP)  ## cross-host pairs and date window (block 3)
+crosshost: $(STAMP)  ## cross-host pairs and date window (measure --crosshost)
 	$(BIN)/newsdedup measure --crosshost $(RUN_ARGS)
 
 eval: $(STAMP)  ## every scorer on labelled data (committed CI-sized tables in results/*/eval)

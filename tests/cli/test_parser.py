@@ -124,3 +124,12 @@ def test_an_old_command_on_a_corpus_still_runs(tmp_path, capsys):
     assert (tmp_path / "r" / "feed" / "crosshost" / "crosshost.json").is_file()
     assert "`newsdedup crosshost` is now `newsdedup measure --crosshost`" in \
         capsys.readouterr().err
+
+
+def test_make_help_speaks_the_users_words_too():
+    from newsdedup.paths import PROJECT_ROOT
+
+    lines = [line.split("## ", 1)[1] for line in
+             (PROJECT_ROOT / "Makefile").read_text("utf-8").splitlines() if "## " in line]
+    assert len(lines) > 20
+    assert not [line for line in lines if JARGON.search(line)]
