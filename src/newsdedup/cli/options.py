@@ -230,7 +230,7 @@ def ints(text: str) -> tuple[int, ...]:
 
 
 NGRAM = integer(1, MAX_NGRAM)
-"""An n-gram size (``--n``, ``--cross-n``, ``--signal-n`` ...)."""
+"""An n-gram size (``--ngram``, ``--crosshost-ngram``, ``--signals-ngram`` ...)."""
 SEED = integer(0, 2**32 - 1)
 """A random seed (what numpy's and Python's generators take without surprise)."""
 PERMUTATIONS = integer(1, 8192)

@@ -18,14 +18,11 @@ from pathlib import Path
 from newsdedup import paths
 from newsdedup.cli.commands import (
     cmd_calibrate,
-    cmd_candidates,
-    cmd_crosshost,
     cmd_dedupe,
     cmd_evaluate_clusters,
     cmd_evaluate_gold,
     cmd_evaluate_pairs,
     cmd_fetch,
-    cmd_figures,
     cmd_join,
     cmd_label,
     cmd_measure,
@@ -130,7 +127,7 @@ def build_crosshost(p: argparse.ArgumentParser) -> None:
     add_corpus_args(p)
     add_crosshost_args(p)
     add_scheme_arg(p)
-    p.set_defaults(func=cmd_crosshost, crosshost=True)
+    p.set_defaults(func=cmd_measure, crosshost=True)
 
 
 def build_calibrate(p: argparse.ArgumentParser) -> None:
@@ -327,7 +324,7 @@ def _signal_options(p: argparse.ArgumentParser) -> argparse.Action:
 def build_candidates(p: argparse.ArgumentParser) -> None:
     """The old ``candidates`` command: ``signals --sheet``."""
     renamed(p, "--output", _signal_options(p))
-    p.set_defaults(sheet=True, func=cmd_candidates)
+    p.set_defaults(sheet=True)
 
 
 def build_evaluate_gold(p: argparse.ArgumentParser) -> None:
@@ -381,7 +378,7 @@ def build_figures(p: argparse.ArgumentParser) -> None:
     figures, out = _report_options(p)
     renamed(p, "--only", figures)
     renamed(p, "--root", out)
-    p.set_defaults(figures=FIGURE_KINDS, func=cmd_figures)
+    p.set_defaults(figures=FIGURE_KINDS)
 
 
 def build_fetch(p: argparse.ArgumentParser) -> None:
