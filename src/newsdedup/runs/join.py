@@ -201,7 +201,8 @@ def write_join(
 
 
 SPILL_ROWS = 2048
-"""Items per range of ``i`` the join's pairs are spilled by (one Parquet row group each)."""
+"""Items per range of ``i`` the join's pairs are spilled by (one Parquet row group each, several
+when a range holds more than :data:`SPILL_MAX_PAIRS` pairs)."""
 
 SPILL_MAX_PAIRS = 1_000_000
 """Most pairs a range is sorted and written in one piece (one Parquet row group).
