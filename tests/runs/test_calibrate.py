@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -286,3 +287,39 @@ def test_shuffling_the_records_changes_no_figure(tmp_path):
     pairs = {k: sorted(map(sorted, zip(s["id_i"], s["id_j"], strict=True)))
              for k, s in sheets.items()}
     assert pairs["a"] == pairs["b"]
+
+
+def test_the_strata_stay_the_published_exact_pass_s_when_the_exact_key_splits_groups(
+        tmp_path, monkeypatch):
+    """Issue 28, item 5: grouping the exact pass by every script splits 與/野 headlines, but
+    the strata a labelled sheet was drawn from must not move (the reference dedupe keeps
+    the published exact pass); the merged pairs the curve counts do move."""
+    corpus, path = _corpus(tmp_path, 1.0)
+    items = corpus.items.copy()
+    twins = items.drop_duplicates("story").head(12).copy()
+    twins["title"] = ["野, " + t for t in twins["title"]]
+    twins["id"] = [f"{i}-hanja" for i in twins["id"]]
+    items["title"] = [("與, " + t) if i in set(twins["id"].str[:-6]) else t
+                      for i, t in zip(items["id"], items["title"], strict=True)]
+    hanja = tmp_path / "hanja.csv"
+    pd.concat([items, twins], ignore_index=True).to_csv(hanja, index=False)
+    out = tmp_path / "out"
+    import newsdedup.runs.calibrate as runner
+    published = runner.base_config
+    run_calibrate(load_corpus(hanja), "every", out, CalibrateConfig(**OPTS), echo=False)
+    monkeypatch.setattr(runner, "base_config",
+                        lambda o: replace(published(o), exact_key="scheme"))
+    run_calibrate(load_corpus(hanja), "scheme", out, CalibrateConfig(**OPTS), echo=False)
+    # The strata and their sizes (what a sheet is checked against); where the next batch
+    # is drawn follows the dedupe being calibrated, so "drawn" may differ.
+    strata = {k: pd.read_csv(out / k / "calibrate" / "strata.csv").drop(
+        columns=["drawn", "labelled"]) for k in ("every", "scheme")}
+    pd.testing.assert_frame_equal(strata["every"], strata["scheme"])
+    curves = {k: pd.read_csv(out / k / "calibrate" / "precision_recall.csv")
+              for k in ("every", "scheme")}
+    # The published exact pass merges the twelve 與/野 pairs at every threshold; the
+    # default merges them nowhere above their near-pass score.
+    top = curves["scheme"]["threshold"].max()
+    at = {k: int(c.loc[np.isclose(c["threshold"], top), "merged_pairs"].iloc[0])
+          for k, c in curves.items()}
+    assert at["scheme"] - at["every"] >= 12

@@ -1,18 +1,20 @@
-"""Characters that carry meaning (issue 28, item 14, and the key of item 5).
+"""Characters that carry meaning (issue 28, items 5 and 14).
 
-Item 14: Japanese, Chinese and Russian near-copies were never grouped, and nothing said
-so. The ``unicode-alnum`` scheme compares every script, and the commands warn when the
-scheme in use drops most of a title. Item 5 (the exact pass merging headlines that differ
-only in a Hanja abbreviation) is not fixed in the dedupe yet: its key, :func:`exact_key`,
-is tested here, but grouping by it changes which pairs the calibration's population holds,
-and with it the strata the labelled sheets of data/gold were drawn from.
+Item 5: the exact pass merged headlines that differ only in a Hanja abbreviation (與/野,
+北/日, 美/中) and CJK or Cyrillic headlines that share only their digits: the published
+scheme drops those characters. Item 14: Japanese, Chinese and Russian near-copies were
+never grouped, and nothing said so. The exact-pass key now keeps every script; the
+``unicode-alnum`` scheme compares every script; and the commands warn when the scheme in
+use drops most of a title.
 """
+
 from __future__ import annotations
 
 import json
 import unicodedata
 
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,9 +30,45 @@ from newsdedup.text.normalize import (
     unicode_alnum,
 )
 
+PAIRS = [  # differ in one meaning-bearing character the published scheme drops
+    ("與, 예산안 단독 처리", "野, 예산안 단독 처리"),
+    ("北, 미사일 발사", "日, 미사일 발사"),
+    ("美 관세 인상 2배", "中 관세 인상 2배"),
+    ("東京 2024", "大阪 2024"),
+    ("Москва 2024", "Берлин 2024"),
+]
+
 
 def frame(titles: list[str]) -> pd.DataFrame:
     return pd.DataFrame({"id": [f"r{k}" for k in range(len(titles))], "title": titles})
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_the_exact_pass_keeps_apart_what_differs_in_meaning(a, b):
+    assert hangul_alnum(a) == hangul_alnum(b)  # the published scheme cannot tell them apart
+    result = dedupe(frame([a, b]), DedupeConfig(threshold=1.0))
+    assert (result.items["stage"] == "exact").sum() == 0
+    assert result.items["group"].nunique() == 2
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS[:3])
+def test_the_published_exact_key_still_merges_them(a, b):
+    result = dedupe(frame([a, b]), DedupeConfig(threshold=1.0, exact_key="scheme"))
+    assert (result.items["stage"] == "exact").all()
+    assert result.items["group"].nunique() == 1
+
+
+def test_an_unknown_exact_key_is_refused_by_name():
+    with pytest.raises(ValueError, match="unknown exact key 'unicode'"):
+        DedupeConfig(exact_key="unicode")
+
+
+def test_exact_copies_in_any_script_are_still_one_exact_group():
+    titles = ["東京で震度5強の地震", "東京で震度5強の地震!", "Путин заявил", "ПУТИН ЗАЯВИЛ",
+              "與, 예산안 처리", "與 예산안 처리"]
+    result = dedupe(frame(titles), DedupeConfig(threshold=1.0, gate=False))
+    assert result.items["group"].tolist() == [0, 0, 1, 1, 2, 2]
+    assert set(result.items["stage"]) == {"exact"}
 
 
 def test_unicode_alnum_groups_near_copies_the_published_scheme_cannot_compare():
@@ -69,6 +107,18 @@ def test_exact_key_is_per_text_idempotent_and_keeps_every_letter(texts):
         kept = sum(c.isalnum() or unicodedata.category(c)[0] == "M" for c in folded)
         assert (kept > 0) == (k != "")  # a text with a letter, digit or mark has a key
         assert all(c.isalnum() or unicodedata.category(c)[0] == "M" for c in k)
+
+
+@settings(max_examples=200)
+@given(st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF), min_size=1,
+               max_size=3),
+       st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF), min_size=1,
+               max_size=3), st.sampled_from(["예산안 처리", "2024 관세", ""]))
+def test_headlines_differing_in_hanja_never_share_an_exact_group(a, b, rest):
+    titles = [f"{a}, {rest}", f"{b}, {rest}"]
+    result = dedupe(frame(titles), DedupeConfig(threshold=1.0, gate=False))
+    # The near pass may still join them (the scheme sees one text); the exact pass never.
+    assert (result.items["stage"] == "exact").all() == (a == b)
 
 
 def test_dropped_scripts_names_what_the_scheme_cannot_compare():

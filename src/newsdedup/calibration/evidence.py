@@ -58,7 +58,15 @@ from newsdedup.calibration.sheet import (
 )
 from newsdedup.calibration.stories import read_pair_ids, story_scores
 from newsdedup.calibration.sweep_floor import SweepFloor, choose_floor
-from newsdedup.cluster.dedupe import DedupeConfig, Prepared, corpus_series, near_pairs, prepare
+from newsdedup.cluster.dedupe import (
+    DedupeConfig,
+    Prepared,
+    corpus_series,
+    headlines,
+    near_pairs,
+    prepare,
+)
+from newsdedup.cluster.exact import same_partition
 from newsdedup.cluster.keep import keep_criteria, text_column
 from newsdedup.cluster.sweep import PartitionSweep
 from newsdedup.cluster.window import WindowChoice, learn_window
@@ -476,8 +484,12 @@ class CalibratedDedupe:
         times: Publication time per row, seconds (NaN: unknown).
         swept: The dedupe at every threshold.
         reference: The dedupe the strata follow: as learned from the corpus,
-            whatever a user overrides, so that a sheet drawn once stays a
-            probability sample when the window or the series rule change.
+            whatever a user overrides, and with the published exact pass (equal
+            normalized headlines, ``exact_key="scheme"``), so that a sheet drawn
+            once stays a probability sample when the window, the series rule or
+            the exact pass change. Any fixed stratification keeps the estimates
+            unbiased; the dedupe being calibrated is measured by splitting each
+            stratum into its merged and unmerged pairs.
     """
 
     config: DedupeConfig
@@ -504,13 +516,20 @@ def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: Dedup
     config = replace(base, window_days=window_days, series=options.series)
     swept = sweep(items, config, series, grid)
     reference = swept
-    if options.window_days is not None or not options.series:
+    if options.window_days is not None or not options.series or not _published_exact(
+            items, base):
         learned_series = series if options.series else corpus_series(items, base)
         learned = window.days if window is not None else learned_window(
             times, pairs, learned_series, options.seed).days
-        reference = sweep(items, replace(base, window_days=learned, series=True),
-                          learned_series, grid)
+        reference = sweep(items, replace(base, window_days=learned, series=True,
+                                         exact_key="scheme"), learned_series, grid)
     return CalibratedDedupe(config, series, window, times, swept, reference)
+
+
+def _published_exact(items: pd.DataFrame, base: DedupeConfig) -> bool:
+    """Whether ``base``'s exact pass groups the rows as the published one (the strata's)."""
+    heads = headlines(items, base)
+    return not base.exact_pass or same_partition(heads.keys, heads.heads)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """Seed 000's dedupe pipeline: exact pass, then gated near-duplicate pass.
 
-1. **Exact pass.** Items whose normalized headline (outlet suffix stripped) is
-   identical form one group; no similarity is computed. Wire copies
-   republished unchanged end here. This pass can only miss duplicates, never
-   merge wrongly, and it shrinks the input of the second pass.
+1. **Exact pass.** Headlines (outlet suffix stripped) equal in every letter and
+   digit of every script form one group (:func:`~newsdedup.cluster.exact.exact_keys`).
+   Wire copies republished unchanged end here. This pass can only miss duplicates,
+   never merge wrongly, and it shrinks the input of the second pass.
 2. **Near pass** over one survivor per exact group. All-pairs scores
    (IDF-weighted Jaccard over the survivors, or plain Jaccard) come from one
    precomputed matrix; the subject gate (:mod:`newsdedup.cluster.gate`) masks pairs
@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from newsdedup.calibration.file import CalibrationFileError as CalibrationFileError
 from newsdedup.calibration.file import read_calibration
 from newsdedup.cluster.embedded import check_embedding, rerank_candidates, survivor_vectors
-from newsdedup.cluster.exact import exact_groups
+from newsdedup.cluster.exact import EXACT_KEYS, exact_groups, exact_keys
 from newsdedup.cluster.gate import (
     bucket_ids,
     bucketed_pairs,
@@ -109,6 +109,10 @@ class DedupeConfig:
         scheme: Normalization scheme (:data:`newsdedup.text.normalize.SCHEMES`);
             see the module docstring for why spaces are removed by default.
         exact_pass: Run the exact pass; if False every item enters the near pass.
+        exact_key: What the exact pass compares: ``"every-script"`` (every letter,
+            mark and digit of every script, :func:`~newsdedup.cluster.exact.exact_keys`,
+            so ``與``/``野`` headlines stay apart) or ``"scheme"`` (the normalized
+            headline, which the published scheme reduces to Hangul, a-z and 0-9).
         strip_outlet: Drop a trailing ``" - outlet"`` / ``" | outlet"`` from
             titles before comparing, so outlets' suffixes do not count as text.
         threshold_source: Where ``threshold`` came from: ``"default"`` or the
@@ -147,6 +151,7 @@ class DedupeConfig:
     text: str = "title"
     scheme: str = "hangul-alnum"
     exact_pass: bool = True
+    exact_key: str = "every-script"
     strip_outlet: bool = True
     threshold_source: str = "default"
     rationale: str = field(default=DEFAULT_RATIONALE, compare=False)
@@ -173,6 +178,9 @@ class DedupeConfig:
         if self.text not in TEXTS:
             raise ValueError(f"unknown text {self.text!r}; choose one of {list(TEXTS)}")
         get_scheme(self.scheme)  # raises with the valid names
+        if self.exact_key not in EXACT_KEYS:
+            raise ValueError(f"unknown exact key {self.exact_key!r}; choose one of "
+                             f"{list(EXACT_KEYS)}")
         if self.minhash_family not in FAMILIES:
             raise ValueError(f"unknown MinHash family {self.minhash_family!r}; "
                              f"choose one of {list(FAMILIES)}")
@@ -241,7 +249,10 @@ class Headlines:
     Attributes:
         titles: Title per row as compared (outlet suffix stripped when
             ``config.strip_outlet``).
-        heads: ``titles`` normalized by ``config.scheme``: the exact-pass key.
+        heads: ``titles`` normalized by ``config.scheme`` (what the near pass compares).
+        keys: The exact-pass key per row: with ``config.exact_key == "every-script"``
+            (:func:`~newsdedup.cluster.exact.exact_keys`) equal only for headlines equal
+            in every letter and digit of every script; with ``"scheme"``, ``heads``.
         leads: Subject key per row (the gate's bucket key), always taken from the
             stripped title: an outlet name must never become a subject
             (:func:`~newsdedup.cluster.gate.lead_keys`).
@@ -252,6 +263,7 @@ class Headlines:
     heads: list[str]
     leads: list[str]
     subjects: list[str]
+    keys: list[str]
 
 
 def _titles(items: pd.DataFrame, config: DedupeConfig) -> list[str]:
@@ -294,8 +306,9 @@ def headlines(items: pd.DataFrame, config: DedupeConfig) -> Headlines:
             at = -1 if tail is None else compared[r].find(tail)
             if at > 0:
                 compared[r] = compared[r][at:]
-    return Headlines(titles=compared, heads=normalize_many(compared, config.scheme),
-                     leads=leads, subjects=subjects)
+    heads = normalize_many(compared, config.scheme)
+    keys = exact_keys(compared, heads) if config.exact_key == "every-script" else heads
+    return Headlines(titles=compared, heads=heads, leads=leads, subjects=subjects, keys=keys)
 
 
 def _text_frame(items: pd.DataFrame, titles: list[str], text: str) -> pd.DataFrame:
@@ -444,13 +457,16 @@ def exact_stage(items: pd.DataFrame, config: DedupeConfig, series: Series | None
     heads = headlines(items, config)
     criteria = keep_criteria(items, config.syndicators, config.opaque_hosts)
     rank = dense_rank(*criteria)
-    # One sort of the headlines serves the visiting order and the exact pass.
+    # One sort of the headlines gives the visiting order.
     head_codes = text_codes(heads.heads)
     order = canonical_order(rank, heads.heads, _ids(items), head_codes)
     rules = pair_rules(items, config, heads.titles, criteria[2], series)
+    # The exact pass groups by key, finer than the headline: a Hanja or a Japanese word
+    # the scheme drops still tells two headlines apart (exact_keys).
+    key_codes = text_codes(heads.keys)
     # Series members and headlines repeated beyond the window leave the exact pass.
-    codes = exact_codes(head_codes, heads.heads, order, rules) if rules.active else head_codes
-    exact_id, survivors = exact_groups(heads.heads, order, config.exact_pass, codes)
+    codes = exact_codes(key_codes, heads.keys, order, rules) if rules.active else key_codes
+    exact_id, survivors = exact_groups(heads.keys, order, config.exact_pass, codes)
     return ExactStage(heads, criteria, rank, rules, exact_id, survivors)
 
 

@@ -105,9 +105,10 @@ def dedupe_partitions(
     # Linked by the first token and by the refined key: a partition then holds every row of
     # a crowded lead token (and refines it as the whole batch does) and every row of the
     # bucket a refined row joins (gate.split_common_leads).
-    heads = heads_of.heads
+    # Exact groups are linked by their key (finer than the normalized headline).
+    heads = heads_of.keys
     head_code, _ = pd.factorize(pd.Series(heads, dtype=object))
-    # A blank headline, or any headline without the exact pass, joins nothing by itself.
+    # A blank key, or any headline without the exact pass, joins nothing by itself.
     alone = (pd.Series(heads) == "").to_numpy() | (not config.exact_pass)
     head_code = np.where(alone, head_code.max(initial=-1) + 1 + np.arange(n), head_code)
     key_code, _ = pd.factorize(pd.Series(list(heads_of.subjects) + list(heads_of.leads),
