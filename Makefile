@@ -67,12 +67,12 @@ dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, g
 KNEWS   := ../shared/corpora/knews-rss-big3/knews-rss-big3.jsonl
 REUTERS := ../shared/corpora/reuters21578-titles/reuters-005-009.csv
 .PHONY: feeds coverage
-feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled sheets; docs tables
+feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled sheets (and the pair model); docs tables
 	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3-unlabelled
-	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3 \
+	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3 --model \
 	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv
 	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles-unlabelled
-	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles \
+	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles --model \
 	    --labels data/gold/reuters21578-titles.calibrate.csv \
 	    --holdout data/gold/reuters21578-titles.holdout.csv
 	$(BIN)/python -m newsdedup.runs.doc_tables

@@ -11,6 +11,7 @@ About five minutes in all.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 
 from newsdedup import paths
 from newsdedup.cli import main
-from newsdedup.runs.compare import result_difference
+from newsdedup.runs.compare import EMBEDDING_TOLERANCE, result_difference
 
 FEEDS = {
     "knews-rss-big3": ("knews-rss-big3", "knews-rss-big3.jsonl"),
@@ -46,7 +47,7 @@ def fresh(tmp_path_factory):
                 pytest.skip(f"{corpus} not available")
             shown = os.path.relpath(corpus, paths.PROJECT_ROOT)
             _run(["calibrate", shown, "--name", f"{feed}-unlabelled"], out, mp)
-            _run(["calibrate", shown, "--name", feed,
+            _run(["calibrate", shown, "--name", feed, "--model",
                   "--labels", f"data/gold/{feed}.calibrate.csv",
                   "--holdout", f"data/gold/{feed}.holdout.csv"], out, mp)
     return out
@@ -71,7 +72,42 @@ def test_the_labelled_calibration_is_the_committed_one(fresh: Path, feed: str, r
     committed = paths.RESULTS_DIR / feed / rel
     assert committed.is_file(), f"{committed} missing: run `make feeds` and commit it"
     fresh_file = _as_committed(fresh, f"{feed}/{rel}", tmp_path)
+    if rel == "calibration.json":  # the pair model's part is compared below
+        committed, fresh_file = (_without_model(p, tmp_path / name) for p, name in (
+            (committed, "committed.json"), (fresh_file, "fresh.json")))
     assert result_difference(committed, fresh_file) is None, f"{feed}/{rel}"
+
+
+def _without_model(path: Path, to: Path) -> Path:
+    data = json.loads(path.read_text("utf-8"))
+    data.pop("pair_model", None)
+    to.write_text(json.dumps(data), encoding="utf-8")
+    return to
+
+
+MODEL_FILES = ("calibrate/pair_model.json", "calibrate/pair_model.csv",
+               "calibrate/pair_model_pairs.csv", "calibrate/pair_model_character.csv",
+               "calibrate/pair_model_reliability.csv")
+
+
+@pytest.mark.parametrize("feed", sorted(FEEDS))
+@pytest.mark.parametrize("rel", MODEL_FILES)
+def test_the_pair_model_is_the_committed_one(fresh: Path, feed: str, rel: str, tmp_path: Path):
+    """Its cosine feature comes from float32 sentence embeddings, whose last digits follow
+    the CPU's kernels: numbers agree within :data:`EMBEDDING_TOLERANCE` (counts exactly,
+    unless a pair's probability sits that close to a cut)."""
+    committed = paths.RESULTS_DIR / feed / rel
+    assert committed.is_file(), f"{committed} missing: run `make feeds` and commit it"
+    fresh_file = fresh / feed / rel
+    assert result_difference(committed, fresh_file, EMBEDDING_TOLERANCE) is None, f"{feed}/{rel}"
+    record = {k: json.loads((root / feed / "calibration.json").read_text("utf-8"))["pair_model"]
+              for k, root in (("committed", paths.RESULTS_DIR), ("fresh", fresh))}
+    assert record["fresh"]["recommended_cut"] == record["committed"]["recommended_cut"]
+    for key in ("model_dedupe", "calibrated_dedupe", "model_pairs", "character_pairs"):
+        old, new = record["committed"]["versus"][key], record["fresh"]["versus"][key]
+        assert (old is None) == (new is None), key
+        if old is not None:
+            assert new["recall"] == pytest.approx(old["recall"], abs=EMBEDDING_TOLERANCE), key
 
 
 @pytest.mark.parametrize("feed", sorted(FEEDS))

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from newsdedup.runs import doc_tables
-from newsdedup.runs.doc_tables import coverage_block, feeds_block, updated
+from newsdedup.runs.doc_tables import coverage_block, feeds_block, model_block, updated
 
 
 def test_the_page_shows_the_committed_results():
@@ -18,6 +18,7 @@ def test_the_page_shows_the_committed_results():
 def test_a_stale_page_is_caught_and_rewritten(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("x\n<!-- feeds-table: begin -->\nold\n<!-- feeds-table: end -->\n"
+                    "<!-- pair-model-table: begin -->\n<!-- pair-model-table: end -->\n"
                     "<!-- coverage-table: begin -->\n<!-- coverage-table: end -->\n",
                     encoding="utf-8")
     assert doc_tables.main(["--check", "--page", str(page)]) == 1
@@ -59,3 +60,25 @@ def test_the_feed_row_reads_the_holdout_at_the_unlabelled_choice(tmp_path, monke
     row = feeds_block(tmp_path).splitlines()[2]
     assert row == ("| f | decoys 0.3 | 0.950 [0.920, 0.970] | 0.810 [0.700, 0.880] | labels 0.4 | "
                    "0.930 [0.900, 0.960] | 0.200 [0.100, 0.300] | 200 + 149 hold-out | yes |")
+
+
+def test_the_pair_model_row_is_the_calibration_s_record(tmp_path):
+    folder = tmp_path / "knews-rss-big3"
+    (folder / "calibrate").mkdir(parents=True)
+    best = {"cut": 0.5, "precision": 0.91, "recall": 0.4, "recall_low": 0.2, "recall_high": 0.6}
+    theirs = {"threshold": 0.2, "precision": 0.92, "recall": 0.25, "recall_low": 0.1,
+              "recall_high": 0.5}
+    record = {"fitted_on": "200 labelled pairs of sheet.csv (90 same)", "recommended_cut": 0.6,
+              "precision": {"value": 0.93, "low": 0.8, "high": 0.99},
+              "versus": {"model_dedupe": best, "calibrated_dedupe": theirs,
+                         "dedupe_recall_ratio": 1.6, "model_pairs": None,
+                         "character_pairs": theirs, "pairs_recall_ratio": None},
+              "reliability": {"within": 1, "judged_bins": 2},
+              "curves": {"dedupe": "calibrate/pair_model.csv"}}
+    (folder / "calibration.json").write_text(json.dumps({"pair_model": record}), "utf-8")
+    pd.DataFrame({"cut": [0.5, 0.6], "largest_group": [7, 5]}).to_csv(
+        folder / "calibrate" / "pair_model.csv", index=False)
+    row = model_block(tmp_path).splitlines()[2]
+    assert row == ("| knews-rss-big3 | 200 labelled pairs | 0.60 | 0.930 [0.800, 0.990] | "
+                   "0.400 [0.200, 0.600] at 0.50 | 0.250 [0.100, 0.500] at 0.20 | 1.60x | "
+                   "never reaches it | 0.250 [0.100, 0.500] at 0.20 | n/a | 1 of 2 | 7 |")

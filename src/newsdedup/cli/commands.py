@@ -114,6 +114,8 @@ def cmd_dedupe(args) -> None:
     from newsdedup.runs.dedupe import dedupe_config, load_reference, run_dedupe
 
     corpus, name = load(args, None)
+    if args.calibration is not None and not args.no_model and _model_dedupe(args, corpus, name):
+        return
     fields = {k: v for k, v in {
         "n": args.ngram, "scorer": args.scorer, "text": args.text, "gate": args.gate,
         "scheme": args.scheme,
@@ -131,6 +133,32 @@ def cmd_dedupe(args) -> None:
     reference = None if args.reference is None else load_reference(
         args.reference, args.reference_columns, args.dialect or "standard", progress)
     run_dedupe(corpus, name, args.out, config, progress, reference=reference, sweep=args.sweep)
+
+
+MODEL_IGNORES = ("ngram", "scorer", "text", "gate", "scheme", "rerank", "reference", "sweep")
+"""dedupe options that choose the character dedupe: refused beside a pair model."""
+
+
+def _model_dedupe(args, corpus, name: str) -> bool:
+    """Dedupe by the calibration's pair model when it holds one with a cut; False otherwise."""
+    from newsdedup.cluster.modelled import read_model_spec
+    from newsdedup.runs.dedupe import run_model_dedupe
+
+    spec = read_model_spec(args.calibration)
+    if spec is None:
+        return False
+    if spec.cut is None:
+        print(f"newsdedup: note: {args.calibration} holds a pair model with no recommended "
+              "cut (none reached the target precision by the loop's labels); deduping by its "
+              "character threshold", file=sys.stderr)
+        return False
+    given = [f"--{k}" for k in MODEL_IGNORES if getattr(args, k, None) is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)}: {args.calibration} holds a pair model, which "
+                         "finds and scores its own candidates; add --no-model to dedupe by "
+                         "the character threshold with these options")
+    run_model_dedupe(corpus, name, args.out, spec, embed_cache(args, name), progress)
+    return True
 
 
 def cmd_join(args) -> None:

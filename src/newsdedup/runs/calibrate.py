@@ -29,6 +29,13 @@ from newsdedup.calibration.evidence import (
     calibration_evidence,
     candidate_grid,
 )
+from newsdedup.calibration.model import ModelEvidence, model_evidence
+from newsdedup.calibration.model_report import (
+    MODEL_FILE,
+    model_lines,
+    model_record,
+    model_sections,
+)
 from newsdedup.calibration.report import curve_columns, summary_lines
 from newsdedup.calibration.sweep_floor import (
     FILTER_PAIRS_PER_ITEM,
@@ -71,6 +78,21 @@ from newsdedup.text.normalize import DEFAULT_SCHEME
 
 
 @dataclass(frozen=True)
+class ModelConfig:
+    """The pair model's settings (:mod:`newsdedup.calibration.model`).
+
+    Attributes:
+        backend: Embedding backend of the cosine feature. USE by default: it encodes
+            about three times as fast as multilingual-e5-small on two cores, and a
+            feed's every item is embedded.
+        cache_root: Embedding cache root (one folder per corpus), or None for none.
+    """
+
+    backend: str = "use"
+    cache_root: Path | None = None
+
+
+@dataclass(frozen=True)
 class CalibrateConfig:
     """Options of the calibrate run (see :class:`newsdedup.studies.sensitivity.SensitivityConfig`).
 
@@ -97,6 +119,7 @@ class CalibrateConfig:
             ``newsdedup run`` always. Without them the calibration is the
             same: the calibrated score's sweep, bound and evidence decide it.
             Recorded in ``params.json`` (``extra_studies``) only when off.
+        model: Fit and measure the pair model too (``--model``), or None.
     """
 
     n: int = 4
@@ -112,6 +135,7 @@ class CalibrateConfig:
     simulation_items: int = SIMULATION_ITEMS
     sweep_pairs_per_item: int = SWEEP_PAIRS_PER_ITEM
     extra: bool = True
+    model: ModelConfig | None = None
 
     def sensitivity(self) -> SensitivityConfig:
         """The simulation's parameters (:func:`newsdedup.studies.sensitivity.simulate`)."""
@@ -264,6 +288,9 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
         recommendation the calibration's (None when it declines).
     """
     options = options or CalibrateConfig()
+    if options.model is not None and options.evidence.labels is None:
+        raise ValueError("--model fits the pair model from labelled pairs: add --labels SHEET "
+                         "(a sheet drawn by an earlier calibrate, labelled)")
     items = calibration_order(corpus.items, corpus.dialect)
     texts, sampled = simulation_texts(texts_from_items(items), options)
     progress(f"calibrate: word-retention simulation ({options.method}), "
@@ -303,6 +330,14 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
     evidence = calibration_evidence(items, options.evidence, base_config(options), grid.tolist(),
                                     pairs["jaccard"], shingled, sens, cal.recommended, sheet,
                                     rerun, progress)
+    model = None
+    if options.model is not None and options.evidence.labels is not None:
+        cache = (None if options.model.cache_root is None
+                 else Path(options.model.cache_root) / name)
+        model = model_evidence(items, evidence.population, options.evidence.labels,
+                               options.evidence.holdout, base_config(options),
+                               options.evidence.precision, options.model.backend, cache,
+                               options.evidence.seed, grid.tolist(), evidence.curve, progress)
     if echo:
         print(sensitivity_console(sens, cal.upper_bound) + "\n" + calibration_console(cal),
               flush=True)
@@ -312,6 +347,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
         cal = replace(cal, recommended=choice["threshold"], rationale=choice["note"])
     if echo:
         print("\n" + "\n".join(summary_lines(evidence, n_items)), flush=True)
+        if model is not None:
+            print("\n".join(model_lines(model)), flush=True)
     swept = [*pairs, GATED_DEDUPE] if options.extra else [*pairs]
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, {"minhash_sweep": minhash_sweep_plan(
@@ -319,7 +356,7 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
                                   "left_out": skipped, "simulation_sample": sampled,
                                   "floor": floor.record(),
                                   "idf_filter": work if "idf-jaccard" in skipped else None},
-                       bound_threshold)
+                       bound_threshold, model)
     progress(f"calibrate: wrote {out / name / 'calibrate'} and {out / name / 'calibration.json'}")
     return cal
 
@@ -402,7 +439,8 @@ def calibration_parameters(options: CalibrateConfig, config: DedupeConfig) -> di
 def _write_calibration(corpus, name: str, out: Path, options: CalibrateConfig, sens,
                        cal: Calibration, sweeps: pd.DataFrame, scorers: Sequence[str],
                        grid: np.ndarray, evidence: Evidence, scale: dict,
-                       bound_threshold: float | None) -> None:
+                       bound_threshold: float | None, model: ModelEvidence | None = None
+                       ) -> None:
     """Write ``<out>/<name>/calibrate/`` and ``<out>/<name>/calibration.json``."""
     out_dir = out / name / "calibrate"
     both, one = sens.both_table(), sens.one_table()
@@ -439,6 +477,13 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateConfig, s
         # Drawn now: written where --holdout names it (outside the results tree, so it
         # is not part of the run's commit; the write itself is atomic).
         write_csv(evidence.holdout, Path(options.evidence.holdout))
+    if model is not None:
+        write_json(model.model.record(), out_dir / MODEL_FILE)
+        write_csv(model.curve, out_dir / "pair_model.csv")
+        write_csv(model.pairs, out_dir / "pair_model_pairs.csv")
+        write_csv(model.character, out_dir / "pair_model_character.csv")
+        write_csv(model.reliability, out_dir / "pair_model_reliability.csv")
+        params["model"] = {"backend": model.backend, "features": list(model.model.features)}
     write_params(params, out_dir / "params.json")
     sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
     sweep_wide.columns = [f"{a}:{b}" for a, b in sweep_wide.columns]
@@ -457,6 +502,7 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateConfig, s
                                                                   {"f": ".1f"})),
             ("Threshold sweep (every 0.05)", markdown_table(
                 sweep_wide.reset_index().iloc[::5], ".0f", {"threshold": ".2f"})),
+            *(model_sections(model) if model is not None else []),
             *([("Sweep floor", f"The sweep starts at {scale['floor']['lowest']:.2f}: "
                                 f"{scale['floor']['reason']} (params.json: sweep.floor).")]
               if scale["floor"] and scale["floor"]["lowest"] > scale["floor"]["requested"]
@@ -465,8 +511,10 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateConfig, s
         out_dir / "calibrate.md",
         f"Calibration: {name}",
     )
-    write_json(calibration_record(corpus, name, options, cal, evidence, bound_threshold),
-               out / name / "calibration.json")
+    record = calibration_record(corpus, name, options, cal, evidence, bound_threshold)
+    if model is not None:
+        record["pair_model"] = model_record(model, f"calibrate/{MODEL_FILE}")
+    write_json(record, out / name / "calibration.json")
 
 
 def calibration_record(corpus, name: str, options: CalibrateConfig, cal: Calibration,

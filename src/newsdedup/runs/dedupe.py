@@ -3,7 +3,9 @@
 :func:`dedupe_config` builds the configuration from a calibration file, a
 threshold or the seed-000 defaults; :func:`run_dedupe` runs
 :func:`newsdedup.cluster.dedupe.dedupe` and writes ``<out>/<name>/dedupe/``
-(``items.csv``, ``groups.csv``, ``dedupe.json`` and, with a sweep, ``sweep.csv``).
+(``items.csv``, ``groups.csv``, ``dedupe.json`` and, with a sweep, ``sweep.csv``);
+:func:`run_model_dedupe` writes the same files for the dedupe by a calibration's pair
+model (:mod:`newsdedup.cluster.modelled`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from newsdedup.cluster.dedupe import (
     dedupe,
     document_frequencies,
 )
+from newsdedup.cluster.modelled import ModelSpec, model_config, model_dedupe
 from newsdedup.cluster.sweep import sweep_dedupe
 from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
 from newsdedup.runs.commit import commits
@@ -83,6 +86,65 @@ def _config_record(config: DedupeConfig) -> dict:
     return record
 
 
+def _write_result(corpus, name: str, out_dir: Path, result: DedupeResult, echo: bool) -> dict:
+    """Write ``items.csv`` and ``groups.csv``; the counts ``dedupe.json`` records."""
+    rows = result.items
+    groups = result.groups()
+    merged = groups[groups["size"] > 1]
+    if echo:
+        print(f"{len(rows)} items -> {len(result.kept())} kept, {len(merged)} merged groups")
+        for g in merged.itertuples(index=False):
+            print(f"  [{g.size}] {g.title}  <- {', '.join(map(str, g.members))}")
+    write_csv(rows[[c for c in DEDUPE_COLUMNS if c in rows.columns]], out_dir / "items.csv")
+    # Members as a JSON array: ids may hold spaces, commas or quotes, and a joined string of
+    # them could not be split back (json.loads gives the list).
+    write_csv(merged.assign(members=[json.dumps([str(v) for v in m], ensure_ascii=False)
+                                     for m in merged["members"]]), out_dir / "groups.csv")
+    return {"corpus": corpus_meta(corpus, name),
+            "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
+            "largest_group": int(groups["size"].max()) if len(groups) else 0,
+            "by_stage": {k: int(v) for k, v in rows["stage"].value_counts().sort_index().items()}}
+
+
+@commits("dedupe")
+def run_model_dedupe(corpus, name: str, out: Path, spec: ModelSpec,
+                     cache_dir: Path | None = None, progress: Progress = quiet,
+                     echo: bool = True) -> DedupeResult:
+    """Dedupe a corpus by the pair model of a calibration; writes ``<out>/<name>/dedupe/``.
+
+    The same files as :func:`run_dedupe`; ``score_to_rep`` is each member's probability
+    against its representative, and ``dedupe.json`` names the model, its cut and its
+    candidates (:mod:`newsdedup.cluster.modelled`).
+
+    Args:
+        corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
+        name: Results folder name.
+        out: Results root.
+        spec: The model (:func:`~newsdedup.cluster.modelled.read_model_spec`).
+        cache_dir: This corpus's embedding cache folder, or None.
+        progress: Progress callback.
+        echo: Print the groups.
+
+    Returns:
+        The :class:`~newsdedup.cluster.dedupe.DedupeResult`.
+    """
+    progress(f"dedupe: pair model of {spec.source}, merge at P >= {spec.cut:.2f}; candidates "
+             f"scoring >= {spec.floor:g} (character {spec.n}-grams of title and summary); "
+             f"cosine of {spec.backend} embeddings")
+    result = model_dedupe(corpus.items, spec, cache_dir, progress=progress)
+    out_dir = out / name / "dedupe"
+    meta = _write_result(corpus, name, out_dir, result, echo) | {
+        "pair_model": {"calibration": spec.source, "cut": spec.cut, "floor": spec.floor,
+                       "ngram": spec.n, "scheme": spec.scheme,
+                       "embedding": backend_identity(spec.backend),
+                       "features": list(spec.model.features),
+                       "fitted_on": spec.model.fitted_on},
+        "config": _config_record(model_config(spec.n, spec.scheme))}
+    write_params(meta, out_dir / "dedupe.json")
+    progress(f"dedupe: wrote {out_dir}")
+    return result
+
+
 @commits("dedupe")
 def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Progress = quiet,
                echo: bool = True, reference=None, sweep: Sequence[float] | None = None
@@ -119,24 +181,9 @@ def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Pro
     progress(f"dedupe: threshold {config.threshold:.2f} ({config.threshold_source}), "
              f"{config.scorer} n={config.n} on {config.text}, gate {gate}, idf {idf}")
     result = dedupe(corpus.items, config, reference=df)
-    rows = result.items
-    groups = result.groups()
-    merged = groups[groups["size"] > 1]
-    if echo:
-        print(f"{len(rows)} items -> {len(result.kept())} kept, {len(merged)} merged groups")
-        for g in merged.itertuples(index=False):
-            print(f"  [{g.size}] {g.title}  <- {', '.join(map(str, g.members))}")
     out_dir = out / name / "dedupe"
-    write_csv(rows[[c for c in DEDUPE_COLUMNS if c in rows.columns]], out_dir / "items.csv")
-    # Members as a JSON array: ids may hold spaces, commas or quotes, and a joined string of
-    # them could not be split back (json.loads gives the list).
-    write_csv(merged.assign(members=[json.dumps([str(v) for v in m], ensure_ascii=False)
-                                     for m in merged["members"]]), out_dir / "groups.csv")
-    meta = {"corpus": corpus_meta(corpus, name),
-            "config": _config_record(config),
-            "scorer": result.scorer_params,
-            "items": len(rows), "kept": len(result.kept()), "merged_groups": len(merged),
-            "by_stage": {k: int(v) for k, v in rows["stage"].value_counts().sort_index().items()}}
+    meta = _write_result(corpus, name, out_dir, result, echo) | {
+        "config": _config_record(config), "scorer": result.scorer_params}
     if sweep:
         table = sweep_dedupe(corpus.items, sweep, config=config, reference=df,
                              progress=progress)

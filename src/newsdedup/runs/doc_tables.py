@@ -1,7 +1,9 @@
 """The tables ``docs/calibration.md`` shows, written from the committed results.
 
-Two blocks between marker comments: the real feeds calibrated without and
-with labels (``results/<feed>/``, ``results/<feed>-unlabelled/``), and the
+Three blocks between marker comments: the real feeds calibrated without and
+with labels (``results/<feed>/``, ``results/<feed>-unlabelled/``), the pair model
+those labelled runs fitted (``calibrate --model``: ``pair_model`` of their
+``calibration.json``), and the
 coverage of the stated intervals on planted corpora
 (``results/calibration-coverage/summary_<language>.csv``). ``make feeds`` and
 ``make coverage`` rewrite them; ``--check`` says whether the page is up to
@@ -27,7 +29,8 @@ from newsdedup import paths
 from newsdedup.calibration.report import outcome_row, outcome_table
 from newsdedup.runs.files import atomic_file
 
-__all__ = ["FEEDS", "LANGUAGES", "feeds_block", "coverage_block", "updated", "main"]
+__all__ = ["FEEDS", "LANGUAGES", "feeds_block", "model_block", "coverage_block", "updated",
+           "main"]
 
 FEEDS = ("knews-rss-big3", "reuters21578-titles")
 """The real feeds ``make feeds`` calibrates (their sheets are in ``data/gold/``)."""
@@ -50,6 +53,49 @@ def feeds_block(results: Path = paths.RESULTS_DIR) -> str:
         labelled, unlabelled = (json.loads(f.read_text("utf-8")) for f in files[:2])
         rows.append(outcome_row(feed, labelled, unlabelled, pd.read_csv(files[2])))
     return outcome_table(rows) if rows else "(no feed calibrated yet: `make feeds`)"
+
+
+def _recall(x: dict | None, key: str) -> str:
+    if not x:
+        return "never reaches it"
+    return (f"{x['recall']:.3f} [{x['recall_low']:.3f}, {x['recall_high']:.3f}] "
+            f"at {x[key]:.2f}")
+
+
+def model_block(results: Path = paths.RESULTS_DIR) -> str:
+    """The pair model's table from the committed calibrations run with ``--model``."""
+    lines = ["| feed | fitted on | cut by the loop | its hold-out precision | model dedupe: "
+             "recall at precision >= target | calibrated dedupe | ratio | model pairs | "
+             "character pairs | ratio | reliable bins | largest group |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for feed in FEEDS:
+        path = results / feed / "calibration.json"
+        if not path.is_file():
+            continue
+        rec = json.loads(path.read_text("utf-8")).get("pair_model")
+        if not rec:
+            continue
+        vs, rel = rec["versus"], rec["reliability"]
+        curve = pd.read_csv(results / feed / rec["curves"]["dedupe"])
+        best = vs["model_dedupe"]
+        largest = (int(curve.loc[(curve["cut"] - best["cut"]).abs() < 1e-9,
+                                 "largest_group"].iloc[0]) if best else None)
+
+        def ratio(x: float | None) -> str:
+            return "n/a" if x is None else f"{x:.2f}x"
+
+        cut, held = rec["recommended_cut"], rec["precision"]
+        at_cut = ("n/a" if not held or held["value"] is None else
+                  f"{held['value']:.3f} [{held['low']:.3f}, {held['high']:.3f}]")
+        lines.append(
+            f"| {feed} | {rec['fitted_on'].split(' of ')[0]} | "
+            f"{'none' if cut is None else f'{cut:.2f}'} | {at_cut} | {_recall(best, 'cut')} | "
+            f"{_recall(vs['calibrated_dedupe'], 'threshold')} | "
+            f"{ratio(vs['dedupe_recall_ratio'])} | {_recall(vs['model_pairs'], 'cut')} | "
+            f"{_recall(vs['character_pairs'], 'threshold')} | "
+            f"{ratio(vs['pairs_recall_ratio'])} | {rel['within']} of {rel['judged_bins']} | "
+            f"{'n/a' if largest is None else largest} |")
+    return "\n".join(lines) if len(lines) > 2 else "(no feed calibrated with --model yet)"
 
 
 def coverage_block(results: Path = paths.RESULTS_DIR) -> str:
@@ -102,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", type=Path, default=PAGE, help="the page (default %(default)s)")
     args = parser.parse_args(argv)
     page = args.page.read_text("utf-8")
-    new = updated(page, {"feeds-table": feeds_block(), "coverage-table": coverage_block()})
+    new = updated(page, {"feeds-table": feeds_block(), "pair-model-table": model_block(),
+                         "coverage-table": coverage_block()})
     if args.check:
         if new != page:
             print(f"{args.page}: its tables differ from the committed results; run "

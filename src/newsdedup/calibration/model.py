@@ -1,0 +1,258 @@
+"""The pair model's calibration: fit it from the loop's labels, measure it on the hold-out.
+
+``newsdedup calibrate --model`` adds this step after the character threshold's
+(:mod:`newsdedup.calibration.evidence`). It reads the same population ``U`` and the same
+labelled sheets:
+
+1. every candidate pair of ``U`` gets its :func:`~newsdedup.score.pair_model.pair_features`
+   (the items are embedded once, cached; :func:`newsdedup.cluster.modelled.item_signals`);
+2. the :class:`~newsdedup.score.pair_model.PairModel` is fitted on the loop's labelled
+   pairs (their inclusion probabilities from the sheet's design);
+3. at each probability cut, the model's dedupe
+   (:func:`newsdedup.cluster.modelled.model_dedupe`, what ``dedupe --calibration`` runs)
+   groups the items, and the pairs of ``U`` it merges are measured as the character
+   threshold's merges are (:func:`~newsdedup.calibration.estimate.label_estimates`), by
+   the loop's labels and by the hold-out's; the recommended cut is the lowest whose loop
+   precision interval lies at or above the target (the rule of the threshold);
+4. on the same labels, the best recall at the target precision of: the model's dedupe;
+   the calibrated character dedupe (its threshold, gate, window and series rule); the
+   model's pair decisions (``P >= cut``, no groups); and the character score's pair
+   decisions (``score >= t``);
+5. a reliability table: the hold-out's labelled pairs in tenths of predicted probability,
+   each bin's mean probability beside its observed share of same-event pairs (weighted by
+   the inverse inclusion probability, as the population is).
+
+Every recall here is among the same-event pairs of ``U``: a rewrite sharing almost no
+character n-gram with its twin scores below the population's floor, is no candidate of
+either dedupe, and is outside these recalls for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from newsdedup.calibration.estimate import DRAWS, LabelSample, label_estimates
+from newsdedup.calibration.population import Population
+from newsdedup.calibration.sheet import read_sheet, sheet_sample
+from newsdedup.cluster.dedupe import DedupeConfig
+from newsdedup.cluster.modelled import item_signals, model_config, score_candidates
+from newsdedup.score.pair_model import PairModel, pair_features
+
+__all__ = ["CUTS", "ModelEvidence", "model_evidence", "reliability"]
+
+CUTS: tuple[float, ...] = tuple(np.round(np.arange(0.05, 0.96, 0.05), 2).tolist())
+"""The probability cuts measured."""
+
+COMPARISON_DRAWS = 1000
+"""Posterior draws of the comparison curves (their point estimates are compared)."""
+
+RELIABILITY_MIN_PAIRS = 20
+"""A reliability bin with fewer labelled pairs is listed but not judged."""
+
+RELIABILITY_TOLERANCE = 0.10
+"""A judged bin's mean probability must lie within this of its observed rate."""
+
+
+@dataclass(frozen=True)
+class ModelEvidence:
+    """What the pair model's step found.
+
+    Attributes:
+        model: The fitted model.
+        curve: The model's dedupe per cut (greedy groups of the pairs at ``P >= cut``):
+            ``cut``, ``merged_pairs``, the loop's ``precision``/``recall`` (with
+            ``_low``/``_high``), with a labelled hold-out ``precision_holdout`` etc.,
+            ``items_left`` and ``largest_group``.
+        pairs: The same for the model's pair decisions (``P >= cut``, no grouping).
+        character: The same for the character score's pair decisions (``score >= t``).
+        reliability: :func:`reliability` of the hold-out (of the loop without one).
+        choice: ``cut`` recommended (None when no cut reaches the target), ``target``,
+            ``basis`` and, at the target, the best recall of the model's dedupe, the
+            calibrated dedupe, the model's pairs and the character score's pairs.
+        backend: The embedding backend the cosine feature used.
+        floor: Lowest character Jaccard of a candidate (the population's floor).
+        ngram: Character n-gram size of that Jaccard.
+        scheme: Its normalization scheme.
+    """
+
+    model: PairModel
+    curve: pd.DataFrame
+    pairs: pd.DataFrame
+    character: pd.DataFrame
+    reliability: pd.DataFrame
+    choice: dict
+    backend: str
+    floor: float
+    ngram: int
+    scheme: str
+
+
+def _inclusion(pop: Population, drawn: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Each labelled pair's inclusion probability: pairs drawn in its stratum / its size."""
+    per = np.bincount(pop.stratum[drawn], minlength=len(pop.strata))
+    stratum = pop.stratum[positions]
+    return per[stratum] / pop.strata["size"].to_numpy()[stratum]
+
+
+def reliability(prob: np.ndarray, same: np.ndarray, weight: np.ndarray) -> pd.DataFrame:
+    """Labelled pairs in tenths of predicted probability: mean probability against the rate.
+
+    Args:
+        prob: Predicted probability per labelled pair.
+        same: Its label.
+        weight: Its weight (inverse inclusion probability).
+
+    Returns:
+        One row per non-empty bin: ``bin_lo``, ``pairs``, ``mean_probability``,
+        ``observed`` (weighted share of ``same``), ``judged`` (at least
+        :data:`RELIABILITY_MIN_PAIRS` pairs) and ``within`` (judged and within
+        :data:`RELIABILITY_TOLERANCE`; NA when not judged).
+
+    Examples:
+        >>> r = reliability(np.array([0.05] * 20 + [0.95] * 3), np.array([0] * 19 + [1] * 4),
+        ...                 np.ones(23))
+        >>> r[["bin_lo", "pairs", "observed", "within"]].values.tolist()
+        [[0.0, 20, 0.05, True], [0.9, 3, 1.0, <NA>]]
+    """
+    p = np.asarray(prob, dtype=np.float64)
+    y = np.asarray(same, dtype=np.float64)
+    w = np.asarray(weight, dtype=np.float64)
+    bins = np.minimum((p * 10).astype(np.int64), 9)
+    rows = []
+    for b in np.unique(bins):
+        at = bins == b
+        observed = float(np.average(y[at], weights=w[at]))
+        mean = float(p[at].mean())
+        judged = int(at.sum()) >= RELIABILITY_MIN_PAIRS
+        rows.append({"bin_lo": b / 10, "pairs": int(at.sum()), "mean_probability": mean,
+                     "observed": observed, "judged": judged,
+                     "within": (abs(mean - observed) <= RELIABILITY_TOLERANCE) if judged
+                     else pd.NA})
+    return pd.DataFrame(rows).astype({"within": "boolean"})
+
+
+def _measured(pop: Population, merged_at: dict[float, np.ndarray],
+              samples: dict[str, LabelSample], seed: int, key: str, draws: int = DRAWS
+              ) -> pd.DataFrame:
+    """Per cut (or threshold): merged pairs and each sample's estimates, suffixed by its name.
+
+    ``samples`` maps a column suffix (``""`` the loop's, ``"_holdout"``) to its labels.
+    """
+    table = pd.DataFrame({key: list(merged_at),
+                          "merged_pairs": [int(np.count_nonzero(m)) for m in merged_at.values()]})
+    for k, (suffix, sample) in enumerate(samples.items()):
+        est = label_estimates(pop, merged_at, sample, seed=seed + k, draws=draws)
+        for metric in ("precision", "recall"):
+            for end in ("", "_low", "_high"):
+                table[f"{metric}{suffix}{end}"] = est[f"{metric}{end}"].to_numpy()
+    return table
+
+
+def _best_recall(table: pd.DataFrame, key: str, target: float, prefix: str) -> dict | None:
+    """The highest recall among the rows whose point precision reaches ``target``."""
+    ok = table[table[f"precision{prefix}"] >= target]
+    if not len(ok):
+        return None
+    row = ok.loc[ok[f"recall{prefix}"].idxmax()]
+    return {key: float(row[key]), "precision": float(row[f"precision{prefix}"]),
+            "recall": float(row[f"recall{prefix}"]),
+            "recall_low": float(row[f"recall{prefix}_low"]),
+            "recall_high": float(row[f"recall{prefix}_high"])}
+
+
+def model_evidence(items: pd.DataFrame, pop: Population, labels: Path,
+                   holdout: Path | None, base: DedupeConfig, target: float, backend: str,
+                   cache_dir: Path | None, seed: int = 0,
+                   grid: Sequence[float] = (), dedupe_curve: pd.DataFrame | None = None,
+                   progress: Callable[[str], None] | None = None) -> ModelEvidence:
+    """Fit and measure the pair model (module docstring: the steps).
+
+    Args:
+        items: The corpus, in the calibration's order (the population's rows).
+        pop: The candidate pairs.
+        labels: The loop's labelled sheet.
+        holdout: A labelled hold-out sheet, or None.
+        base: The calibrated dedupe's settings (its n-gram size and scheme: the
+            population's score).
+        target: Target precision.
+        backend: Embedding backend of the cosine feature.
+        cache_dir: Embedding cache folder of this corpus, or None.
+        seed: Of the posterior draws.
+        grid: Character thresholds to measure beside the model (the sweep's).
+        dedupe_curve: The calibrated dedupe's curve (``precision_recall.csv``), whose
+            best recall at the target is compared with the model's dedupe.
+        progress: Told each step.
+
+    Returns:
+        The :class:`ModelEvidence`.
+
+    Raises:
+        ValueError: The sheet has fewer than two labels of either answer.
+    """
+    say = progress or (lambda _m: None)
+    drawn, loop = sheet_sample(read_sheet(labels), pop)
+    held = None
+    if holdout is not None and Path(holdout).is_file():
+        _, sample = sheet_sample(read_sheet(holdout), pop)
+        held = LabelSample(sample.position, sample.same, (loop.position, loop.same))
+    say(f"calibrate: pair model, {len(pop):,} candidate pairs, embeddings ({backend})")
+    config = model_config(base.n, base.scheme)
+    signals = item_signals(items, config, backend, cache_dir, progress=progress)
+    features = pair_features(signals, pop.i, pop.j, pop.score)
+    model = PairModel.fit(features[loop.position], loop.same,
+                          _inclusion(pop, drawn, loop.position),
+                          fitted_on=f"{len(loop.position)} labelled pairs of {labels} "
+                                    f"({int(np.sum(loop.same))} same)")
+    prob = model.probability(features)
+    # The model's dedupe, exactly as `dedupe --calibration` runs it (cluster.modelled):
+    # the candidates at the floor (no exact pass), greedy groups at each cut (no chaining).
+    scored = score_candidates(items, model, pop.floor, base.n, base.scheme, signals)
+    groups = {c: scored.labels(c) for c in CUTS}
+    both = {"": loop} | ({"_holdout": held} if held is not None else {})
+    curve = _measured(pop, {c: pop.merged(g) for c, g in groups.items()}, both, seed, "cut")
+    curve["items_left"] = [int(g.max(initial=-1)) + 1 for g in groups.values()]
+    curve["largest_group"] = [int(np.bincount(g).max(initial=0)) for g in groups.values()]
+    # The comparisons read the hold-out (the loop's labels without one) and their point
+    # estimates: fewer posterior draws do there.
+    one = {"_holdout": held} if held is not None else {"": loop}
+    pairs = _measured(pop, {c: prob >= c for c in CUTS}, one, seed, "cut", COMPARISON_DRAWS)
+    thresholds = [float(t) for t in grid] or [round(x, 2) for x in np.arange(0.05, 1.0, 0.01)]
+    character = _measured(pop, {t: pop.score >= t - 1e-12 for t in thresholds}, one, seed,
+                          "threshold", COMPARISON_DRAWS)
+    ok = curve[curve["precision_low"] >= target]
+    cut = float(ok["cut"].min()) if len(ok) else None
+    prefix = "_holdout" if held is not None else ""
+    if held is not None:
+        table = reliability(prob[held.position], held.same,
+                            1.0 / _held_inclusion(pop, held, drawn))
+    else:
+        table = reliability(prob[loop.position], loop.same,
+                            1.0 / _inclusion(pop, drawn, loop.position))
+    calibrated = None
+    if dedupe_curve is not None:
+        named = dedupe_curve.rename(columns=lambda c: c.replace("_measured", ""))
+        if f"precision{prefix}" in named.columns:
+            calibrated = _best_recall(named, "threshold", target, prefix)
+    choice = {"cut": cut, "target": target,
+              "basis": ("the hold-out's labels" if held is not None else
+                        "the loop's labels (no hold-out: they also fitted the model)"),
+              "model_dedupe": _best_recall(curve, "cut", target, prefix),
+              "calibrated_dedupe": calibrated,
+              "model_pairs": _best_recall(pairs, "cut", target, prefix),
+              "character_pairs": _best_recall(character, "threshold", target, prefix)}
+    return ModelEvidence(model, curve, pairs, character, table, choice, backend, pop.floor,
+                         base.n, base.scheme)
+
+
+def _held_inclusion(pop: Population, held: LabelSample, loop_drawn: np.ndarray) -> np.ndarray:
+    """A hold-out pair's inclusion probability among the pairs the loop did not draw."""
+    per = np.bincount(pop.stratum[held.position], minlength=len(pop.strata))
+    taken = np.bincount(pop.stratum[loop_drawn], minlength=len(pop.strata))
+    stratum = pop.stratum[held.position]
+    room = np.maximum(pop.strata["size"].to_numpy() - taken, 1)
+    return per[stratum] / room[stratum]

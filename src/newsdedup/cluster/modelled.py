@@ -1,0 +1,213 @@
+"""The dedupe by a pair model: candidates by characters, merges by ``P(same event)``.
+
+The steps, each the character dedupe's own except the score:
+
+1. **No exact pass**: a copy is a candidate of Jaccard 1 like any other, because one
+   title is not one event: a daily column, a market table or a template repeats its
+   title over days (the character dedupe keeps those apart by its series rule and date
+   window; here the model weighs their date gap and series as the labels taught).
+2. **Candidates**: every pair whose character n-gram Jaccard of title and
+   summary reaches the calibration's floor, whatever its subject, day or series
+   (:func:`newsdedup.cluster.dedupe.near_pairs` without the gate: the exact join, in
+   ``O(items + candidates)`` memory). The texts are the calibration population's (no
+   outlet suffix stripped), so a candidate's Jaccard is the one the model was fitted on.
+3. **Score**: the pair model's probability from the candidate's features
+   (:mod:`newsdedup.score.pair_model`); the date gap, the subject, the series and the
+   numbers are features here, not rules, so the model weighs them as the labels taught.
+4. **Groups**: greedy against representatives at ``P >= cut`` (no chaining: a newcomer
+   joins a group only through its representative).
+
+``newsdedup calibrate --model`` measures exactly this function at every cut, and
+``newsdedup dedupe --calibration`` runs it at the recommended cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from newsdedup.calibration.file import CalibrationFileError, read_json_object
+from newsdedup.cluster.dedupe import (
+    DedupeConfig,
+    DedupeResult,
+    Prepared,
+    assemble,
+    corpus_series,
+    headlines,
+    near_pairs,
+    near_pass,
+    prepare,
+)
+from newsdedup.cluster.greedy import Clustering
+from newsdedup.cluster.keep import keep_criteria, text_column
+from newsdedup.score.embed import embed
+from newsdedup.score.pair_model import ItemSignals, PairModel, number_codes, pair_features
+from newsdedup.text.normalize import item_text
+
+__all__ = ["ModelSpec", "ScoredCandidates", "item_signals", "model_config", "model_dedupe",
+           "read_model_spec", "score_candidates"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A pair model and how its candidates are found (``pair_model`` of calibration.json).
+
+    Attributes:
+        model: The fitted model.
+        cut: Merge at ``P >= cut``; None when the calibration recommended none.
+        floor: Lowest character Jaccard of a candidate.
+        n: Character n-gram size of that Jaccard.
+        scheme: Its normalization scheme.
+        backend: Embedding backend of the cosine feature.
+        source: Where the spec was read (provenance).
+    """
+
+    model: PairModel
+    cut: float | None
+    floor: float
+    n: int
+    scheme: str
+    backend: str
+    source: str = ""
+
+
+def model_config(n: int, scheme: str) -> DedupeConfig:
+    """The dedupe settings the candidates are found with (module docstring, step 2)."""
+    return DedupeConfig(n=n, scorer="jaccard", text="title+summary", scheme=scheme, gate=False,
+                        exact_pass=False, strip_outlet=False, series=False, window_days=None)
+
+
+def item_signals(items: pd.DataFrame, config: DedupeConfig, backend: str,
+                 cache_dir: Path | None, series: bool = True,
+                 progress: Callable[[str], None] | None = None) -> ItemSignals:
+    """The per-item signals the features read (every item embedded once, through the cache).
+
+    Args:
+        items: The corpus.
+        config: Dates, sources and subject keys are read as this dedupe reads them (its
+            series are learned with ``series_config`` when ``series``).
+        backend: Embedding backend.
+        cache_dir: This corpus's embedding cache folder, or None.
+        series: Learn the recurring series (the ``same_series`` feature).
+        progress: Told the encoder's progress.
+    """
+    titles = text_column(items, "title")
+    summaries = (text_column(items, "summary") if "summary" in items.columns
+                 else [""] * len(items))
+    texts = [item_text(t, s).strip() for t, s in zip(titles, summaries, strict=True)]
+    vectors = embed(texts, backend=backend, cache_dir=cache_dir, progress=progress)
+    times = keep_criteria(items, config.syndicators, config.opaque_hosts)[2]
+    sources = (pd.factorize(pd.Series(text_column(items, "source")).replace("", None))[0]
+               if "source" in items.columns else np.full(len(items), -1))
+    leads = pd.factorize(pd.Series(headlines(items, config).subjects, dtype=object))[0]
+    return ItemSignals(vectors=vectors, times=np.asarray(times, dtype=np.float64),
+                       sources=np.asarray(sources, dtype=np.int64),
+                       lengths=np.array([len(t) for t in titles], dtype=np.int64),
+                       numbers=number_codes(titles), leads=np.asarray(leads, dtype=np.int64),
+                       series=corpus_series(items, config).membership.tocsr() if series
+                       else None)
+
+
+@dataclass(frozen=True)
+class ScoredCandidates:
+    """Steps 1-3: the survivors' candidate pairs and their probabilities.
+
+    Attributes:
+        config: The candidates' settings (:func:`model_config`).
+        prep: The items (every one a survivor: no exact pass).
+        i: First survivor position of each candidate (survivors are the items in
+            visiting order).
+        j: Second survivor position.
+        probability: ``P(same event)`` per candidate.
+    """
+
+    config: DedupeConfig
+    prep: Prepared
+    i: np.ndarray
+    j: np.ndarray
+    probability: np.ndarray
+
+    def clustering(self, cut: float) -> Clustering:
+        """Step 4 over the survivors."""
+        return near_pass(self.prep, (self.i, self.j, self.probability), cut)
+
+    def labels(self, cut: float) -> np.ndarray:
+        """Group per row at ``cut`` (rows of the corpus)."""
+        return self.clustering(cut).labels[self.prep.exact_id]
+
+
+def score_candidates(items: pd.DataFrame, model: PairModel, floor: float, n: int, scheme: str,
+                     signals: ItemSignals) -> ScoredCandidates:
+    """Steps 1-3 (module docstring)."""
+    config = model_config(n, scheme)
+    prep = prepare(items, config)
+    i, j, jaccard = near_pairs(prep, floor)
+    rows_i, rows_j = prep.survivors[i], prep.survivors[j]
+    features = pair_features(signals, rows_i, rows_j, jaccard)
+    return ScoredCandidates(config, prep, i, j, model.probability(model.columns(features)))
+
+
+def model_dedupe(items: pd.DataFrame, spec: ModelSpec, cache_dir: Path | None = None,
+                 cut: float | None = None,
+                 progress: Callable[[str], None] | None = None) -> DedupeResult:
+    """Dedupe ``items`` by the pair model of ``spec`` (module docstring: the steps).
+
+    Args:
+        items: One row per item (``title``; ``summary``, ``published_at``, ``source``
+            when there).
+        spec: The model, its cut and its candidates' settings.
+        cache_dir: This corpus's embedding cache folder, or None.
+        cut: Merge at ``P >= cut``; None takes ``spec.cut``.
+        progress: Told the encoder's progress.
+
+    Returns:
+        The :class:`~newsdedup.cluster.dedupe.DedupeResult`; ``score_to_rep`` holds each
+        member's probability against its representative.
+
+    Raises:
+        ValueError: No cut given and none recommended.
+    """
+    cut = spec.cut if cut is None else cut
+    if cut is None:
+        raise ValueError(f"{spec.source}: the pair model has no recommended cut (no cut "
+                         "reached the target precision by the loop's labels); label more "
+                         "pairs and calibrate again, or dedupe by the character threshold")
+    config = model_config(spec.n, spec.scheme)
+    signals = item_signals(items, config, spec.backend, cache_dir, progress=progress)
+    scored = score_candidates(items, spec.model, spec.floor, spec.n, spec.scheme, signals)
+    return assemble(items, config, scored.prep, scored.clustering(cut))
+
+
+def read_model_spec(path: str | Path) -> ModelSpec | None:
+    """The pair model a calibration file names, or None when it holds none.
+
+    Raises:
+        CalibrationFileError: The ``pair_model`` part or its model file is unusable (one
+            line naming the file and the field).
+    """
+    p = Path(path)
+    data = read_json_object(p)
+    rec = data.get("pair_model")
+    if rec is None:
+        return None
+    where = f"{p}: pair_model"
+    if not isinstance(rec, dict):
+        raise CalibrationFileError(f"{where}: expected an object")
+    for key in ("file", "floor", "ngram", "scheme", "embedding"):
+        if key not in rec:
+            raise CalibrationFileError(f"{where}: {key!r} is missing")
+    cut = rec.get("recommended_cut")
+    if cut is not None and not (isinstance(cut, int | float) and 0 <= cut <= 1):
+        raise CalibrationFileError(f"{where}: 'recommended_cut' must be a number in [0, 1] "
+                                   f"or null, got {cut!r}")
+    model_path = p.parent / str(rec["file"])
+    if not model_path.is_file():
+        raise CalibrationFileError(f"{where}: its model file {model_path} does not exist")
+    model = PairModel.from_record(read_json_object(model_path), str(model_path))
+    return ModelSpec(model=model, cut=None if cut is None else float(cut),
+                     floor=float(rec["floor"]), n=int(rec["ngram"]), scheme=str(rec["scheme"]),
+                     backend=str(rec["embedding"]), source=str(p))

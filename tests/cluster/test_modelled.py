@@ -1,0 +1,144 @@
+"""The dedupe by a pair model (newsdedup.cluster.modelled) and ``dedupe --calibration``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import newsdedup.cluster.modelled as modelled
+from newsdedup.calibration.file import CalibrationFileError
+from newsdedup.cli import main
+from newsdedup.cluster.dedupe import dedupe
+from newsdedup.cluster.modelled import ModelSpec, model_config, model_dedupe, read_model_spec
+from newsdedup.score.pair_model import PairModel
+
+
+def bag_of_words(texts, **_kw) -> np.ndarray:
+    out = np.zeros((len(texts), 32), dtype=np.float32)
+    for r, text in enumerate(texts):
+        for w in text.lower().split():
+            out[r, int(hashlib.md5(w.encode()).hexdigest(), 16) % 32] += 1.0
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+@pytest.fixture(autouse=True)
+def no_encoder(monkeypatch):
+    monkeypatch.setattr(modelled, "embed", bag_of_words)
+
+
+def corpus(n: int = 60, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    words = [f"w{k}" for k in range(40)]
+    rows = []
+    for s in range(n // 3):
+        base = list(rng.choice(words, 7))
+        for k in range(3):
+            t = list(base)
+            for _ in range(k):
+                t[int(rng.integers(0, 7))] = str(rng.choice(words))
+            rows.append({"id": f"{s}-{k}", "title": " ".join(t), "summary": "",
+                         "published_at": f"2024-01-{1 + s % 28:02d}T0{k}:00:00Z"})
+    return pd.DataFrame(rows)
+
+
+def jaccard_only(at: float) -> PairModel:
+    """P >= 0.5 exactly when the character Jaccard reaches ``at`` (a monotone model)."""
+    return PairModel(("jaccard",), (0.0,), (1.0,), -40.0 * at, (40.0,), (0.0, 1.0), "by hand")
+
+
+@pytest.mark.parametrize("at", [0.2, 0.35, 0.6])
+def test_a_model_of_the_jaccard_alone_groups_as_the_character_dedupe(at):
+    items = corpus()
+    spec = ModelSpec(jaccard_only(at), 0.5, 0.05, 3, "hangul-alnum", "use")
+    by_model = model_dedupe(items, spec)
+    by_score = dedupe(items, replace(model_config(3, "hangul-alnum"), threshold=at))
+    assert by_model.items["group"].tolist() == by_score.items["group"].tolist()
+    assert by_model.items["representative"].tolist() == by_score.items["representative"].tolist()
+
+
+def test_the_cut_is_required_and_the_error_says_what_to_do():
+    spec = ModelSpec(jaccard_only(0.3), None, 0.05, 3, "hangul-alnum", "use", "cal.json")
+    with pytest.raises(ValueError, match="cal.json: the pair model has no recommended cut"):
+        model_dedupe(corpus(), spec)
+
+
+def _calibration(tmp_path, cut=0.5, **change):
+    model = jaccard_only(0.3)
+    (tmp_path / "calibrate").mkdir(exist_ok=True)
+    (tmp_path / "calibrate" / "pair_model.json").write_text(json.dumps(model.record()), "utf-8")
+    rec = {"file": "calibrate/pair_model.json", "recommended_cut": cut, "floor": 0.05,
+           "ngram": 3, "scheme": "hangul-alnum", "embedding": "use"} | change
+    cal = {"recommended_threshold": 0.3, "rationale": "test", "pair_model": rec}
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(cal), "utf-8")
+    return path
+
+
+def test_read_model_spec_reads_the_model_file_beside_the_calibration(tmp_path):
+    spec = read_model_spec(_calibration(tmp_path))
+    assert spec is not None and spec.cut == 0.5 and spec.model == jaccard_only(0.3)
+    (tmp_path / "plain.json").write_text('{"recommended_threshold": 0.3}', "utf-8")
+    assert read_model_spec(tmp_path / "plain.json") is None
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"recommended_cut": 2}, "'recommended_cut' must be a number in"),
+    ({"file": "calibrate/missing.json"}, "its model file .* does not exist"),
+])
+def test_a_bad_pair_model_part_is_one_line_naming_the_file(tmp_path, change, message):
+    path = _calibration(tmp_path, **change)
+    with pytest.raises(CalibrationFileError, match=rf"calibration.json: pair_model: {message}"):
+        read_model_spec(path)
+
+
+def test_a_missing_key_is_named(tmp_path):
+    path = _calibration(tmp_path)
+    data = json.loads(path.read_text("utf-8"))
+    del data["pair_model"]["floor"]
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(CalibrationFileError, match="pair_model: 'floor' is missing"):
+        read_model_spec(path)
+
+
+def _feed(tmp_path):
+    path = tmp_path / "feed.csv"
+    corpus().to_csv(path, index=False)
+    return path
+
+
+def test_dedupe_with_the_calibration_runs_the_model_and_says_so(tmp_path):
+    cal, feed = _calibration(tmp_path), _feed(tmp_path)
+    assert main(["dedupe", str(feed), "--calibration", str(cal), "--out", str(tmp_path / "o"),
+                 "--name", "f", "--quiet"]) == 0
+    meta = json.loads((tmp_path / "o" / "f" / "dedupe" / "dedupe.json").read_text("utf-8"))
+    assert meta["pair_model"]["cut"] == 0.5 and meta["pair_model"]["calibration"] == str(cal)
+    expected = dedupe(pd.read_csv(feed, dtype=str, keep_default_na=False),
+                      replace(model_config(3, "hangul-alnum"), threshold=0.3))
+    assert meta["kept"] == len(expected.kept())
+    # --no-model: the character threshold of the same file.
+    assert main(["dedupe", str(feed), "--calibration", str(cal), "--no-model", "--out",
+                 str(tmp_path / "o"), "--name", "g", "--quiet"]) == 0
+    meta = json.loads((tmp_path / "o" / "g" / "dedupe" / "dedupe.json").read_text("utf-8"))
+    assert "pair_model" not in meta and meta["config"]["threshold"] == 0.3
+
+
+def test_options_of_the_character_dedupe_beside_a_model_are_refused(tmp_path, capsys):
+    cal, feed = _calibration(tmp_path), _feed(tmp_path)
+    assert main(["dedupe", str(feed), "--calibration", str(cal), "--scorer", "idf",
+                 "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--scorer" in err[0] and "--no-model" in err[0]
+
+
+def test_a_model_without_a_cut_falls_back_to_the_threshold_with_a_note(tmp_path, capsys):
+    cal, feed = _calibration(tmp_path, cut=None), _feed(tmp_path)
+    assert main(["dedupe", str(feed), "--calibration", str(cal), "--out", str(tmp_path / "o"),
+                 "--name", "f", "--quiet"]) == 0
+    assert "no recommended cut" in capsys.readouterr().err
+    meta = json.loads((tmp_path / "o" / "f" / "dedupe" / "dedupe.json").read_text("utf-8"))
+    assert "pair_model" not in meta
