@@ -77,6 +77,10 @@ feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled
 	    --holdout data/gold/reuters21578-titles.holdout.csv
 	$(BIN)/python -m newsdedup.runs.doc_tables
 
+model-study: $(STAMP)  ## the pair model on the UCI head against its story ids, with and without dates (~6 min)
+	$(BIN)/python -m newsdedup.runs.model_study
+	$(BIN)/python -m newsdedup.runs.doc_tables
+
 coverage: $(STAMP)  ## do the calibration's intervals hold? planted corpora, 20 seeds per language (~1 h)
 	$(BIN)/python -m newsdedup.runs.coverage --language ko --seeds 20
 	$(BIN)/python -m newsdedup.runs.coverage --language en --seeds 20

@@ -8,7 +8,13 @@ import pandas as pd
 import pytest
 
 from newsdedup.runs import doc_tables
-from newsdedup.runs.doc_tables import coverage_block, feeds_block, model_block, updated
+from newsdedup.runs.doc_tables import (
+    coverage_block,
+    feeds_block,
+    model_block,
+    uci_block,
+    updated,
+)
 
 
 def test_the_page_shows_the_committed_results():
@@ -19,6 +25,7 @@ def test_a_stale_page_is_caught_and_rewritten(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("x\n<!-- feeds-table: begin -->\nold\n<!-- feeds-table: end -->\n"
                     "<!-- pair-model-table: begin -->\n<!-- pair-model-table: end -->\n"
+                    "<!-- pair-model-uci-table: begin -->\n<!-- pair-model-uci-table: end -->\n"
                     "<!-- coverage-table: begin -->\n<!-- coverage-table: end -->\n",
                     encoding="utf-8")
     assert doc_tables.main(["--check", "--page", str(page)]) == 1
@@ -82,3 +89,32 @@ def test_the_pair_model_row_is_the_calibration_s_record(tmp_path):
     assert row == ("| knews-rss-big3 | 200 labelled pairs | 0.60 | 0.930 [0.800, 0.990] | "
                    "0.400 [0.200, 0.600] at 0.50 | 0.250 [0.100, 0.500] at 0.20 | 1.60x | "
                    "never reaches it | 0.250 [0.100, 0.500] at 0.20 | n/a | 1 of 2 | 7 |")
+
+
+def _study(rows):
+    cols = ["method", "at", "true_precision", "true_recall", "pairwise_precision",
+            "pairwise_recall", "merged_pairs", "largest_group", "stated_precision",
+            "stated_precision_low", "stated_precision_high", "stated_recall",
+            "stated_recall_low", "stated_recall_high"]
+    return pd.DataFrame([dict(zip(cols, r, strict=True)) for r in rows])
+
+
+def test_the_uci_rows_are_the_ones_the_labels_choose(tmp_path):
+    folder = tmp_path / "pair-model-study"
+    folder.mkdir()
+    base = [0.8, 0.3, 0.7, 0.2, 10, 5]
+    rows = [("calibrated dedupe", 0.2, *base, 0.95, 0.9, 0.99, 0.1, 0.05, 0.2),
+            ("model dedupe", 0.5, *base, 0.85, 0.7, 0.95, 0.6, 0.4, 0.8),
+            ("model dedupe", 0.6, *base, 0.92, 0.8, 0.99, 0.4, 0.3, 0.6),
+            ("model dedupe", 0.7, *base, 0.95, 0.85, 0.99, 0.3, 0.2, 0.5)]
+    # No recommended cut: the hold-out's pick, 0.6 (the highest recall at >= 0.90),
+    # never the cut the truth would favour.
+    _study(rows).to_csv(folder / "uci-head.csv", index=False)
+    lines = uci_block(tmp_path).splitlines()
+    assert len(lines) == 4
+    assert lines[3].startswith("| with the aggregator's timestamps | model, hold-out's pick | "
+                               "0.60 | 0.920 [0.800, 0.990] |")
+    rows[3] = ("model dedupe (recommended cut)", *rows[3][1:])
+    _study(rows).to_csv(folder / "uci-head-no-dates.csv", index=False)
+    assert uci_block(tmp_path).splitlines()[-1].startswith(
+        "| dates blanked | model, recommended cut | 0.70 |")

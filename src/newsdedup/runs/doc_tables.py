@@ -1,9 +1,10 @@
 """The tables ``docs/calibration.md`` shows, written from the committed results.
 
-Three blocks between marker comments: the real feeds calibrated without and
+Four blocks between marker comments: the real feeds calibrated without and
 with labels (``results/<feed>/``, ``results/<feed>-unlabelled/``), the pair model
 those labelled runs fitted (``calibrate --model``: ``pair_model`` of their
-``calibration.json``), and the
+``calibration.json``), the pair model on the UCI head scored against its story ids
+(``results/pair-model-study/``, ``newsdedup.runs.model_study``), and the
 coverage of the stated intervals on planted corpora
 (``results/calibration-coverage/summary_<language>.csv``). ``make feeds`` and
 ``make coverage`` rewrite them; ``--check`` says whether the page is up to
@@ -28,9 +29,10 @@ import pandas as pd
 from newsdedup import paths
 from newsdedup.calibration.report import outcome_row, outcome_table
 from newsdedup.runs.files import atomic_file
+from newsdedup.runs.model_study import labels_pick
 
-__all__ = ["FEEDS", "LANGUAGES", "feeds_block", "model_block", "coverage_block", "updated",
-           "main"]
+__all__ = ["FEEDS", "LANGUAGES", "STUDIES", "feeds_block", "model_block", "uci_block",
+           "coverage_block", "updated", "main"]
 
 FEEDS = ("knews-rss-big3", "reuters21578-titles")
 """The real feeds ``make feeds`` calibrates (their sheets are in ``data/gold/``)."""
@@ -98,6 +100,46 @@ def model_block(results: Path = paths.RESULTS_DIR) -> str:
     return "\n".join(lines) if len(lines) > 2 else "(no feed calibrated with --model yet)"
 
 
+STUDIES = {"uci-head": "with the aggregator's timestamps",
+           "uci-head-no-dates": "dates blanked"}
+"""The model study's runs (``newsdedup.runs.model_study``) and what sets them apart."""
+
+
+def _stated(row: pd.Series, name: str) -> str:
+    value = row[f"stated_{name}"]
+    if pd.isna(value):
+        return "n/a"
+    return (f"{value:.3f} [{row[f'stated_{name}_low']:.3f}, "
+            f"{row[f'stated_{name}_high']:.3f}]")
+
+
+def uci_block(results: Path = paths.RESULTS_DIR) -> str:
+    """The model study's table: each dedupe the labels choose, scored against the story ids.
+
+    Rows: the calibrated dedupe at its threshold; the model at its recommended cut, or
+    where none is, at the hold-out's pick (the highest hold-out recall among the cuts whose
+    hold-out point precision reaches 0.90). Nothing here is chosen by the story ids.
+    """
+    lines = ["| run | dedupe | at | stated precision (hold-out) | true precision | "
+             "true recall | pairwise precision | pairwise recall | largest group |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, what in STUDIES.items():
+        path = results / "pair-model-study" / f"{name}.csv"
+        if not path.is_file():
+            continue
+        table = pd.read_csv(path)
+        label, pick = labels_pick(table)
+        rows = [("calibrated dedupe", r) for _, r in
+                table[table["method"] == "calibrated dedupe"].iterrows()]
+        rows += [(label, pick)] if pick is not None else []
+        for method, r in rows:
+            lines.append(f"| {what} | {method} | {r['at']:.2f} | {_stated(r, 'precision')} | "
+                         f"{r['true_precision']:.3f} | {r['true_recall']:.3f} | "
+                         f"{r['pairwise_precision']:.3f} | {r['pairwise_recall']:.3f} | "
+                         f"{int(r['largest_group'])} |")
+    return "\n".join(lines) if len(lines) > 2 else "(not run yet: `make model-study`)"
+
+
 def coverage_block(results: Path = paths.RESULTS_DIR) -> str:
     """The coverage table: per language and estimate, seeds covered of seeds run."""
     lines = ["| pool | estimate | seeds | interval holds the truth | mean width |",
@@ -149,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     page = args.page.read_text("utf-8")
     new = updated(page, {"feeds-table": feeds_block(), "pair-model-table": model_block(),
+                         "pair-model-uci-table": uci_block(),
                          "coverage-table": coverage_block()})
     if args.check:
         if new != page:

@@ -45,7 +45,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.optimize import minimize
 
 from newsdedup.score.embed import Quantized, cosine_pairs
 
@@ -145,6 +144,10 @@ def pair_features(signals: ItemSignals, i: np.ndarray, j: np.ndarray, jaccard: n
 def _logistic(features: np.ndarray, y: np.ndarray, weights: np.ndarray, penalty: float
               ) -> np.ndarray:
     """Intercept and coefficients of an L2-penalized weighted logistic regression (L-BFGS)."""
+    # Imported here: scipy.optimize loads scipy.linalg, which a command that never fits a
+    # model should not pay for (tests/e2e/test_block_commands.py).
+    from scipy.optimize import minimize
+
     design = np.column_stack([np.ones(len(features)), features])
     mask = np.r_[0.0, np.ones(features.shape[1])]  # the intercept is not penalized
 
