@@ -64,6 +64,7 @@ dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, g
 
 # The two real feeds of ../shared/corpora, calibrated on the sheets labelled for them
 # (data/gold/<feed>.calibrate.csv, the loop; <feed>.holdout.csv, the hold-out).
+MODEL_SEEDS ?= 8
 KNEWS   := ../shared/corpora/knews-rss-big3/knews-rss-big3.jsonl
 REUTERS := ../shared/corpora/reuters21578-titles/reuters-005-009.csv
 .PHONY: feeds coverage
@@ -77,8 +78,9 @@ feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled
 	    --holdout data/gold/reuters21578-titles.holdout.csv
 	$(BIN)/python -m newsdedup.runs.doc_tables
 
-model-study: $(STAMP)  ## the pair model on the UCI head against its story ids, with and without dates (~6 min)
+model-study: $(STAMP)  ## the pair model against the truth: UCI head story ids, with and without dates; planted corpora (~25 min)
 	$(BIN)/python -m newsdedup.runs.model_study
+	$(BIN)/python -m newsdedup.runs.model_study --planted $(MODEL_SEEDS)
 	$(BIN)/python -m newsdedup.runs.doc_tables
 
 coverage: $(STAMP)  ## do the calibration's intervals hold? planted corpora, 20 seeds per language (~1 h)

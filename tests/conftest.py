@@ -35,6 +35,7 @@ SLOW_TESTS: tuple[str, ...] = (
     "tests/plots/test_evaluate.py::test_committed_eval_figures_are_redrawn",
     "tests/score/test_scorers.py::test_embedding_block_and_pair_scores_agree",
     "tests/calibration/test_model.py::test_the_",
+    "tests/calibration/test_model.py::test_run_",
 )
 
 

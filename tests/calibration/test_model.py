@@ -181,3 +181,24 @@ def test_model_without_labels_is_refused_in_one_line(tmp_path):
     with pytest.raises(ValueError, match="--model fits the pair model from labelled pairs"):
         run_calibrate(corpus, "feed", tmp_path / "out",
                       CalibrateConfig(model=ModelConfig()), echo=False)
+
+
+def test_run_dedupes_by_the_model_when_the_calibration_recommends_a_cut(modelled, tmp_path):
+    from newsdedup.runs.pipeline import run_all
+
+    folder, _, _ = modelled
+    tmp = folder.parent.parent
+    # A low target, so that the loop's labels certify a cut on this small corpus.
+    evidence = EvidenceConfig(labels=tmp / "labels.csv", holdout=tmp / "holdout.csv",
+                              precision=0.5)
+    options = CalibrateConfig(trials=2, fractions=(0.9, 0.6), min_words=5, evidence=evidence,
+                              model=ModelConfig(cache_root=None))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(modelled_step, "embed", bag_of_words)
+        run_all(load_corpus(tmp / "feed.csv"), "feed", tmp_path, calibrate_options=options,
+                echo=False)
+    cal = json.loads((tmp_path / "feed" / "calibration.json").read_text("utf-8"))
+    assert cal["pair_model"]["recommended_cut"] is not None
+    meta = json.loads((tmp_path / "feed" / "dedupe" / "dedupe.json").read_text("utf-8"))
+    assert meta["pair_model"]["cut"] == cal["pair_model"]["recommended_cut"]
+    assert (tmp_path / "feed" / "report" / "report.md").is_file()

@@ -35,3 +35,24 @@ def test_the_committed_study_is_reproduced(fresh: Path, name: str, suffix: str):
     committed = paths.RESULTS_DIR / "pair-model-study" / f"{name}{suffix}"
     assert committed.is_file(), f"{committed} missing: run `make model-study` and commit it"
     assert result_difference(committed, fresh / f"{name}{suffix}", EMBEDDING_TOLERANCE) is None
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_a_planted_seed_rerun_gives_its_committed_rows(language):
+    """A full planted run takes about twenty minutes; seed 0 of each language is rerun."""
+    import pandas as pd
+
+    try:
+        rows = model_study.planted_coverage(language, [0])
+    except CorpusNotFound:
+        pytest.skip("shared corpora not available")
+    committed = pd.read_csv(paths.RESULTS_DIR / "pair-model-study" / "planted.csv")
+    committed = committed[(committed["language"] == language) & (committed["seed"] == 0)]
+    assert rows["method"].tolist() == committed["method"].tolist()
+    for column in rows.columns.drop(["language", "method"]):
+        fresh, old = rows[column].to_numpy(), committed[column].to_numpy()
+        if rows[column].dtype == bool:
+            assert fresh.tolist() == old.astype(bool).tolist(), column
+        else:
+            assert fresh.astype(float) == pytest.approx(old.astype(float), abs=EMBEDDING_TOLERANCE,
+                                                        nan_ok=True), column

@@ -12,6 +12,7 @@ from newsdedup.runs.doc_tables import (
     coverage_block,
     feeds_block,
     model_block,
+    planted_block,
     uci_block,
     updated,
 )
@@ -26,6 +27,8 @@ def test_a_stale_page_is_caught_and_rewritten(tmp_path):
     page.write_text("x\n<!-- feeds-table: begin -->\nold\n<!-- feeds-table: end -->\n"
                     "<!-- pair-model-table: begin -->\n<!-- pair-model-table: end -->\n"
                     "<!-- pair-model-uci-table: begin -->\n<!-- pair-model-uci-table: end -->\n"
+                    "<!-- pair-model-planted-table: begin -->\n"
+                    "<!-- pair-model-planted-table: end -->\n"
                     "<!-- coverage-table: begin -->\n<!-- coverage-table: end -->\n",
                     encoding="utf-8")
     assert doc_tables.main(["--check", "--page", str(page)]) == 1
@@ -118,3 +121,19 @@ def test_the_uci_rows_are_the_ones_the_labels_choose(tmp_path):
     _study(rows).to_csv(folder / "uci-head-no-dates.csv", index=False)
     assert uci_block(tmp_path).splitlines()[-1].startswith(
         "| dates blanked | model, recommended cut | 0.70 |")
+
+
+def test_the_planted_rows_count_seeds_and_coverage(tmp_path):
+    folder = tmp_path / "pair-model-study"
+    folder.mkdir()
+    rows = [("ko", 0, "calibrated dedupe", True, True, 0.9, 0.3, 10),
+            ("ko", 0, "model, hold-out's pick", True, False, 0.8, 0.5, 12),
+            ("ko", 1, "calibrated dedupe", False, True, 0.95, 0.2, 7),
+            ("ko", 2, "calibrated dedupe", True, True, 0.92, 0.25, 9),
+            ("ko", 2, "model, recommended cut", True, True, 0.9, 0.6, 30)]
+    pd.DataFrame(rows, columns=["language", "seed", "method", "precision_covered",
+                                "recall_covered", "true_precision", "true_recall",
+                                "largest_group"]).to_csv(folder / "planted.csv", index=False)
+    lines = planted_block(tmp_path).splitlines()
+    assert lines[2] == "| Korean | calibrated dedupe | 3 of 3 | 2 | 3 | 0.923 | 0.250 | 10 |"
+    assert lines[3] == "| Korean | model | 2 of 3 | 2 | 1 | 0.850 | 0.550 | 30 |"

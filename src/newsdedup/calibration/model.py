@@ -108,8 +108,8 @@ def reliability(prob: np.ndarray, same: np.ndarray, weight: np.ndarray) -> pd.Da
         weight: Its weight (inverse inclusion probability).
 
     Returns:
-        One row per non-empty bin: ``bin_lo``, ``pairs``, ``mean_probability``,
-        ``observed`` (weighted share of ``same``), ``judged`` (at least
+        One row per non-empty bin: ``bin_lo``, ``pairs``, ``mean_probability`` and
+        ``observed`` (weighted mean probability and share of ``same``), ``judged`` (at least
         :data:`RELIABILITY_MIN_PAIRS` pairs) and ``within`` (judged and within
         :data:`RELIABILITY_TOLERANCE`; NA when not judged).
 
@@ -126,8 +126,9 @@ def reliability(prob: np.ndarray, same: np.ndarray, weight: np.ndarray) -> pd.Da
     rows = []
     for b in np.unique(bins):
         at = bins == b
+        # Both weighted: the population's probability and rate in the bin, not the sheet's.
         observed = float(np.average(y[at], weights=w[at]))
-        mean = float(p[at].mean())
+        mean = float(np.average(p[at], weights=w[at]))
         judged = int(at.sum()) >= RELIABILITY_MIN_PAIRS
         rows.append({"bin_lo": b / 10, "pairs": int(at.sum()), "mean_probability": mean,
                      "observed": observed, "judged": judged,

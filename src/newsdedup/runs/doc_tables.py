@@ -1,10 +1,11 @@
 """The tables ``docs/calibration.md`` shows, written from the committed results.
 
-Four blocks between marker comments: the real feeds calibrated without and
+Five blocks between marker comments: the real feeds calibrated without and
 with labels (``results/<feed>/``, ``results/<feed>-unlabelled/``), the pair model
 those labelled runs fitted (``calibrate --model``: ``pair_model`` of their
 ``calibration.json``), the pair model on the UCI head scored against its story ids
-(``results/pair-model-study/``, ``newsdedup.runs.model_study``), and the
+and on planted corpora (``results/pair-model-study/``, ``newsdedup.runs.model_study``),
+and the
 coverage of the stated intervals on planted corpora
 (``results/calibration-coverage/summary_<language>.csv``). ``make feeds`` and
 ``make coverage`` rewrite them; ``--check`` says whether the page is up to
@@ -32,7 +33,7 @@ from newsdedup.runs.files import atomic_file
 from newsdedup.runs.model_study import labels_pick
 
 __all__ = ["FEEDS", "LANGUAGES", "STUDIES", "feeds_block", "model_block", "uci_block",
-           "coverage_block", "updated", "main"]
+           "planted_block", "coverage_block", "updated", "main"]
 
 FEEDS = ("knews-rss-big3", "reuters21578-titles")
 """The real feeds ``make feeds`` calibrates (their sheets are in ``data/gold/``)."""
@@ -140,6 +141,30 @@ def uci_block(results: Path = paths.RESULTS_DIR) -> str:
     return "\n".join(lines) if len(lines) > 2 else "(not run yet: `make model-study`)"
 
 
+def planted_block(results: Path = paths.RESULTS_DIR) -> str:
+    """The model's stated intervals on planted corpora: how often they hold the truth."""
+    path = results / "pair-model-study" / "planted.csv"
+    if not path.is_file():
+        return "(not run yet: `make model-study`)"
+    rows = pd.read_csv(path)
+    lines = ["| pool | dedupe | seeds | precision interval holds | recall interval holds | "
+             "mean true precision | mean true recall | largest group (max) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for code, language in LANGUAGES.items():
+        for kind, chosen in (("calibrated dedupe", rows["method"] == "calibrated dedupe"),
+                             ("model", rows["method"].str.startswith("model"))):
+            r = rows[(rows["language"] == code) & chosen]
+            if not len(r):
+                continue
+            seeds = rows.loc[rows["language"] == code, "seed"].nunique()
+            lines.append(
+                f"| {language} | {kind} | {len(r)} of {seeds} | "
+                f"{int(r['precision_covered'].sum())} | "
+                f"{int(r['recall_covered'].sum())} | {r['true_precision'].mean():.3f} | "
+                f"{r['true_recall'].mean():.3f} | {int(r['largest_group'].max())} |")
+    return "\n".join(lines)
+
+
 def coverage_block(results: Path = paths.RESULTS_DIR) -> str:
     """The coverage table: per language and estimate, seeds covered of seeds run."""
     lines = ["| pool | estimate | seeds | interval holds the truth | mean width |",
@@ -192,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     page = args.page.read_text("utf-8")
     new = updated(page, {"feeds-table": feeds_block(), "pair-model-table": model_block(),
                          "pair-model-uci-table": uci_block(),
+                         "pair-model-planted-table": planted_block(),
                          "coverage-table": coverage_block()})
     if args.check:
         if new != page:

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from newsdedup.cluster.dedupe import DedupeConfig
+from newsdedup.cluster.modelled import read_model_spec
 from newsdedup.paths import RESULTS_DIR
 from newsdedup.runs.calibrate import CalibrateConfig, named_sheets, run_calibrate, sheet_check
 
@@ -26,7 +27,7 @@ from newsdedup.runs.calibrate import CalibrateConfig, named_sheets, run_calibrat
 from newsdedup.runs.calibrate import recalibrate as recalibrate
 from newsdedup.runs.commit import commits
 from newsdedup.runs.crosshost import CrossHostConfig, run_crosshost
-from newsdedup.runs.dedupe import DEDUPE_SWEEP, run_dedupe
+from newsdedup.runs.dedupe import DEDUPE_SWEEP, run_dedupe, run_model_dedupe
 from newsdedup.runs.files import Progress, quiet, write_json
 from newsdedup.runs.measure import run_measure_step
 from newsdedup.runs.report import write_report
@@ -106,10 +107,12 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     The report (``<name>/report/``, :func:`newsdedup.runs.report.write_report`)
     is written last, from the files the steps wrote. The dedupe step is skipped
     (and says why) when calibration found no threshold band: a threshold is
-    never invented. Each step's wall time and the peak RSS go to the console
-    and to ``<out>/<name>/timings.json`` (git-ignored), with the number of
-    items each step's outputs hold; a step whose outputs lose or invent an
-    item stops the run (:class:`StepClock`).
+    never invented; when the calibration fitted a pair model and recommends a
+    cut (``--model``), the model dedupes, as ``dedupe --calibration`` does.
+    Each step's wall time and the peak RSS go to the console and to
+    ``<out>/<name>/timings.json`` (git-ignored), with the number of items each
+    step's outputs hold; a step whose outputs lose or invent an item stops the run
+    (:class:`StepClock`).
 
     Args:
         corpus: A :class:`~newsdedup.corpus.load.LoadResult`.
@@ -140,7 +143,16 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
     with clock("crosshost"):
         rep = run_crosshost(corpus, name, out, crosshost_options, progress, echo)
         clock.account("crosshost", [int(rep.hosts["count"].sum()), rep.n_items])
-    if cal.recommended is None:
+    spec = read_model_spec(out / name / "calibration.json")
+    if spec is not None and spec.cut is not None:  # as `dedupe --calibration` does
+        model = calibrate_options.model if calibrate_options is not None else None
+        cache = (None if model is None or model.cache_root is None
+                 else Path(model.cache_root) / name)
+        with clock("dedupe"):
+            result = run_model_dedupe(corpus, name, out, spec, cache, progress, echo)
+            clock.account("dedupe", [len(result.items)])
+        del result
+    elif cal.recommended is None:
         progress("dedupe: skipped, the calibration recommends no threshold (see calibration.json)")
     else:
         config = DedupeConfig.from_calibration(out / name / "calibration.json")
