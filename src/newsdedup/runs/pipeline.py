@@ -145,6 +145,8 @@ def run_all(corpus, name: str, out: Path, measure: MeasureConfig | None = None,
         clock.account("crosshost", [int(rep.hosts["count"].sum()), rep.n_items])
     spec = read_model_spec(out / name / "calibration.json")
     if spec is not None and spec.cut is not None:  # as `dedupe --calibration` does
+        # Named relative to the results root, as the threshold's source is below.
+        spec = replace(spec, source=f"{name}/calibration.json")
         model = calibrate_options.model if calibrate_options is not None else None
         cache = (None if model is None or model.cache_root is None
                  else Path(model.cache_root) / name)
