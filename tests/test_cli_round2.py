@@ -193,9 +193,12 @@ def test_ctrl_c_is_one_line_exit_130_and_leaves_nothing_half_written(tmp_path):
     corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     out = tmp_path / "out"
     command = Path(sys.executable).parent / "newsdedup"
+    # A shell starts a background job with SIGINT ignored, and Python keeps an ignored
+    # SIGINT (as nohup means it to): the child gets Ctrl-C back, as at a terminal.
     proc = subprocess.Popen([str(command), "run", str(corpus), "--out", str(out), "--name",
                              "feed"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            text=True, env=os.environ | {"PYTHONUNBUFFERED": "1"})
+                            text=True, env=os.environ | {"PYTHONUNBUFFERED": "1"},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     stage = out / ".newsdedup" / "staging" / "feed" / "feed"
     deadline = time.monotonic() + 120
     while not any(stage.rglob("*.csv")) and proc.poll() is None and time.monotonic() < deadline:

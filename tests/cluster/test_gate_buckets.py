@@ -272,3 +272,61 @@ def test_a_lead_token_on_40_percent_of_a_feed_keeps_the_duplicates(token):
     # scores as its untagged twin: every pair is kept (with the token compared: 90-91 %).
     assert len(found & kept) >= 0.95 * len(found)
     assert found <= kept
+
+
+def _blocked_parity(i, j):
+    """A pair filter no scorer knows of: items of unlike parity never merge."""
+    return (np.asarray(i) % 2) == (np.asarray(j) % 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=texts_st, t=st.floats(0.0, 1.0), scorer=st.sampled_from(["jaccard", "idf",
+                                                                      "minhash"]),
+       chunk=st.integers(1, 8), keys=st.integers(1, 4),
+       limits=st.sampled_from([None, EVERY_BUCKET, SHARE_ONLY]),
+       path_min=st.sampled_from([0, 10**18]))
+def test_a_pair_filter_inside_gives_the_pairs_filtered_afterwards(texts, t, scorer, chunk, keys,
+                                                                  limits, path_min):
+    items = pd.DataFrame({"id": [f"i{k}" for k in range(len(texts))],
+                          "title": [f"k{k % keys} " + s for k, s in enumerate(texts)]})
+    prep = prepare(items, DedupeConfig(scorer=scorer, exact_pass=False, n=2))
+    cand = candidate_source(prep.shingles, prep.weights, t) if t > 0 else None
+    paths = {"candidates": cand, "limits": limits, "pair_scores": prep.scorer.run_pairs,
+             "pair_path_min": path_min, "pairs_above": prep.scorer.pairs_above}
+    i, j, sc = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk, **paths)
+    ok = _blocked_parity(i, j)
+    inside = bucketed_pairs(prep.scorer.block, prep.buckets, t, chunk, allowed=_blocked_parity,
+                            **paths)
+    for want, got in zip((i[ok], j[ok], sc[ok]), inside, strict=True):
+        assert want.dtype == got.dtype
+        assert np.array_equal(want, got)
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_refused_pairs_are_filtered_a_group_of_buckets_at_a_time(monkeypatch, above):
+    # Twelve buckets of one template each: every pair inside scores above the threshold,
+    # and the filter refuses them all. No piece handed to the filter may hold more than
+    # one step's pairs (or one bucket's, which is never split), so the pairs refused are
+    # never held together.
+    from newsdedup.cluster import listed
+
+    monkeypatch.setattr(listed, "_PAIRS_PER_STEP", 2_000)
+    signs = [f"띠{k}" for k in range(12)]
+    titles = [f"{signs[k % 12]} 오늘의 운세 종합 안내 {k}" for k in range(12 * 60)]
+    items = pd.DataFrame({"id": [str(k) for k in range(len(titles))], "title": titles})
+    prep = prepare(items, DedupeConfig(scorer="jaccard", exact_pass=False))
+    pieces = []
+
+    def refuse_all(i, j):
+        pieces.append(len(i))
+        return np.zeros(len(i), dtype=bool)
+
+    i, _, _ = bucketed_pairs(prep.scorer.block, prep.buckets, 0.3,
+                             pair_scores=prep.scorer.run_pairs, pair_path_min=0,
+                             pairs_above=prep.scorer.pairs_above if above else None,
+                             allowed=refuse_all)
+    kept = bucketed_pairs(prep.scorer.block, prep.buckets, 0.3,
+                          pair_scores=prep.scorer.run_pairs, pair_path_min=0)[0]
+    assert i.size == 0
+    assert sum(pieces) == kept.size == 12 * 60 * 59 // 2  # every pair reached the filter
+    assert len(pieces) >= 12 // 2 and max(pieces) <= 2 * 60 * 59 // 2

@@ -531,14 +531,15 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
         bucket is scored on its exact prefix-filter candidates, same result),
         without the pairs the window and series rules keep apart.
     """
-    i, j, score = bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
-                                 candidate_source(prep.shingles, prep.weights, threshold),
-                                 pair_scores=prep.scorer.run_pairs,
-                                 pairs_above=prep.scorer.pairs_above)
-    if prep.rules is None or not prep.rules.active or not len(i):
-        return i, j, score
-    keep = prep.rules.allowed(prep.survivors[i], prep.survivors[j])
-    return i[keep], j[keep], score[keep]
+    rules = prep.rules
+    # The rules filter each scored block: a template's members all score above any
+    # threshold, and the series rule keeps every one of those pairs apart.
+    allowed = (None if rules is None or not rules.active else
+               lambda i, j: rules.allowed(prep.survivors[i], prep.survivors[j]))
+    return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
+                          candidate_source(prep.shingles, prep.weights, threshold),
+                          pair_scores=prep.scorer.run_pairs,
+                          pairs_above=prep.scorer.pairs_above, allowed=allowed)
 
 
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],

@@ -46,8 +46,10 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.cluster.listed import (
+    PairFilter,
     PairsAbove,
     PairScoring,
+    keep_allowed,
     listed_pairs,
     sorted_pairs,
     verified_pairs,
@@ -479,8 +481,9 @@ def bucketed_pairs(
     pair_scores: PairScoring | None = None,
     pair_path_min: int | None = None,
     pairs_above: PairsAbove | None = None,
+    allowed: PairFilter | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every pair inside one bucket that scores at or above ``threshold``.
+    """Every pair inside one bucket that scores at or above ``threshold`` (and may merge).
 
     Only items sharing a bucket are scored, so the cost is the sum of the
     squared bucket sizes instead of ``N**2``: near-linear when subjects are
@@ -509,6 +512,9 @@ def bucketed_pairs(
         pairs_above: On that path, the kept pairs of the listed buckets straight from
             the scorer (:data:`PairsAbove`; same pairs and scores, without listing the
             others); None, or None returned, lists them and uses ``pair_scores``.
+        allowed: The pairs that may merge at all (:data:`~newsdedup.cluster.listed.PairFilter`),
+            applied to each block of scored pairs, so that the pairs it refuses (a
+            template's members, all alike) are never held together; None keeps all.
 
     Returns:
         ``(i, j, score)`` with ``i < j``, sorted by ``(i, j)``.
@@ -531,15 +537,16 @@ def bucketed_pairs(
     listed = ~(huge & (sizes > lim.max_size))
     if pair_scores is not None and int((sizes * (sizes - 1) // 2)[listed].sum()) >= listed_min:
         return _listed_path((pair_scores, pairs_above), block, candidates, items, starts,
-                            ends, listed, threshold, progress)
+                            ends, listed, threshold, progress, allowed)
     return _packed_path(block, buckets, threshold, chunk, progress, candidates,
-                        (items, starts, ends, huge))
+                        (items, starts, ends, huge), allowed)
 
 
 def _packed_path(block: Callable[[np.ndarray, np.ndarray], np.ndarray], buckets: np.ndarray,
                  threshold: float, chunk: int, progress: Callable[[int, int], None] | None,
                  candidates: Candidates | None,
-                 runs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+                 runs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+                 allowed: PairFilter | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`bucketed_pairs` in packed blocks (``runs``: items, starts, ends, oversized)."""
     items, starts, ends, huge = runs
@@ -553,7 +560,8 @@ def _packed_path(block: Callable[[np.ndarray, np.ndarray], np.ndarray], buckets:
     def keep(rows: np.ndarray, cols: np.ndarray, scores: np.ndarray, same: np.ndarray) -> None:
         ok = same & (rows[:, None] < cols[None, :]) & (scores >= threshold)
         r, c = np.nonzero(ok)
-        for acc, part in zip(out, (rows[r], cols[c], scores[r, c]), strict=True):
+        for acc, part in zip(out, keep_allowed(allowed, rows[r], cols[c], scores[r, c]),
+                             strict=True):
             acc.append(part)
 
     def advance(count: int) -> None:
@@ -570,7 +578,7 @@ def _packed_path(block: Callable[[np.ndarray, np.ndarray], np.ndarray], buckets:
     for lo_b, hi_b in zip(starts[huge], ends[huge], strict=True):
         # Oversized (a rubric or an outlet opens every headline): candidates only.
         for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b], block,  # type: ignore[arg-type]
-                                                   threshold), strict=True):
+                                                   threshold, allowed), strict=True):
             acc.extend(part)
         advance(hi_b - lo_b)
     for lo_b, hi_b in zip(starts[big], ends[big], strict=True):
@@ -586,15 +594,16 @@ def _listed_path(scoring: tuple[PairScoring, PairsAbove | None],
                  block: Callable[[np.ndarray, np.ndarray], np.ndarray],
                  candidates: Candidates | None, items: np.ndarray, starts: np.ndarray,
                  ends: np.ndarray, listed: np.ndarray, threshold: float,
-                 progress: Callable[[int, int], None] | None
+                 progress: Callable[[int, int], None] | None,
+                 allowed: PairFilter | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`bucketed_pairs` with the ``listed`` buckets' pairs listed, the others' candidates."""
     out = listed_pairs(scoring[0], items, starts[listed], ends[listed], threshold, progress,
-                       int(items.size), pairs_above=scoring[1])
+                       int(items.size), pairs_above=scoring[1], allowed=allowed)
     done = int((ends - starts)[listed].sum())
     for lo_b, hi_b in zip(starts[~listed], ends[~listed], strict=True):
         for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b],  # type: ignore[arg-type]
-                                                   block, threshold), strict=True):
+                                                   block, threshold, allowed), strict=True):
             acc.extend(part)
         done += hi_b - lo_b
         if progress:
@@ -617,8 +626,9 @@ def _segments(small_starts: np.ndarray, chunk: int) -> tuple[np.ndarray, np.ndar
 
 def _candidate_pairs(candidates: Candidates, members: np.ndarray,
                      block: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                     threshold: float) -> tuple[list[np.ndarray], ...]:
-    """Pairs of an oversized bucket at or above ``threshold``, from its candidates."""
+                     threshold: float, allowed: PairFilter | None = None
+                     ) -> tuple[list[np.ndarray], ...]:
+    """Pairs of an oversized bucket at ``threshold`` or above that may merge, by candidates."""
     out: tuple[list[np.ndarray], ...] = ([], [], [])
     for ci, cj, sc in candidates(members):
         if sc is None:
@@ -626,7 +636,7 @@ def _candidate_pairs(candidates: Candidates, members: np.ndarray,
         else:
             ok = sc >= threshold
             kept = ci[ok], cj[ok], sc[ok]
-        for acc, part in zip(out, kept, strict=True):
+        for acc, part in zip(out, keep_allowed(allowed, *kept), strict=True):
             acc.append(part)
     return out
 

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["PairScoring", "PairsAbove", "listed_pairs", "sorted_pairs", "verified_pairs"]
+__all__ = ["PairFilter", "PairScoring", "PairsAbove", "listed_pairs", "sorted_pairs",
+           "verified_pairs"]
 
 PairScoring = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """``pair_scores(items, starts, ends, i, j) -> float64``: the score of every pair inside
@@ -27,13 +28,29 @@ PairsAbove = Callable[[np.ndarray, np.ndarray, np.ndarray, float],
 (:meth:`newsdedup.score.scorers.BlockScorer.pairs_above`); None when the scorer has no
 such path."""
 
+PairFilter = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``allowed(i, j) -> bool`` per pair: whether items ``i[p]`` and ``j[p]`` may merge at all
+(the dedupe's window and series rules). Applied to each piece of pairs as it is scored,
+so pairs it refuses are never held together: the members of one template all score
+above any threshold and all are kept apart."""
+
 _PAIRS_PER_STEP = 1 << 22  # listed pairs scored at once (memory knob only)
+
+
+def keep_allowed(allowed: PairFilter | None, i: np.ndarray, j: np.ndarray, score: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs ``allowed`` lets merge (all of them when it is None)."""
+    if allowed is None or not len(i):
+        return i, j, score
+    ok = allowed(i, j)
+    return i[ok], j[ok], score[ok]
 
 
 def listed_pairs(pair_scores: PairScoring, items: np.ndarray, starts: np.ndarray,
                   ends: np.ndarray, threshold: float,
                   progress: Callable[[int, int], None] | None, total: int,
-                  pairs_above: PairsAbove | None = None) -> tuple[list[np.ndarray], ...]:
+                  pairs_above: PairsAbove | None = None,
+                  allowed: PairFilter | None = None) -> tuple[list[np.ndarray], ...]:
     """Every pair inside the runs ``items[starts[k]:ends[k]]`` scoring ``>= threshold``.
 
     Args:
@@ -46,28 +63,35 @@ def listed_pairs(pair_scores: PairScoring, items: np.ndarray, starts: np.ndarray
         total: The ``total`` reported to ``progress``.
         pairs_above: Asked first for the kept pairs (:data:`PairsAbove`); when it gives
             None, or is None, the pairs are listed and scored by ``pair_scores``.
+        allowed: Pairs that may merge (:data:`PairFilter`); None keeps every pair.
 
     Returns:
         Lists of ``i``, ``j`` and score arrays, one entry per group of runs.
 
-    Runs are taken in groups of about :data:`_PAIRS_PER_STEP` pairs; the items of
-    a run are in index order, so each pair comes out as ``(i, j)`` with ``i < j``.
+    Runs are taken in groups of about :data:`_PAIRS_PER_STEP` pairs (a run is never
+    split), so at most one group's pairs are held before ``allowed`` filters them;
+    the items of a run are in index order, so each pair comes out as ``(i, j)``
+    with ``i < j``.
     """
     out: tuple[list[np.ndarray], ...] = ([], [], [])
     sizes = ends - starts
     if not sizes.size:
         return out
-    kept = pairs_above(items, starts, ends, threshold) if pairs_above is not None else None
-    if kept is not None:
-        if progress:
-            progress(int(sizes.sum()), total)
-        return [kept[0]], [kept[1]], [kept[2]]
     npairs = sizes * (sizes - 1) // 2
     group = (np.cumsum(npairs) - npairs) // _PAIRS_PER_STEP
     bounds = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     done = 0
     for a, b in zip(bounds, np.r_[bounds[1:], sizes.size].astype(np.int64), strict=True):
         s, st = sizes[a:b], starts[a:b]
+        kept = (pairs_above(items, st, st + s, threshold) if pairs_above is not None
+                else None)
+        if kept is not None:
+            for acc, part in zip(out, keep_allowed(allowed, *kept), strict=True):
+                acc.append(part)
+            done += int(s.sum())
+            if progress:
+                progress(done, total)
+            continue
         # Member positions of the runs, then each member paired with those after it.
         member = np.repeat(st - np.cumsum(s) + s, s) + np.arange(int(s.sum()))
         later = np.repeat(s, s) - (np.arange(int(s.sum())) - np.repeat(np.cumsum(s) - s, s)) - 1
@@ -77,7 +101,7 @@ def listed_pairs(pair_scores: PairScoring, items: np.ndarray, starts: np.ndarray
         i, j = items[first], items[second]
         sc = pair_scores(items, st, st + s, i, j)
         ok = sc >= threshold
-        for acc, part in zip(out, (i[ok], j[ok], sc[ok]), strict=True):
+        for acc, part in zip(out, keep_allowed(allowed, i[ok], j[ok], sc[ok]), strict=True):
             acc.append(part)
         done += int(s.sum())
         if progress:

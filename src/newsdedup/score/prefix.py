@@ -44,6 +44,12 @@ __all__ = ["candidate_mask", "candidate_source", "pair_scores", "prefix_candidat
 _SLACK = 1e-9
 _PREFIX_SLACK = 1e-6  # only widens prefixes: more candidates, never fewer
 
+PRODUCT_ENTRIES = 1 << 22
+"""Most entries one block of :func:`prefix_candidates`' sparse product may hold (bounded
+from above before it is computed). Titles of one template share their prefixes, so a
+fixed number of rows would list rows x bucket entries at once: 2,048 rows of a
+100,000-title bucket are 200M entries, about 20 GB with the tests on them."""
+
 
 def prefix_candidates(
     x: sp.csr_matrix,
@@ -82,8 +88,7 @@ def prefix_candidates(
     mass = pre.mass
     ones_t = pre.prefix.T.tocsr()
     ones_t.data[:] = 1.0
-    for lo in range(0, members.size, block):
-        hi = min(lo + block, members.size)
+    for lo, hi in _row_blocks(_product_bound(pre.prefix, ones_t), block, PRODUCT_ENTRIES):
         # Data: the weight of the prefix shingles a pair shares.
         shared = (pre.prefix[lo:hi] @ ones_t).tocoo()
         r = shared.row.astype(np.int64) + lo
@@ -98,6 +103,36 @@ def prefix_candidates(
         ok = common + rest >= need
         a, b = members[r[ok]], members[c[ok]]
         yield np.minimum(a, b), np.maximum(a, b)
+
+
+def _product_bound(prefix: sp.csr_matrix, ones_t: sp.csr_matrix) -> np.ndarray:
+    """Per row, an upper bound of its entries in ``prefix @ ones_t``.
+
+    The items sharing each of its prefix shingles, summed (never more than every item).
+    """
+    per_shingle = np.diff(ones_t.indptr)
+    rows = np.repeat(np.arange(prefix.shape[0]), np.diff(prefix.indptr))
+    bound = np.bincount(rows, weights=per_shingle[prefix.indices], minlength=prefix.shape[0])
+    return np.minimum(bound, prefix.shape[0]).astype(np.int64)
+
+
+def _row_blocks(cost: np.ndarray, max_rows: int, budget: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(lo, hi)`` row ranges whose summed ``cost`` stays within ``budget``.
+
+    At most ``max_rows`` rows, and one row at least, whatever it costs.
+
+    Examples:
+        >>> list(_row_blocks(np.array([1, 1, 5, 1, 1, 1]), 4, 4))
+        [(0, 2), (2, 3), (3, 6)]
+    """
+    ends = np.cumsum(cost)
+    lo, n = 0, cost.size
+    while lo < n:
+        before = int(ends[lo - 1]) if lo else 0
+        hi = int(np.searchsorted(ends, before + budget, side="right"))
+        hi = min(max(hi, lo + 1), lo + max_rows, n)
+        yield lo, hi
+        lo = hi
 
 
 def candidate_mask(x: sp.csr_matrix, weights: np.ndarray, threshold: float, members: np.ndarray,
