@@ -47,8 +47,8 @@ _PREFIX_SLACK = 1e-6  # only widens prefixes: more candidates, never fewer
 PRODUCT_ENTRIES = 1 << 22
 """Most entries one block of :func:`prefix_candidates`' sparse product may hold (bounded
 from above before it is computed). Titles of one template share their prefixes, so a
-fixed number of rows would list rows x bucket entries at once: 2,048 rows of a
-100,000-title bucket are 200M entries, about 20 GB with the tests on them."""
+fixed number of rows lists rows x bucket entries at once: 2,048 rows of a 20,000-title
+bucket are 41M entries, and that dedupe peaked at 18.4 GB (docs/scale.md)."""
 
 
 def prefix_candidates(
@@ -65,7 +65,8 @@ def prefix_candidates(
         weights: Positive weight per shingle column (ones for plain Jaccard).
         threshold: ``t`` in ``(0, 1]``; no pair scoring ``>= t`` is left out.
         members: Item indices (rows of ``x``) to pair among themselves.
-        block: Member rows per sparse product (memory knob only).
+        block: At most this many member rows per sparse product, fewer where the
+            product's bound exceeds :data:`PRODUCT_ENTRIES` (memory knobs only).
 
     Yields:
         ``(i, j)`` ``int64`` arrays of item indices, ``i < j``, one block of
