@@ -9,16 +9,18 @@ from hypothesis import strategies as st
 from newsdedup.corpus.hosts import parse_dates
 from newsdedup.runs.console import crosshost_console
 from newsdedup.runs.crosshost import CrossHostConfig, cross_host_report, exact_scores
-from newsdedup.score.jaccard import jaccard_matrix, upper_pairs
+from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
 from newsdedup.studies.crosshost import (
     DEFAULT_HOSTS,
     all_pairs_max,
     choose_hosts,
     cross_host,
+    CrossTally,
     cross_pair_count,
     host_groups,
     ordered_counts,
     score_day_bins,
+    tally_report,
     window_pair_count,
 )
 from newsdedup.studies.synthetic import enlarge, headline_pool
@@ -197,3 +199,24 @@ def test_max_rows_keeps_the_best_rows_and_every_count(pinned):
     pd.testing.assert_frame_equal(cut.pairs, full.pairs.head(10))
     assert cut.summary() == full.summary() | {"rows_written": 10}
     pd.testing.assert_frame_equal(cut.bins, full.bins)
+
+
+@pytest.mark.parametrize(("max_rows", "seed"), [(None, 0), (40, 1), (1, 2), (0, 3)])
+def test_a_tally_fed_block_by_block_gives_the_whole_list_s_report(pinned, max_rows, seed):
+    """The streamed floor path's tally: any split of the pairs, any order of the blocks."""
+    scores = exact_scores(pinned.items, 4)
+    whole = cross_host(pinned.items, scores, DEFAULT_HOSTS)
+    bound = whole.upper_bound
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(scores))
+    cuts = np.sort(rng.choice(np.arange(1, len(scores)), size=30, replace=False))
+    tally = CrossTally(pinned.items, DEFAULT_HOSTS, whole.window_days, bound, max_rows)
+    for part in np.split(order, cuts):
+        tally.add(PairScores(scores.i[part], scores.j[part], scores.score[part]))
+    got = tally_report(pinned.items, tally)
+    rows = len(whole.pairs) if max_rows is None else max_rows
+    # An empty listing's text columns are object arrays, as every column built from no rows.
+    pd.testing.assert_frame_equal(got.pairs, whole.pairs.head(rows), check_dtype=rows > 0)
+    pd.testing.assert_frame_equal(got.bins, whole.bins)
+    expected = whole.summary() | ({} if rows == whole.n_cross else {"rows_written": rows})
+    assert got.summary() == expected

@@ -39,13 +39,14 @@ from newsdedup.runs.files import (
 )
 from newsdedup.runs.progress import tracker
 from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
-from newsdedup.score.join import threshold_join
+from newsdedup.score.join import STREAM_NUMBA_MIN_SHINGLES, join_blocks, stream_block
 from newsdedup.studies.crosshost import (
     DEFAULT_FLOOR,
     MAX_LISTED,
     MAX_ROWS,
     CrossHostReport,
     CrossListing,
+    CrossTally,
     HostChoice,
     all_pairs_max,
     choose_hosts,
@@ -53,6 +54,7 @@ from newsdedup.studies.crosshost import (
     cross_pair_count,
     cross_pair_scores,
     host_groups,
+    tally_report,
     window_pair_count,
 )
 from newsdedup.studies.measure import normalized_texts
@@ -186,13 +188,16 @@ def cross_host_report(items: pd.DataFrame, options: CrossHostConfig,
              f"J >= {options.floor:g} (exact join over {sum(map(len, groups)):,} items)")
     focus = np.sort(np.concatenate(groups))
     sub = ShingleMatrix(shingled.matrix[focus], shingled.vocab, shingled.n)
-    joined = threshold_join(sub, options.floor, progress=lambda it: track(
-        list(it), None, f"crosshost: join J >= {options.floor:g}, row blocks")).pairs
-    scores = PairScores(focus[joined.i], focus[joined.j], joined.score)
     listing = CrossListing(options.floor, total,
                            window_pair_count(items, groups, options.window_days))
-    return cross_host(items, scores, hosts, options.window_days, bound, listing,
-                      max_rows=options.max_rows)
+    # The listed pairs go into the tally a join block at a time, never all held: on a
+    # feed of one template nearly every pair is above any floor.
+    tally = CrossTally(items, hosts, options.window_days, bound, options.max_rows)
+    kernel = "numba" if sub.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
+    for part in join_blocks(sub, options.floor, stream_block(sub.n_items), lambda it: track(
+            list(it), None, f"crosshost: join J >= {options.floor:g}, row blocks"), kernel):
+        tally.add(PairScores(focus[part.pairs.i], focus[part.pairs.j], part.pairs.score))
+    return tally_report(items, tally, listing)
 
 
 def write_crosshost(rep, corpus, name: str, out_dir: Path, params: Mapping,
