@@ -10,12 +10,13 @@ from newsdedup.corpus.hosts import parse_dates
 from newsdedup.runs.console import crosshost_console
 from newsdedup.runs.crosshost import CrossHostConfig, cross_host_report, exact_scores
 from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
+from newsdedup.studies import crosshost
 from newsdedup.studies.crosshost import (
     DEFAULT_HOSTS,
+    CrossTally,
     all_pairs_max,
     choose_hosts,
     cross_host,
-    CrossTally,
     cross_pair_count,
     host_groups,
     ordered_counts,
@@ -201,9 +202,17 @@ def test_max_rows_keeps_the_best_rows_and_every_count(pinned):
     pd.testing.assert_frame_equal(cut.bins, full.bins)
 
 
-@pytest.mark.parametrize(("max_rows", "seed"), [(None, 0), (40, 1), (1, 2), (0, 3)])
-def test_a_tally_fed_block_by_block_gives_the_whole_list_s_report(pinned, max_rows, seed):
-    """The streamed floor path's tally: any split of the pairs, any order of the blocks."""
+@pytest.mark.parametrize(("max_rows", "seed", "pending"),
+                         [(None, 0, None), (40, 1, None), (40, 4, 1), (1, 2, 1), (0, 3, None)])
+def test_a_tally_fed_block_by_block_gives_the_whole_list_s_report(pinned, max_rows, seed,
+                                                                   pending, monkeypatch):
+    """The streamed floor path's tally: any split of the pairs, any order of the blocks.
+
+    ``pending`` = 1 sorts the kept pairs after each block once enough are kept, so pairs
+    below the entry score are turned away (the path of a large feed).
+    """
+    if pending is not None:
+        monkeypatch.setattr(crosshost, "_MIN_PENDING", pending)
     scores = exact_scores(pinned.items, 4)
     whole = cross_host(pinned.items, scores, DEFAULT_HOSTS)
     bound = whole.upper_bound
