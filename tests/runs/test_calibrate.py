@@ -323,3 +323,39 @@ def test_the_strata_stay_the_published_exact_pass_s_when_the_exact_key_splits_gr
     at = {k: int(c.loc[np.isclose(c["threshold"], top), "merged_pairs"].iloc[0])
           for k, c in curves.items()}
     assert at["scheme"] - at["every"] >= 12
+
+
+def test_full_learns_the_series_once_and_every_sweep_is_the_one_learning_its_own(
+        tmp_path, monkeypatch):
+    """The gated sweep and the calibrated dedupe share one learned series, same figures."""
+    import newsdedup.cluster.dedupe as dd
+    from newsdedup.cluster.sweep import sweep_items_left
+    from newsdedup.runs.calibrate import calibration_order
+
+    corpus, path = _corpus(tmp_path, 30.0)
+    rows = pd.read_csv(path).to_dict("records")
+    for d in range(1, 21):  # a daily column of one source: a series the rules keep apart
+        rows.append({"id": f"col-{d}", "title": f"[오늘의 운세] 7월 {d}일 띠별 운세 모음",
+                     "story": f"col{d}", "section": "a",
+                     "published_at": f"2024-01-{d:02d}T06:00:00+00:00"})
+    pd.DataFrame(rows).to_csv(path, index=False)
+    corpus = load_corpus(path)
+    calls = []
+    real = dd.learn_series
+    monkeypatch.setattr(dd, "learn_series", lambda *a, **k: calls.append(1) or real(*a, **k))
+    run_calibrate(corpus, "full", tmp_path / "out", CalibrateConfig(**OPTS, extra=True),
+                  echo=False)
+    assert len(calls) == 1
+    cal = json.loads((tmp_path / "out" / "full" / "calibration.json").read_text("utf-8"))
+    assert cal["series"]["found"] >= 1, cal["series"]
+    run_calibrate(corpus, "plain", tmp_path / "out", CalibrateConfig(**OPTS, extra=False),
+                  echo=False)
+    plain = json.loads((tmp_path / "out" / "plain" / "calibration.json").read_text("utf-8"))
+    for key in ("recommended_threshold", "method", "estimated_precision", "window", "series"):
+        assert cal[key] == plain[key]
+    sweep = pd.read_csv(tmp_path / "out" / "full" / "calibrate" / "sweep.csv")
+    gated = sweep[sweep.scorer == "gated-dedupe"].reset_index(drop=True)
+    alone = sweep_items_left(calibration_order(corpus.items, corpus.dialect),
+                             gated["threshold"].tolist(), DedupeConfig())
+    assert gated["items_left"].tolist() == alone["items_left"].tolist()
+    assert gated["pairs"].tolist() == alone["pairs_at_or_above"].tolist()

@@ -402,7 +402,8 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceConfig, base: Ded
                          grid: Sequence[float], pairs: PairScores, shingled: ShingleMatrix,
                          sensitivity, bound_threshold: float | None, sheet_path: Path,
                          rerun: Sequence[str] | None = None,
-                         progress: Callable[[str], None] | None = None) -> Evidence:
+                         progress: Callable[[str], None] | None = None,
+                         series: Series | None = None) -> Evidence:
     """Calibrate the dedupe on a corpus (module docstring: the steps).
 
     Args:
@@ -417,13 +418,16 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceConfig, base: Ded
         sheet_path: Where the labeling sheet will be written (named in the next step).
         rerun: The calibrate command as run (the next step adds ``--labels``).
         progress: Told each step.
+        series: The corpus's series learned with ``base``'s inputs
+            (:func:`~newsdedup.cluster.dedupe.series_inputs`), when the caller has them;
+            learned here otherwise.
 
     Returns:
         The :class:`Evidence`.
     """
     say = progress or (lambda _m: None)
     grid = [float(t) for t in grid]
-    dedupe = _calibrated_dedupe(items, options, base, grid, pairs, say)
+    dedupe = _calibrated_dedupe(items, options, base, grid, pairs, say, series)
     pop = build_population(pairs, _sources(items), dedupe.times, text_column(items, "id"),
                            grid[0], grouped_level(pairs, dedupe.reference.partitions))
     say(f"calibrate: {len(pop):,} candidate pairs in {len(pop.strata)} strata")
@@ -501,11 +505,13 @@ class CalibratedDedupe:
 
 
 def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: DedupeConfig,
-                       grid: list[float], pairs: PairScores, say: Callable[[str], None]
-                       ) -> CalibratedDedupe:
+                       grid: list[float], pairs: PairScores, say: Callable[[str], None],
+                       learned: Series | None = None) -> CalibratedDedupe:
     """Steps 1-3: series, window, and the sweep (and the reference sweep the strata follow)."""
     times = _seconds(items, base)
-    series = corpus_series(items, base) if options.series else None
+    learned = learned if learned is not None else (
+        corpus_series(items, base) if options.series else None)
+    series = learned if options.series else None
     window = None
     window_days = options.window_days
     if window_days is None:
@@ -518,7 +524,7 @@ def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: Dedup
     reference = swept
     if options.window_days is not None or not options.series or not _published_exact(
             items, base):
-        learned_series = series if options.series else corpus_series(items, base)
+        learned_series = learned if learned is not None else corpus_series(items, base)
         learned = window.days if window is not None else learned_window(
             times, pairs, learned_series, options.seed).days
         reference = sweep(items, replace(base, window_days=learned, series=True,

@@ -395,6 +395,24 @@ def corpus_series(items: pd.DataFrame, config: DedupeConfig) -> Series:
                          np.where(np.isfinite(times), times, np.nan))
 
 
+def series_inputs(config: DedupeConfig) -> tuple:
+    """What learning a corpus's series reads of ``config``.
+
+    Two configs with equal inputs learn the same series from the same rows
+    (:func:`corpus_series`), so a caller running both dedupes learns it once:
+    the series settings, the compared titles (outlet stripping, the gate's crowded
+    lead tokens) and the keep criteria (syndicators, opaque hosts: the times).
+
+    Examples:
+        >>> series_inputs(DedupeConfig()) == series_inputs(DedupeConfig(n=3, scorer="jaccard"))
+        True
+        >>> series_inputs(DedupeConfig()) == series_inputs(DedupeConfig(strip_outlet=False))
+        False
+    """
+    return (config.series_config, config.strip_outlet, config.gate, config.syndicators,
+            config.opaque_hosts)
+
+
 def _learn_series(items: pd.DataFrame, config: DedupeConfig, titles: list[str],
                   seconds: np.ndarray) -> Series:
     summaries = text_column(items, "summary") if "summary" in items.columns else None

@@ -17,6 +17,7 @@ from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, prepare
 from newsdedup.cluster.greedy import COMPILED_MIN, greedy_pairs, greedy_walk, pair_csr
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.scorers import SURFACE_SCORERS
+from newsdedup.text.series import Series
 
 
 def sparse_partition(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, threshold: float,
@@ -123,7 +124,7 @@ class PartitionSweep:
 
 def sweep_items_left(
     items: pd.DataFrame, thresholds: Sequence[float], config: DedupeConfig | None = None, *,
-    reference: DocumentFrequency | None = None,
+    reference: DocumentFrequency | None = None, series: Series | None = None,
 ) -> pd.DataFrame:
     """Items left after dedupe at each threshold (seed 000's calibration table).
 
@@ -135,6 +136,8 @@ def sweep_items_left(
         thresholds: Thresholds to try (``config.threshold`` is ignored).
         config: Everything else (scorer, gate, n, ...); defaults when None.
         reference: As for :func:`dedupe`.
+        series: As for :func:`dedupe`: the corpus's series when already learned
+            (:func:`~newsdedup.cluster.dedupe.corpus_series`), else learned here.
 
     Returns:
         Columns ``threshold``; ``pairs_at_or_above`` (near-pass pairs, i.e.
@@ -151,7 +154,7 @@ def sweep_items_left(
         1        0.3                  1           2
     """
     config = config or DedupeConfig()
-    prep = prepare(items, config, reference)
+    prep = prepare(items, config, reference, series)
     t = np.asarray(thresholds, dtype=np.float64)
     if t.size == 0:
         return pd.DataFrame({"threshold": t, "pairs_at_or_above": np.zeros(0, np.int64),
