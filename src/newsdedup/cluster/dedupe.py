@@ -29,7 +29,7 @@ character n-grams. ``"hangul-alnum-spaces"`` remains selectable.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from newsdedup.calibration.file import CalibrationFileError as CalibrationFileError
 from newsdedup.calibration.file import read_calibration
+from newsdedup.cluster import founders
 from newsdedup.cluster.embedded import check_embedding, rerank_candidates, survivor_vectors
 from newsdedup.cluster.exact import EXACT_KEYS, exact_groups, exact_keys
 from newsdedup.cluster.gate import (
@@ -560,6 +561,49 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
                           pairs_above=prep.scorer.pairs_above, allowed=allowed)
 
 
+def deciding_pairs(prep: Prepared, threshold: float,
+                   progress: Callable[[int, int], None] | None = None,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs that give :func:`near_pass` at ``threshold`` the clustering :func:`near_pairs` gives.
+
+    A bucket of :data:`~newsdedup.cluster.founders.WALK_MIN_MEMBERS` members or more is
+    walked against its founders (:func:`~newsdedup.cluster.founders.founder_pairs`): it
+    contributes one pair per member that joins, not every pair above the threshold
+    (nearly all of its pairs, in a bucket of copies). The other buckets, and a walked
+    bucket that turns out to be mostly distinct titles, give their pairs as
+    :func:`near_pairs` does. For this one threshold only (a sweep needs every pair).
+
+    Args:
+        prep: From :func:`prepare`.
+        threshold: The near-pass threshold.
+        progress: As for :func:`near_pairs`.
+
+    Returns:
+        ``(i, j, score)`` over survivor positions.
+    """
+    sizes = np.bincount(prep.buckets) if len(prep.buckets) else np.zeros(0, np.int64)
+    crowded = np.flatnonzero(sizes >= founders.WALK_MIN_MEMBERS)
+    rank = prep.rank[prep.survivors]
+    # The walk assumes founders stay representatives: survivors visited best first.
+    if not len(crowded) or (rank[1:] > rank[:-1]).any():
+        return near_pairs(prep, threshold, progress=progress)
+    rules = prep.rules
+    allowed = (None if rules is None or not rules.active else
+               lambda i, j: rules.allowed(prep.survivors[i], prep.survivors[j]))
+    buckets, walked = prep.buckets.copy(), []
+    for b in crowded.tolist():
+        members = np.flatnonzero(prep.buckets == b)
+        joins = founders.founder_pairs(prep.scorer.block, members, threshold, allowed)
+        if joins is None:  # mostly distinct titles: the pair path's prefix filter is faster
+            continue
+        walked.append(joins)
+        # Its members become buckets of one, which the pair path leaves alone.
+        buckets[members] = len(buckets) + members
+    rest = near_pairs(replace(prep, buckets=buckets), threshold, progress=progress)
+    parts = [rest, *walked]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+
+
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
               threshold: float) -> Clustering:
     """Greedy clustering of the survivors from their scored pairs at ``threshold``.
@@ -770,9 +814,11 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
     check_unique_ids(items)
     config = config or DedupeConfig()
     prep = prepare(items, config, reference, series)
-    pairs, threshold = near_pairs(prep, config.threshold, progress=progress), config.threshold
     if config.rerank is not None:  # candidates re-scored by cosine (cluster.embedded)
+        pairs = near_pairs(prep, config.threshold, progress=progress)
         pairs, threshold = rerank_candidates(items, _titles(items, config), prep, pairs, config)
+    else:
+        pairs, threshold = deciding_pairs(prep, config.threshold, progress), config.threshold
     return assemble(items, config, prep, near_pass(prep, pairs, threshold))
 
 
