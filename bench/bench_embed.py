@@ -8,7 +8,9 @@ Two tables, both against a baseline measured in the same run:
   uncached (a fresh cache folder: every text encoded) and cached (the same call again:
   hashing and lookup only), median of ``--repeat`` runs; the baseline is the character
   3-gram shingling of the same texts (what every surface scorer starts from). The cached
-  vectors are checked equal to the uncached ones.
+  vectors are checked equal to the uncached ones. The ``use`` backend is also timed in
+  one process (``mode`` ``uncached, one process``: its worker processes off), the
+  baseline of its workers' speed-up in the same run.
 * ``embed_detector.csv``: what the embedding rule adds to the signal detector at 1k, 10k
   and 100k items (``--sizes``). The rule (related hosts -> date window -> cosine >= t ->
   no version conflict) reads the cosine of the pairs the host and date rules keep.
@@ -63,7 +65,9 @@ def _texts(n: int) -> list[str]:
     return list(dict.fromkeys(mixed))[:n]
 
 
-def throughput(n_texts: int, repeat: int) -> pd.DataFrame:
+def throughput(n_texts: int, repeat: int, backends: tuple[str, ...] = BACKENDS
+               ) -> pd.DataFrame:
+    from newsdedup.score import embed as em
     from newsdedup.score.embed import backend_identity, embed
     from newsdedup.text.normalize import hangul_alnum
     from newsdedup.text.shingle import shingle_matrix
@@ -72,7 +76,7 @@ def throughput(n_texts: int, repeat: int) -> pd.DataFrame:
     base_s, _ = _median_time(lambda: shingle_matrix([hangul_alnum(t) for t in texts], 3), repeat)
     rows = [{"backend": "shingle-3gram (baseline)", "mode": "-", "texts": len(texts),
              "median_s": base_s, "sentences_per_s": len(texts) / base_s, "repeats": repeat}]
-    for backend in BACKENDS:
+    for backend in backends:
         embed(texts[:2], backend=backend)  # load the model once, outside the timing
         caches: list[Path] = []
 
@@ -85,8 +89,18 @@ def throughput(n_texts: int, repeat: int) -> pd.DataFrame:
         ca_s, cached = _median_time(lambda b=backend, c=caches: embed(texts, backend=b,
                                                                       cache_dir=c[-1]), repeat)
         assert np.array_equal(fresh, cached), "cached vectors differ from the encoded ones"
+        modes = [("uncached", un_s), ("cached", ca_s)]
+        if backend == "use":  # the same texts in one process: the workers' baseline
+            parallel_min = em.USE_PARALLEL_MIN
+            em.USE_PARALLEL_MIN = len(texts) + 1
+            try:
+                one_s, alone = _median_time(uncached, repeat)
+            finally:
+                em.USE_PARALLEL_MIN = parallel_min
+            assert np.array_equal(fresh, alone), "the workers' vectors differ from one process's"
+            modes.append(("uncached, one process", one_s))
         ident = backend_identity(backend)
-        for mode, secs in (("uncached", un_s), ("cached", ca_s)):
+        for mode, secs in modes:
             rows.append({"backend": backend, "mode": mode, "texts": len(texts), "median_s": secs,
                          "sentences_per_s": len(texts) / secs, "repeats": repeat,
                          "model": ident["model"], "version": ident["version"]})
@@ -168,13 +182,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     p.add_argument("--encode-max", type=int, default=1000,
                    help="largest size whose uncached encoding is timed for real (1000)")
+    p.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS),
+                   help="backends timed (both)")
+    p.add_argument("--throughput-only", action="store_true",
+                   help="time the encoders only (embed_throughput.csv), not the detector rule")
     args = p.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
-    tp = throughput(args.texts, args.repeat)
+    tp = throughput(args.texts, args.repeat, tuple(args.backends))
     tp.to_csv(OUT / "embed_throughput.csv", index=False, float_format="%.4g")
     print(tp.to_string(index=False))
+    if args.throughput_only:
+        return 0
     rates = {b: float(tp[(tp["backend"] == b) & (tp["mode"] == "uncached")]
-                      ["sentences_per_s"].iloc[0]) for b in BACKENDS}
+                      ["sentences_per_s"].iloc[0]) for b in args.backends}
     det = detector_cost(args.sizes, args.encode_max, rates)
     det.to_csv(OUT / "embed_detector.csv", index=False, float_format="%.4g")
     print(det.to_string(index=False))

