@@ -247,6 +247,7 @@ def _start_use_worker():
     def close() -> None:
         try:
             worker.stdin.close()  # the end of its input: it exits
+            worker.stdout.close()  # and a reply nobody will read ends in a broken pipe
             worker.wait(timeout=5)
         except OSError:  # it had died: nothing to close
             pass
