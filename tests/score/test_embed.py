@@ -235,9 +235,9 @@ def test_use_worker_processes_give_the_in_process_vectors(monkeypatch: pytest.Mo
     monkeypatch.setattr(em, "USE_PARALLEL_MIN", 1)
     monkeypatch.setattr(em, "_cores", lambda: 3)  # two workers, on any machine
     shared = em.embed(texts, backend="use")
-    assert len(model._workers) == 2 and all(w.poll() is None for w in model._workers)
+    assert len(model._workers) == 2 and all(w.process.poll() is None for w in model._workers)
     np.testing.assert_array_equal(shared, alone)
-    model._workers[1].kill()
-    model._workers[1].wait()
+    model._workers[1].process.kill()
+    model._workers[1].process.wait()
     with pytest.raises(em.EmbeddingUnavailable, match=r"worker process \(pid \d+\) stopped"):
         em.embed([f"new {t}" for t in texts], backend="use")

@@ -506,12 +506,12 @@ class CalibratedDedupe:
 
 def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: DedupeConfig,
                        grid: list[float], pairs: PairScores, say: Callable[[str], None],
-                       learned: Series | None = None) -> CalibratedDedupe:
+                       given_series: Series | None = None) -> CalibratedDedupe:
     """Steps 1-3: series, window, and the sweep (and the reference sweep the strata follow)."""
     times = _seconds(items, base)
-    learned = learned if learned is not None else (
+    found = given_series if given_series is not None else (
         corpus_series(items, base) if options.series else None)
-    series = learned if options.series else None
+    series = found if options.series else None
     window = None
     window_days = options.window_days
     if window_days is None:
@@ -524,7 +524,7 @@ def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: Dedup
     reference = swept
     if options.window_days is not None or not options.series or not _published_exact(
             items, base):
-        learned_series = learned if learned is not None else corpus_series(items, base)
+        learned_series = found if found is not None else corpus_series(items, base)
         learned = window.days if window is not None else learned_window(
             times, pairs, learned_series, options.seed).days
         reference = sweep(items, replace(base, window_days=learned, series=True,

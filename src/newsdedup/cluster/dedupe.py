@@ -601,7 +601,8 @@ def deciding_pairs(prep: Prepared, threshold: float,
         buckets[members] = len(buckets) + members
     rest = near_pairs(replace(prep, buckets=buckets), threshold, progress=progress)
     parts = [rest, *walked]
-    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]))
 
 
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],

