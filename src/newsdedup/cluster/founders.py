@@ -87,12 +87,11 @@ def founder_pairs(block: Block, members: np.ndarray, threshold: float,
     while lo < len(members):
         rows = int(np.clip(WALK_CELLS // (len(founders) + 256), 16, 256))
         part = members[lo:lo + rows]
-        old = _candidates(block, part, founders, threshold, allowed)
+        ok, scores = _candidates(block, part, founders, threshold, allowed)
         own = block(part, part)
         new: list[int] = []  # positions in part of the founders this block adds
         for k, item in enumerate(part.tolist()):
             best_s, best_f = -np.inf, -1
-            ok, scores = old
             if ok[k].any():  # argmax: the first maximum, the earliest founder (group)
                 c = int(np.argmax(np.where(ok[k], scores[k], -np.inf)))
                 best_s, best_f = float(scores[k, c]), int(founders[c])

@@ -25,11 +25,11 @@ from newsdedup.score.bins import bin_of, check_edges
 from newsdedup.score.jaccard import PairScores
 from newsdedup.score.join import (
     HISTOGRAM_STEP,
-    STREAM_NUMBA_MIN_SHINGLES,
     TopK,
     join_blocks,
     pair_histogram,
     stream_block,
+    stream_kernel,
     top_k,
 )
 from newsdedup.score.lsh import Banding, choose_bands
@@ -165,7 +165,7 @@ def write_join(
         if client is None:
             # Compiled from fewer shingles than threshold_join's "auto": numpy's block products
             # hold rows x window entries (1.3 GB on 20k templated English titles).
-            kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
+            kernel = stream_kernel(shingled)
             for part in join_blocks(shingled, threshold, stream_block(n), kernel=kernel):
                 spill.add(part.pairs)
                 candidates += part.candidates

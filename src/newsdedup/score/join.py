@@ -73,6 +73,7 @@ __all__ = [
     "threshold_join",
     "top_k",
     "stream_block",
+    "stream_kernel",
 ]
 
 # Slack of the filters (not of the result): float scores are correctly
@@ -322,8 +323,8 @@ NUMBA_MIN_SHINGLES = 1 << 20
 STREAM_NUMBA_MIN_SHINGLES = 1 << 17
 """Shingle occurrences (about 5,000 headlines) from which a streamed join compiles.
 
-``newsdedup join`` and the sampled measurement use it instead of
-:data:`NUMBA_MIN_SHINGLES`.
+Streamed joins (``newsdedup join``, the sampled measurement, the cross-host study)
+use it instead of :data:`NUMBA_MIN_SHINGLES`, through :func:`stream_kernel`.
 Below, numpy's sparse products are cheap and numba's import (about half a
 second) is not; above, the compiled kernel's memory is a few arrays per row
 where a numpy block holds its rows times their length window (measured on
@@ -346,6 +347,20 @@ STREAM_PAIR_SLOTS = 1_250_000
 Up to four blocks are in flight (:func:`join_blocks`), so this bounds the pairs held to
 5M (about 120 MB) on a corpus of one template, where 256 rows of 20,000 titles held 20M
 (0.9 GB peak RSS for the join alone; 0.5 GB at 64 rows, and no slower)."""
+
+
+def stream_kernel(shingled: ShingleMatrix) -> str:
+    """The join kernel of a streamed join (:func:`join_blocks`) over ``shingled``.
+
+    ``"numba"`` from :data:`STREAM_NUMBA_MIN_SHINGLES` shingle occurrences on, else
+    ``"numpy"`` (same pairs and scores whichever).
+
+    Examples:
+        >>> from newsdedup.text.shingle import shingle_matrix
+        >>> stream_kernel(shingle_matrix(["abcde", "abcdf"], 3))
+        'numpy'
+    """
+    return "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
 
 
 def stream_block(n_items: int) -> int:

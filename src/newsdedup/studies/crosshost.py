@@ -21,7 +21,7 @@ import pandas as pd
 
 from newsdedup.corpus.hosts import parse_dates
 from newsdedup.score.jaccard import PairScores, jaccard_block
-from newsdedup.score.join import STREAM_NUMBA_MIN_SHINGLES, join_blocks, stream_block
+from newsdedup.score.join import join_blocks, stream_block, stream_kernel
 from newsdedup.studies.pairstream import Track, pair_blocks, untracked
 from newsdedup.text.shingle import ShingleMatrix
 
@@ -356,7 +356,7 @@ def all_pairs_max(shingled: ShingleMatrix, track: Track = untracked) -> float:
         >>> all_pairs_max(shingle_matrix(["abcde", "abcdf", "xyz"], 3))
         0.5
     """
-    kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
+    kernel = stream_kernel(shingled)
     for t in MAX_LADDER:
         label = f"crosshost: upper bound, join J >= {t:g}"
 

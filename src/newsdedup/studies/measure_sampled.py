@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.score.jaccard import PairScores, pair_jaccard
-from newsdedup.score.join import STREAM_NUMBA_MIN_SHINGLES, join_blocks, stream_block
+from newsdedup.score.join import join_blocks, stream_block, stream_kernel
 from newsdedup.score.minhash import bucket_pairs, estimate_pairs, lsh_params, signatures
 from newsdedup.studies.cost import join_threshold, measure_plan
 from newsdedup.studies.measure import (
@@ -476,7 +476,7 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
     if t_join is not None:
         # The join's pairs block by block (never all held), compiled where numpy's block
         # products would hold rows x window entries.
-        kernel = "numba" if shingled.matrix.nnz >= STREAM_NUMBA_MIN_SHINGLES else "numpy"
+        kernel = stream_kernel(shingled)
         for part in join_blocks(shingled, t_join, stream_block(shingled.n_items), kernel=kernel,
                                 progress=lambda it: track(
                 list(it), None, f"measure n={n}: join J >= {t_join:g}, row blocks")):
