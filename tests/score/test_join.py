@@ -26,7 +26,7 @@ _ROUTE = {"prefix": 1e-300, "scan": float("inf")}  # SCAN_PAIRS_PER_READ forcing
 def _join(shingled, t, kernel="auto", **kw):
     if kernel in _ROUTE:
         with mock.patch.object(join_module, "SCAN_PAIRS_PER_READ", _ROUTE[kernel]):
-            return threshold_join(shingled, t, kernel="numba", **kw)
+            return threshold_join(shingled, t, kernel="numba", scan=True, **kw)
     return threshold_join(shingled, t, kernel=kernel, **kw)
 
 
@@ -205,3 +205,64 @@ def test_histogram_rejects_bad_edges():
     for bad in ([0.5], [0.0, 0.5], [0.5, 0.2, 1.0], [-0.1, 1.0]):
         with pytest.raises(ValueError, match="edges"):
             pair_histogram(ps, bad, 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(0, 7), max_size=12), min_pairs=st.integers(1, 10))
+def test_gathered_pieces_are_the_blocks_pairs_in_order_and_bounded(sizes, min_pairs):
+    """Pieces concatenate to the blocks' pairs in block order; each but the last reaches
+    ``min_pairs`` and holds fewer than ``min_pairs`` plus its last block's pairs."""
+    start = np.cumsum([0, *sizes])
+    blocks = [join_module.JoinResult(PairScores(np.arange(a, b), np.arange(a, b) + 100,
+                                                np.arange(a, b) / 100.0), 0.0, 0, 0)
+              for a, b in zip(start[:-1], start[1:], strict=True)]
+    pieces = list(join_module.gathered_pairs(blocks, min_pairs))
+    assert np.concatenate([p.i for p in pieces] or [np.zeros(0)]).tolist() == \
+        list(range(int(start[-1])))
+    for p in pieces:
+        assert p.j.tolist() == (p.i + 100).tolist() and np.allclose(p.score, p.i / 100.0)
+        assert len(p) < min_pairs + max(sizes)
+    assert all(len(p) >= min_pairs for p in pieces[:-1])
+    assert all(len(p) for p in pieces)
+
+
+def test_a_streamed_join_gathered_gives_the_pairs_of_the_whole_join():
+    """The blocks of both kernels, gathered in small pieces, are the join's pairs."""
+    texts = [hangul_alnum(t) for t in ["서울 아파트값 3주 연속 상승", "서울 아파트값 4주 연속 상승",
+                                        "부산 아파트값 하락", "서울 아파트 값 3주째 상승"] * 30]
+    sm = shingle_matrix(texts, 3)
+    whole = threshold_join(sm, 0.4).pairs
+    for kernel in ("numpy", "numba"):
+        pieces = list(join_module.gathered_pairs(
+            join_module.join_blocks(sm, 0.4, block=7, kernel=kernel), 50))
+        got = join_module.merge_blocks([join_module.JoinResult(p, 0.4, 0, 0) for p in pieces],
+                                       0.4).pairs
+        assert len(pieces) > 1
+        np.testing.assert_array_equal(got.i, whole.i)
+        np.testing.assert_array_equal(got.j, whole.j)
+        np.testing.assert_array_equal(got.score, whole.score)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_below_the_scan_threshold_every_row_takes_the_prefix_route(english_headlines):
+    """Below SCAN_MIN_THRESHOLD the compiled join prices the scan out (and gives numpy's
+    pairs); from it on, the per-row cost model decides again."""
+    shingled = english_headlines[0]
+    seen = []
+    real = join_module.join_block_compiled
+
+    def spy(*args, **kw):
+        seen.append(kw["pairs_per_read"])
+        return real(*args, **kw)
+
+    with mock.patch.object(join_module, "join_block_compiled", spy):
+        low = threshold_join(shingled, 0.1, block=256, kernel="numba")
+        assert set(seen) == {0.0} and len(seen) > 1
+        seen.clear()
+        threshold_join(shingled, join_module.SCAN_MIN_THRESHOLD, block=256, kernel="numba")
+        assert set(seen) == {join_module.SCAN_PAIRS_PER_READ}
+    want = threshold_join(shingled, 0.1, kernel="numpy").pairs
+    assert len(want) > 0
+    np.testing.assert_array_equal(low.pairs.i, want.i)
+    np.testing.assert_array_equal(low.pairs.j, want.j)
+    np.testing.assert_array_equal(low.pairs.score, want.score)

@@ -62,3 +62,19 @@ def test_cost_model_sends_english_rows_to_the_scan(lang):
                         post.item_ptr, post.item_idx, post.run_end, SCAN_PAIRS_PER_READ)[5]
     share = scanned / len(index.sizes)
     assert share > 0.9 if lang == "en" else 0 < share < 0.5
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_no_row_is_scanned_when_the_scan_is_priced_out():
+    # English rows go to the scan at the default price (test above); at price 0 none does.
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+
+    texts = [hangul_alnum(x) for x in enlarge(headline_pool("en"), 2000, seed=0).text]
+    index = build_index(shingle_matrix(texts, 3), 0.3, compiled=True)
+    post = MidPostings.of(index, 0.3 - _SLACK, _PREFIX_K)
+    args = (0, len(index.sizes), 0.3, 0.3 - _SLACK, _PREFIX_K, index.sizes, post.probe_len,
+            post.ptr, post.entries, post.bits, post.item_ptr, post.item_idx, post.run_end)
+    priced_out, default = join_rows(*args, 0.0), join_rows(*args, SCAN_PAIRS_PER_READ)
+    assert priced_out[5] == 0 and default[5] > 0
+    for got, want in zip(priced_out[:3], default[:3], strict=True):
+        np.testing.assert_array_equal(np.sort(got), np.sort(want))

@@ -34,52 +34,44 @@ import numpy as np
 
 from newsdedup.cluster.sweep import PartitionSweep, sparse_partition
 from newsdedup.score.jaccard import PairScores, idf_weights, jaccard_block
-from newsdedup.score.join import DEFAULT_JOIN_BLOCK, threshold_join
+from newsdedup.score.join import DEFAULT_JOIN_BLOCK, NUMBA_MIN_SHINGLES, threshold_join
 from newsdedup.score.minhash import MinHashConfig
 from newsdedup.score.prefix import pair_scores, prefix_candidates, row_mass
 from newsdedup.score.scorers import make_scorer
 from newsdedup.studies.pairstream import DEFAULT_CELLS, pair_blocks
 from newsdedup.text.shingle import ShingleMatrix
 
-__all__ = ["COMPILED_MIN_THRESHOLD", "SWEEP_SCORERS", "exact_max_pair",
+__all__ = ["NUMPY_JOIN_CELLS", "SWEEP_SCORERS", "exact_max_pair",
            "items_left", "scorer_pairs", "sweep_from_pairs", "sweep_join_kernel"]
 
 SWEEP_SCORERS = ("jaccard", "idf-jaccard", "minhash")
 """Scorers of the calibrate sweep, in the order of ``sweep.csv``."""
 
-COMPILED_MIN_THRESHOLD = 0.2
-"""Lowest join threshold of the sweep run by the compiled join kernel; below, the numpy one.
-
-The compiled kernel (:mod:`newsdedup.score.join_kernels`) sends rows whose
-posting lists are long through its bitmap scan, whose bound
-``|x & y| <= (|x| + |y| - popcount(x ^ y)) / 2`` needs an overlap of
-``t / (1 + t)`` of both sizes: about 9% at ``t = 0.1``, which most pairs of
-headlines sharing a few common n-grams pass, so nearly every pair of the
-length window is verified exactly (``O(N^2)`` intersections). The numpy
-kernel's pkwise prefix filter (four shared prefix shingles) verifies far
-fewer. Measured on 100k synthetic headlines (n = 4, same pairs either way):
-English at 0.2 compiled 26 s, numpy 37 s; English at 0.1 numpy 74 s
-(3.4M pairs), compiled projected over 10 min (900M pairs pass the bitmap
-bound, from a pair sample); Korean at 0.05 compiled 140 s (248M pairs
-verified), numpy 30 s (4.3M verified). The choice only moves time: the
-pairs and scores are the same (tested)."""
-
 NUMPY_JOIN_CELLS = 1 << 25
 """Rows x window entries one numpy join block may produce (``block = cells / N``, 64..2048).
 
 The numpy kernel's sparse product of a block holds up to ``block x N``
-entries (12 bytes each): at most about 400 MB whatever ``N``."""
+entries (12 bytes each): at most about 400 MB whatever ``N``, twice that with
+the two blocks :func:`~newsdedup.score.join.join_blocks` runs at a time. The
+sweep runs it only on small corpora (:func:`sweep_join_kernel`)."""
 
 
-def sweep_join_kernel(lowest: float, n_items: int) -> tuple[str, int]:
-    """Join kernel and block rows of the sweep's join at ``lowest`` (see COMPILED_MIN_THRESHOLD).
+def sweep_join_kernel(shingle_count: int, n_items: int) -> tuple[str, int]:
+    """Join kernel and block rows of the sweep's join.
+
+    Compiled from :data:`~newsdedup.score.join.NUMBA_MIN_SHINGLES` shingle
+    occurrences on, at any threshold: below
+    :data:`~newsdedup.score.join.SCAN_MIN_THRESHOLD` it keeps every row on its
+    prefix route, which beats numpy's block products there too. On fewer
+    shingles the numpy kernel (no compiled import to pay), in blocks of at most
+    :data:`NUMPY_JOIN_CELLS` entries.
 
     Examples:
-        >>> sweep_join_kernel(0.3, 100_000), sweep_join_kernel(0.05, 100_000)
-        (('auto', 2048), ('numpy', 335))
+        >>> sweep_join_kernel(5_000_000, 100_000), sweep_join_kernel(300_000, 15_000)
+        (('numba', 2048), ('numpy', 2048))
     """
-    if lowest >= COMPILED_MIN_THRESHOLD:
-        return "auto", DEFAULT_JOIN_BLOCK
+    if shingle_count >= NUMBA_MIN_SHINGLES:
+        return "numba", DEFAULT_JOIN_BLOCK
     return "numpy", int(np.clip(NUMPY_JOIN_CELLS // max(n_items, 1), 64, DEFAULT_JOIN_BLOCK))
 
 
@@ -179,8 +171,8 @@ def scorer_pairs(shingled: ShingleMatrix, scorer: str, lowest: float,
                 if progress:
                     progress(k + 1, len(ranges))
 
-        kernel, block = sweep_join_kernel(_lowest(lowest), shingled.n_items)
-        return threshold_join(shingled, lowest, block=block, progress=blocks,
+        kernel, block = sweep_join_kernel(shingled.matrix.nnz, shingled.n_items)
+        return threshold_join(shingled, _lowest(lowest), block=block, progress=blocks,
                               kernel=kernel).pairs
     if scorer == "idf-jaccard":
         return weighted_pairs(shingled, idf_weights(shingled), lowest)

@@ -133,7 +133,8 @@ def font_face_css(text: str) -> str:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    wanted = sorted({ord(c) for c in text if in_ranges(c)})
+    # Distinct characters first: a page repeats a few thousand characters a million times.
+    wanted = sorted(ord(c) for c in set(text) if in_ranges(c))
     if not wanted:
         return ""
     font = TTFont(font_path(), recalcTimestamp=False)

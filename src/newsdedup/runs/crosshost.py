@@ -39,7 +39,7 @@ from newsdedup.runs.files import (
 )
 from newsdedup.runs.progress import tracker
 from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
-from newsdedup.score.join import join_blocks, stream_block, stream_kernel
+from newsdedup.score.join import gathered_pairs, join_blocks, stream_block, stream_kernel
 from newsdedup.studies.crosshost import (
     DEFAULT_FLOOR,
     MAX_LISTED,
@@ -194,9 +194,10 @@ def cross_host_report(items: pd.DataFrame, options: CrossHostConfig,
     # feed of one template nearly every pair is above any floor.
     tally = CrossTally(items, hosts, options.window_days, bound, options.max_rows)
     kernel = stream_kernel(sub)
-    for part in join_blocks(sub, options.floor, stream_block(sub.n_items), lambda it: track(
-            list(it), None, f"crosshost: join J >= {options.floor:g}, row blocks"), kernel):
-        tally.add(PairScores(focus[part.pairs.i], focus[part.pairs.j], part.pairs.score))
+    parts = join_blocks(sub, options.floor, stream_block(sub.n_items), lambda it: track(
+        list(it), None, f"crosshost: join J >= {options.floor:g}, row blocks"), kernel)
+    for pairs in gathered_pairs(parts):
+        tally.add(PairScores(focus[pairs.i], focus[pairs.j], pairs.score))
     return tally_report(items, tally, listing)
 
 

@@ -428,7 +428,7 @@ def join_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, entries, bits, ite
     Each row takes the prefix route unless its posting ranges hold more than
     ``window / pairs_per_read`` entries, where ``window`` is the number of
     earlier rows the length filter admits; those rows take the scan route
-    (module docstring).
+    (module docstring). ``pairs_per_read <= 0``: every row takes the prefix route.
 
     Returns:
         ``(r, c, score, candidates, verified, scanned_rows)``.
@@ -449,8 +449,9 @@ def join_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, entries, bits, ite
         r_lo = np.searchsorted(sizes, t_lo * sc * (1.0 - 1e-12) - 1.0, side="left")
         if r_lo >= c:
             continue
+        budget = np.inf if pairs_per_read <= 0 else (c - r_lo) / pairs_per_read
         n = _prefix_ranges(c, r_lo, k, q, sizes, probe_len, post_ptr, entries, item_idx,
-                           item_ptr, zs, ze, (c - r_lo) / pairs_per_read)
+                           item_ptr, zs, ze, budget)
         if n < 0:
             scan[n_scan], scan_lo[n_scan] = c, r_lo
             n_scan += 1

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.score.jaccard import PairScores, pair_jaccard
-from newsdedup.score.join import join_blocks, stream_block, stream_kernel
+from newsdedup.score.join import gathered_pairs, join_blocks, stream_block, stream_kernel
 from newsdedup.score.minhash import bucket_pairs, estimate_pairs, lsh_params, signatures
 from newsdedup.studies.cost import join_threshold, measure_plan
 from newsdedup.studies.measure import (
@@ -477,10 +477,11 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
         # The join's pairs block by block (never all held), compiled where numpy's block
         # products would hold rows x window entries.
         kernel = stream_kernel(shingled)
-        for part in join_blocks(shingled, t_join, stream_block(shingled.n_items), kernel=kernel,
-                                progress=lambda it: track(
-                list(it), None, f"measure n={n}: join J >= {t_join:g}, row blocks")):
-            stats.add(part.pairs, estimate_pairs(sigs, empty, part.pairs.i, part.pairs.j))
+        parts = join_blocks(shingled, t_join, stream_block(shingled.n_items), kernel=kernel,
+                            progress=lambda it: track(
+                list(it), None, f"measure n={n}: join J >= {t_join:g}, row blocks"))
+        for pairs in gathered_pairs(parts):
+            stats.add(pairs, estimate_pairs(sigs, empty, pairs.i, pairs.j))
     else:  # even the highest threshold's pairs are too many: the best sampled pairs
         stats.add(PairScores(np.minimum(si, sj), np.maximum(si, sj), ex_s), es_s,
                   counts=False)
