@@ -244,9 +244,9 @@ def test_a_streamed_join_gathered_gives_the_pairs_of_the_whole_join():
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-def test_below_the_scan_threshold_every_row_takes_the_prefix_route(english_headlines):
-    """Below SCAN_MIN_THRESHOLD the compiled join prices the scan out (and gives numpy's
-    pairs); from it on, the per-row cost model decides again."""
+def test_scan_false_keeps_every_row_on_the_prefix_route(english_headlines):
+    """``scan=False`` prices the scan out (price 0, and numpy's pairs); by default the
+    per-row cost model decides, at every threshold."""
     shingled = english_headlines[0]
     seen = []
     real = join_module.join_block_compiled
@@ -256,10 +256,10 @@ def test_below_the_scan_threshold_every_row_takes_the_prefix_route(english_headl
         return real(*args, **kw)
 
     with mock.patch.object(join_module, "join_block_compiled", spy):
-        low = threshold_join(shingled, 0.1, block=256, kernel="numba")
+        low = threshold_join(shingled, 0.1, block=256, kernel="numba", scan=False)
         assert set(seen) == {0.0} and len(seen) > 1
         seen.clear()
-        threshold_join(shingled, join_module.SCAN_MIN_THRESHOLD, block=256, kernel="numba")
+        threshold_join(shingled, 0.1, block=256, kernel="numba")
         assert set(seen) == {join_module.SCAN_PAIRS_PER_READ}
     want = threshold_join(shingled, 0.1, kernel="numpy").pairs
     assert len(want) > 0

@@ -60,9 +60,9 @@ def sweep_join_kernel(shingle_count: int, n_items: int) -> tuple[str, int]:
     """Join kernel and block rows of the sweep's join.
 
     Compiled from :data:`~newsdedup.score.join.NUMBA_MIN_SHINGLES` shingle
-    occurrences on, at any threshold: below
-    :data:`~newsdedup.score.join.SCAN_MIN_THRESHOLD` it keeps every row on its
-    prefix route, which beats numpy's block products there too. On fewer
+    occurrences on, at any threshold: at the sweep's low floor its cost model
+    keeps most rows on the prefix route, which beats numpy's block products
+    there too (:data:`~newsdedup.score.join.SCAN_ROWS_PER_FLAGGED_SHINGLE`). On fewer
     shingles the numpy kernel (no compiled import to pay), in blocks of at most
     :data:`NUMPY_JOIN_CELLS` entries.
 

@@ -67,7 +67,8 @@ __all__ = [
     "join_block",
     "join_block_compiled",
     "join_blocks",
-    "SCAN_MIN_THRESHOLD",
+    "SCAN_PAIRS_PER_READ",
+    "SCAN_ROWS_PER_FLAGGED_SHINGLE",
     "STREAM_JOIN_BLOCK",
     "STREAM_PAIR_SLOTS",
     "STREAM_NUMBA_MIN_SHINGLES",
@@ -378,33 +379,49 @@ def stream_block(n_items: int) -> int:
     """
     return int(min(STREAM_JOIN_BLOCK, max(16, STREAM_PAIR_SLOTS // max(n_items, 1))))
 
-SCAN_PAIRS_PER_READ = 64.0
+
+SCAN_PAIRS_PER_READ = 16.0
 """Window rows the compiled join tests on bitmaps for the cost of one posting entry it reads.
 
-A row whose probe prefix would read more posting entries than its length
-window holds rows, divided by this, is joined by the bitmap scan instead
+The price of a row's prefix route, in the unit of the scan's
 (:mod:`newsdedup.score.join_kernels`): the scan tests 8-16 rows per vector
-instruction, a posting read is a random access plus a binary search per
-prefix shingle. The choice only moves time between two exact routes; the
-pairs and scores are the same.
-"""
+instruction, a posting read is a random access plus, for some, a candidate
+to check. A row whose probe prefix reads no more entries than its length
+window holds rows, divided by this, takes the prefix route at once. The
+choice only moves time between two exact routes; the pairs and scores are
+the same. Measured on blocks of 2,048 rows of 100k distinct English
+headlines at 0.2 (n = 3-5, one route forced for the whole block, one
+thread): 11-17 ns per posting entry read, 0.6-1.0 ns per window row
+scanned where few rows are flagged."""
 
 
-SCAN_MIN_THRESHOLD = 0.2
-"""Lowest threshold at which the compiled join may take its bitmap scan route.
+SCAN_ROWS_PER_FLAGGED_SHINGLE = 16.0
+"""Window rows the scan tests for the cost of one vain intersection, per shingle of the row.
 
-The scan's bound ``|x & y| <= (|x| + |y| - popcount(x ^ y)) / 2`` must
-reach ``t / (1 + t)`` of both sizes: about 9% at ``t = 0.1``, which most
-pairs of headlines sharing a few common n-grams pass, so the scan verifies
-nearly every pair of the length window (``O(N^2)`` intersections). Below
-this threshold every row takes the prefix route (pkwise counting, four
-shared prefix shingles). Measured (n = 4, two threads, same pairs either
-way): 100k distinct English headlines at 0.1, prefix route 15.0 s where the
-scan was projected over 10 min and the numpy kernel took 21.8 s; 100k
-distinct Korean at 0.05, 1.5 s (numpy 2.3 s); 10k templated English at 0.1,
-7.6 s (scan 6.7 s, numpy 16.5 s and 3.2 GB). From 0.2 on the scan pays
-where most window rows match: 100k templated English at 0.5, 9.1 s against
-21.8 s prefix-only."""
+Every window row that passes the bitmap bound is intersected exactly, a
+merge of two rank lists: about 1 us for rows of 90 shingles, 1,000-1,600
+window rows' worth of bitmap tests (same blocks as
+:data:`SCAN_PAIRS_PER_READ`, the bound's slack varied to vary the flagged
+rows; measured before the merge learned to stop early, which makes a vain
+intersection cheaper, so the price errs towards the prefix route). The rows that then score below the threshold are the scan's own
+cost (those above it are intersected by either route). It is large where
+the bound is weak: at low thresholds (the bound needs an overlap of
+``t / (1 + t)``, 9% at 0.1), and for long items whose 512-bit maps are
+mostly set (English n = 4 at 0.2: 7.4M of the 9M flagged rows came from
+the longest 5% of 100k items). Per row, the kernel estimates the flagged
+rows from one chunk of the window in 32 and their failing share from
+the first eight (:func:`newsdedup.score.join_kernels.join_rows`).
+
+Measured with ``join_blocks`` (two threads, synthetic headlines, same
+pairs every way) against the price of 64 per read alone, which the scan
+was turned off below 0.2 to escape: distinct English 100k at 0.2, n = 3 /
+4 / 5, 8.7 / 4.5 / 2.3 s against 9.8 / 10.2 / 9.1 s (prefix route alone:
+24.0 / 4.4 / 2.1 s); at 0.1, n = 4, 16.5 s against 16.1 s on the prefix
+route alone (the scan alone was projected over 10 min); 10k templated
+English at 0.1, 7.1 s against 7.2 s. Where flagged rows are matches the
+estimate costs a little: templated English 100k at 0.5 27.5 s against
+27.3-27.9 s, templated Korean 6.3 s against 5.9-6.1 s, 20,000
+near-identical titles 18.1 s against 16.4-17.5 s."""
 
 
 def join_block_compiled(index: JoinIndex, postings, lo: int, hi: int,
@@ -420,8 +437,9 @@ def join_block_compiled(index: JoinIndex, postings, lo: int, hi: int,
     filter admits against the 512-bit bitmap bound. Same pairs and scores as
     :func:`join_block`; ``candidates`` counts the pairs that reach the bitmap
     bound (prefix route) or pass it (scan route), ``verified`` those whose
-    intersection was computed. ``pairs_per_read`` sets the route's price
-    (:data:`SCAN_PAIRS_PER_READ` when None; 0: the prefix route for every row).
+    intersection was computed. ``pairs_per_read`` sets the prefix route's price
+    (:data:`SCAN_PAIRS_PER_READ` when None; 0: the prefix route for every row);
+    a flagged row costs :data:`SCAN_ROWS_PER_FLAGGED_SHINGLE` per shingle.
     """
     from newsdedup.score.join_kernels import join_rows
 
@@ -432,7 +450,7 @@ def join_block_compiled(index: JoinIndex, postings, lo: int, hi: int,
     r, c, score, n_cand, n_verified, _ = join_rows(
         lo, hi, t, t - _SLACK, _PREFIX_K, index.sizes, postings.probe_len, postings.ptr,
         postings.entries, postings.bits, postings.item_ptr, postings.item_idx,
-        postings.run_end, float(pairs_per_read))
+        postings.run_end, float(pairs_per_read), SCAN_ROWS_PER_FLAGGED_SHINGLE)
     a, b = index.order[r], index.order[c]
     pairs = PairScores(i=np.minimum(a, b), j=np.maximum(a, b), score=score)
     return JoinResult(pairs=pairs, threshold=t, candidates=int(n_cand), verified=int(n_verified))
@@ -473,7 +491,7 @@ def threshold_join(
     block: int = DEFAULT_JOIN_BLOCK,
     progress: Callable[[Iterator], Iterator] | None = None,
     kernel: str = "auto",
-    scan: bool | None = None,
+    scan: bool = True,
 ) -> JoinResult:
     """Every pair ``i < j`` with exact Jaccard ``>= threshold``, without the ``N x N`` matrix.
 
@@ -488,9 +506,9 @@ def threshold_join(
             (numba from :data:`NUMBA_MIN_SHINGLES` on). Same pairs and scores
             whichever (``candidates`` and ``verified`` count each path's stages).
         scan: Whether the compiled kernel may send a row through its bitmap scan
-            (:data:`SCAN_PAIRS_PER_READ`); False keeps every row on the prefix
-            route; None (default): from :data:`SCAN_MIN_THRESHOLD` on. Same pairs
-            and scores either way.
+            where that costs less (:data:`SCAN_PAIRS_PER_READ`,
+            :data:`SCAN_ROWS_PER_FLAGGED_SHINGLE`); False keeps every row on the
+            prefix route. Same pairs and scores either way.
 
     Returns:
         A :class:`JoinResult`; ``result.pairs`` sorted by ``(i, j)`` with float64
@@ -514,7 +532,7 @@ def join_blocks(
     block: int = DEFAULT_JOIN_BLOCK,
     progress: Callable[[Iterator], Iterator] | None = None,
     kernel: str = "auto",
-    scan: bool | None = None,
+    scan: bool = True,
 ) -> Iterator[JoinResult]:
     """:func:`threshold_join` one row block at a time: memory of one block's pairs, not all.
 
@@ -542,8 +560,6 @@ def join_blocks(
         from newsdedup.score.join_kernels import MidPostings
 
         postings = MidPostings.of(index, index.threshold - _SLACK, _PREFIX_K)
-        if scan is None:
-            scan = index.threshold >= SCAN_MIN_THRESHOLD
         # Read at call time (tests force a route by setting the module's value).
         price = SCAN_PAIRS_PER_READ if scan else 0.0
         run_block = partial(join_block_compiled, index, postings, pairs_per_read=price)

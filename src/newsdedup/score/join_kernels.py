@@ -23,7 +23,10 @@ row from what each would cost:
   ``|x & y| <= (|x| + |y| - popcount(x ^ y)) / 2``. The bitmaps are stored
   word-major, so the test runs 8 or 16 rows per vector instruction, in
   tiles of rows and chunks of columns that stay in cache. The bound is
-  valid for every pair, so the scan misses nothing.
+  valid for every pair, so the scan misses nothing. It is weak at low
+  thresholds and for long items whose maps are mostly set: every window
+  row it flags is intersected, and the flagged rows that score below ``t``
+  are priced in from a sample of the window before a row is sent here.
 
 Both routes end in the same exact test: the intersection of the two sorted
 rank lists and the float64 ``inter / union`` of the brute-force path, kept if
@@ -140,23 +143,38 @@ def prefix_last_sizes(pos, size, q, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _exact_score(r, c, sizes, item_ptr, item_idx):  # pragma: no cover - compiled
-    """Jaccard of rows ``r`` and ``c`` from their sorted ranks: ``inter / union`` as brute force."""
+def _exact_score(r, c, sizes, item_ptr, item_idx, q):  # pragma: no cover - compiled
+    """Jaccard of rows ``r`` and ``c``, or -1.0 once it cannot reach ``t`` (``q = t / (1 + t)``).
+
+    The intersection of their sorted ranks, and ``inter / union`` in float64 as
+    brute force computes it. The merge stops when the shingles left cannot
+    lift the intersection to ``ceil(q (|r| + |c|)) - 1``, one below the least
+    that can score ``t`` whatever the rounding (a positional filter): most
+    pairs a weak bound lets through fail early, while matching pairs
+    (templated titles) test it only at their few mismatches.
+    """
     pi, ei = item_ptr[r], item_ptr[r + 1]
     pj, ej = item_ptr[c], item_ptr[c + 1]
-    inter = 0
+    total = sizes[r] + sizes[c]
+    if total == 0:
+        return 0.0
+    short = np.int64(np.ceil(q * total)) - 1
+    inter = np.int64(0)
     while pi < ei and pj < ej:
         u, v = item_idx[pi], item_idx[pj]
         if u == v:
             inter += 1
             pi += 1
             pj += 1
-        elif u < v:
-            pi += 1
         else:
-            pj += 1
-    union = sizes[r] + sizes[c] - inter
-    return inter / union if union > 0 else 0.0
+            if u < v:
+                pi += 1
+            else:
+                pj += 1
+            # Only a mismatch lowers what the intersection can still reach.
+            if inter + min(ei - pi, ej - pj) < short:
+                return -1.0
+    return inter / (total - inter)
 
 
 @njit(cache=True, nogil=True)
@@ -245,12 +263,100 @@ def _scan_rows(rows, r_los, t, t_lo, sizes, run_end, bits, item_ptr, item_idx,
                     for r in range(max(a, lo + 8 * w), min(b, lo + 8 * w + 8)):
                         if flags[r - lo]:
                             verified += 1
-                            score = _exact_score(r, c, sizes, item_ptr, item_idx)
+                            score = _exact_score(r, c, sizes, item_ptr, item_idx, t / (1.0 + t))
                             if score >= t:
                                 out_r, out_c, out_s, n_out = _emit(out_r, out_c, out_s, n_out,
                                                                    r, c, score)
             ra = rb
     return (out_r, out_c, out_s, n_out), verified
+
+
+SAMPLE_EVERY = 32
+"""The scan's cost estimate tests one chunk of the window in this many (:func:`_sampled_flags`).
+
+Where flagged rows cost (thousands per row), a 32nd of a 100k window still
+meets hundreds; where few are flagged the estimate is rough but the scan's
+bitmap tests dominate its cost. At 0.5 on 100k distinct English headlines,
+where nearly every row is weighed and few are flagged, one chunk in eight
+(with a second walk of each row's prefix) made the join 2.3-2.5 s where the
+price per read alone took 1.9-2.2 s; one in 32, and no second walk for rows
+with nothing flagged, 1.9-2.1 s."""
+
+SAMPLE_CHECKS = 8
+"""Flagged rows per row intersected exactly where it matters: matches, or the bound's misses."""
+
+
+@njit(cache=True, nogil=True)
+def _sampled_flags(rows, r_los, t_lo, sizes, run_end, bits, every,
+                   checks):  # pragma: no cover - compiled
+    """Estimated rows of each window the scan would flag, and the first flagged rows.
+
+    The same tiles and chunks as :func:`_scan_rows`, flags counted but not
+    verified, on the chunks whose position along the tile's span is a
+    multiple of ``every``: a row's estimate is its flagged share of the
+    sampled window rows times its window. Where a row's bitmap is saturated
+    (long items: 300 letter trigrams fill most of 512 bits) or the threshold
+    is low, thousands of window rows pass the bound, and their exact
+    intersections, not the bitmap tests, are what the scan costs.
+
+    Returns:
+        ``(flagged, first)``: ``float64`` estimates, one per row (0 where no
+        sampled chunk met its window), and ``int64 (rows, checks)``, the first
+        flagged rows met (-1 after the last).
+    """
+    q = t_lo / (1.0 + t_lo)
+    flags = np.zeros(SCAN_CHUNK + 2 * PAD, dtype=np.uint8)
+    hit = np.zeros(rows.shape[0], dtype=np.int64)
+    seen = np.zeros(rows.shape[0], dtype=np.int64)
+    first = np.full((rows.shape[0], checks), -1, dtype=np.int64)
+    for t0 in range(0, rows.shape[0], SCAN_TILE):
+        t1 = min(rows.shape[0], t0 + SCAN_TILE)
+        ra, r_end = r_los[t0], rows[t1 - 1]
+        chunk = 0
+        while ra < r_end:
+            rb = min(r_end, ra + SCAN_CHUNK, run_end[ra])
+            if chunk % every == 0:
+                s_r = sizes[ra]
+                for y in range(t0, t1):
+                    c = rows[y]
+                    sc = sizes[c]
+                    a, b = max(ra, r_los[y]), min(rb, c)
+                    if a >= b or not t_lo * sc <= s_r:
+                        continue
+                    limit = s_r + sc - 2 * np.int64(np.ceil(q * (s_r + sc)))
+                    lo, hi = a - a % 16, b + (16 - b % 16) % 16
+                    _flag_rows(bits, lo, hi, c, limit, flags)
+                    for r in range(a, b):
+                        if flags[r - lo]:
+                            if hit[y] < checks:
+                                first[y, hit[y]] = r
+                            hit[y] += 1
+                    seen[y] += b - a
+            chunk += 1
+            ra = rb
+    flagged = np.zeros(rows.shape[0], dtype=np.float64)
+    for y in range(rows.shape[0]):
+        if seen[y] > 0:
+            flagged[y] = hit[y] * ((rows[y] - r_los[y]) / seen[y])
+    return flagged, first
+
+
+@njit(cache=True, nogil=True)
+def _missed_share(c, first, t, sizes, item_ptr, item_idx):  # pragma: no cover - compiled
+    """Share of the flagged rows ``first`` (-1: none) whose pair with ``c`` scores below ``t``.
+
+    Pairs at or above ``t`` are intersected by either route (templated titles
+    flag thousands of true matches, at no cost the prefix route would not
+    pay); the scan's own cost is the flagged rows that fail.
+    """
+    checked = missed = 0
+    for r in first:
+        if r < 0:
+            break
+        checked += 1
+        if _exact_score(r, c, sizes, item_ptr, item_idx, t / (1.0 + t)) < t:
+            missed += 1
+    return missed / checked if checked else 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -351,7 +457,7 @@ def _verify(c, cand, n_c, t, t_lo, q, sizes, bits, item_ptr, item_idx,
         if _bitmap_distance(bits, r, c) > s_r + sc - 2 * np.ceil(q * (s_r + sc)):
             continue
         n_verified += 1
-        score = _exact_score(r, c, sizes, item_ptr, item_idx)
+        score = _exact_score(r, c, sizes, item_ptr, item_idx, t / (1.0 + t))
         if score >= t:
             out_r, out_c, out_s, n_out = _emit(out_r, out_c, out_s, n_out, r, c, score)
     return (out_r, out_c, out_s, n_out), n_cand, n_verified
@@ -422,13 +528,22 @@ class MidPostings:
 
 @njit(cache=True, nogil=True)
 def join_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, entries, bits, item_ptr,
-              item_idx, run_end, pairs_per_read):  # pragma: no cover - compiled
+              item_idx, run_end, pairs_per_read, rows_per_flagged_shingle=0.0
+              ):  # pragma: no cover - compiled
     """Every pair ``(r, c)``, ``r < c``, with Jaccard ``>= t``, for the rows ``c`` in ``[lo, hi)``.
 
-    Each row takes the prefix route unless its posting ranges hold more than
-    ``window / pairs_per_read`` entries, where ``window`` is the number of
-    earlier rows the length filter admits; those rows take the scan route
-    (module docstring). ``pairs_per_read <= 0``: every row takes the prefix route.
+    A row's route is priced in window rows tested on bitmaps. Its prefix
+    route costs ``pairs_per_read`` per posting entry it would read; its scan
+    costs the ``window`` of earlier rows the length filter admits, plus
+    ``rows_per_flagged_shingle`` times its size for every window row the
+    bitmap bound would flag that scores below ``t`` (each is intersected
+    exactly in vain; the count is estimated from a sample of the window,
+    :func:`_sampled_flags`). A row
+    takes the prefix route at once when its reads stay within
+    ``window / pairs_per_read`` (the scan cannot be cheaper); the others
+    take whichever route costs less. ``pairs_per_read <= 0``: every row
+    takes the prefix route. Either route gives the same pairs and scores
+    (module docstring).
 
     Returns:
         ``(r, c, score, candidates, verified, scanned_rows)``.
@@ -441,9 +556,9 @@ def join_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, entries, bits, ite
     zs, ze = np.empty(longest, np.int64), np.empty(longest, np.int64)
     cand = np.empty(1024, dtype=np.int64)
     out = (np.empty(1024, np.int64), np.empty(1024, np.int64), np.empty(1024, np.float64), 0)
-    scan, scan_lo = np.empty(hi - lo, np.int64), np.empty(hi - lo, np.int64)
-    n_scan = n_cand = n_verified = 0
-    stamp0 = lo
+    heavy, heavy_lo = np.empty(hi - lo, np.int64), np.empty(hi - lo, np.int64)
+    n_heavy = n_cand = n_verified = 0
+    served = 0  # rows counted so far: their stamps must grow (heavy rows come last)
     for c in range(lo, hi):
         sc = sizes[c]
         r_lo = np.searchsorted(sizes, t_lo * sc * (1.0 - 1e-12) - 1.0, side="left")
@@ -453,23 +568,70 @@ def join_rows(lo, hi, t, t_lo, k, sizes, probe_len, post_ptr, entries, bits, ite
         n = _prefix_ranges(c, r_lo, k, q, sizes, probe_len, post_ptr, entries, item_idx,
                            item_ptr, zs, ze, budget)
         if n < 0:
-            scan[n_scan], scan_lo[n_scan] = c, r_lo
-            n_scan += 1
+            heavy[n_heavy], heavy_lo[n_heavy] = c, r_lo
+            n_heavy += 1
             continue
-        if c - stamp0 >= (1 << 22):  # stamps stay below 2**30 in int32
-            seen[:] = 0
-            stamp0 = c
-        cand, n_c = _count_shared(c, np.int32((c - stamp0 + 1) << 8), n, k,
-                                  _small_need_end(c, r_lo, k, q, sizes), q, sizes, entries, zs,
-                                  ze, seen, cand)
-        out, n_new, n_ok = _verify(c, cand, n_c, t, t_lo, q, sizes, bits, item_ptr, item_idx, out)
+        out, cand, n_new, n_ok = _prefix_route(c, r_lo, n, served, t, t_lo, k, q, sizes,
+                                               entries, zs, ze, seen, cand, bits, item_ptr,
+                                               item_idx, out)
+        served += 1
         n_cand += n_new
         n_verified += n_ok
+    flagged, first = _sampled_flags(heavy[:n_heavy], heavy_lo[:n_heavy], t_lo, sizes, run_end,
+                                    bits, SAMPLE_EVERY, SAMPLE_CHECKS)
+    scan, scan_lo = np.empty(n_heavy, np.int64), np.empty(n_heavy, np.int64)
+    n_scan = 0
+    for y in range(n_heavy):
+        c, r_lo = heavy[y], heavy_lo[y]
+        most = (c - r_lo) + rows_per_flagged_shingle * sizes[c] * flagged[y]
+        # Reads past ``most`` cost more than the scan even if every flagged row failed (with
+        # none flagged, the first pass already found them past the window's price).
+        n = -1
+        if flagged[y] > 0:
+            n = _prefix_ranges(c, r_lo, k, q, sizes, probe_len, post_ptr, entries, item_idx,
+                               item_ptr, zs, ze, most / pairs_per_read)
+        if n >= 0:
+            reads = 0
+            for i in range(n):
+                reads += ze[i] - zs[i]
+            cost = (c - r_lo) + rows_per_flagged_shingle * sizes[c] * flagged[y] * _missed_share(
+                c, first[y], t, sizes, item_ptr, item_idx)
+            if pairs_per_read * reads <= cost:
+                out, cand, n_new, n_ok = _prefix_route(c, r_lo, n, served, t, t_lo, k, q, sizes,
+                                                       entries, zs, ze, seen, cand, bits,
+                                                       item_ptr, item_idx, out)
+                served += 1
+                n_cand += n_new
+                n_verified += n_ok
+                continue
+        scan[n_scan], scan_lo[n_scan] = c, r_lo
+        n_scan += 1
     out, n_ok = _scan_rows(scan[:n_scan], scan_lo[:n_scan], t, t_lo, sizes, run_end, bits,
                            item_ptr, item_idx, out)
     out_r, out_c, out_s, n_out = out
     return (out_r[:n_out], out_c[:n_out], out_s[:n_out], n_cand + n_ok, n_verified + n_ok,
             n_scan)
+
+
+@njit(cache=True, nogil=True)
+def _prefix_route(c, r_lo, n, served, t, t_lo, k, q, sizes, entries, zs, ze, seen, cand, bits,
+                  item_ptr, item_idx, out):  # pragma: no cover - compiled
+    """Row ``c`` by the prefix route over the ``n`` posting ranges ``zs``/``ze`` just computed.
+
+    ``served`` rows have been counted before it in this call: its stamp in
+    ``seen`` follows theirs (``seen`` is cleared every 2**22 rows, so that
+    stamps stay below 2**30 in int32).
+
+    Returns:
+        ``(out, cand, candidates, verified)``: the grown buffers and the counts.
+    """
+    if served > 0 and served % (1 << 22) == 0:
+        seen[:] = 0
+    cand, n_c = _count_shared(c, np.int32((served % (1 << 22) + 1) << 8), n, k,
+                              _small_need_end(c, r_lo, k, q, sizes), q, sizes, entries, zs, ze,
+                              seen, cand)
+    out, n_new, n_ok = _verify(c, cand, n_c, t, t_lo, q, sizes, bits, item_ptr, item_idx, out)
+    return out, cand, n_new, n_ok
 
 
 def _as_i64(values: np.ndarray) -> np.ndarray:
