@@ -403,8 +403,9 @@ merge of two rank lists: about 1 us for rows of 90 shingles, 1,000-1,600
 window rows' worth of bitmap tests (same blocks as
 :data:`SCAN_PAIRS_PER_READ`, the bound's slack varied to vary the flagged
 rows; measured before the merge learned to stop early, which makes a vain
-intersection cheaper, so the price errs towards the prefix route). The rows that then score below the threshold are the scan's own
-cost (those above it are intersected by either route). It is large where
+intersection cheaper, so the price errs towards the prefix route). The
+rows that then score below the threshold are the scan's own cost (those
+above it are intersected by either route). It is large where
 the bound is weak: at low thresholds (the bound needs an overlap of
 ``t / (1 + t)``, 9% at 0.1), and for long items whose 512-bit maps are
 mostly set (English n = 4 at 0.2: 7.4M of the 9M flagged rows came from
