@@ -224,14 +224,34 @@ def _emit(out_r, out_c, out_s, n, r, c, score):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _flag_chunk(bits, sizes, ra, rb, r_lo, c, t_lo, q, flags):  # pragma: no cover - compiled
+    """Flag the rows of chunk ``[ra, rb)`` inside row ``c``'s window ``[r_lo, c)`` (bitmap bound).
+
+    Chunks never straddle a size run, so the bound's limit
+    ``|r| + |c| - 2 ceil(q (|r| + |c|))`` on the distance, and the exact length
+    test, hold for the whole chunk. ``flags[r - lo]`` is set for the flagged
+    rows ``r`` of ``[a, b)``.
+
+    Returns:
+        ``(a, b, lo)``: the rows tested (none where ``a >= b``) and the offset of ``flags``.
+    """
+    sc, s_r = sizes[c], sizes[ra]
+    a, b = max(ra, r_lo), min(rb, c)
+    if a >= b or not t_lo * sc <= s_r:
+        return a, a, a
+    limit = s_r + sc - 2 * np.int64(np.ceil(q * (s_r + sc)))
+    lo, hi = a - a % 16, b + (16 - b % 16) % 16
+    _flag_rows(bits, lo, hi, c, limit, flags)
+    return a, b, lo
+
+
+@njit(cache=True, nogil=True)
 def _scan_rows(rows, r_los, t, t_lo, sizes, run_end, bits, item_ptr, item_idx,
                out):  # pragma: no cover - compiled
     """Scan route for ``rows`` (ascending), each against its window ``[r_los[y], rows[y])``.
 
-    Chunks of the window never straddle a size run, so the bound's limit
-    ``|r| + |c| - 2 ceil(q (|r| + |c|))`` on the distance, and the exact length
-    test, hold for a whole chunk. Rows flagged by the bitmap bound
-    (:func:`_flag_rows`, read 8 flags to a word) are verified exactly.
+    Tiles of rows meet the window chunk by chunk (:func:`_flag_chunk`); rows
+    flagged by the bitmap bound (read 8 flags to a word) are verified exactly.
     ``out`` is ``(out_r, out_c, out_s, n)``.
 
     Returns:
@@ -247,16 +267,12 @@ def _scan_rows(rows, r_los, t, t_lo, sizes, run_end, bits, item_ptr, item_idx,
         ra, r_end = r_los[t0], rows[t1 - 1]  # windows of ascending rows start ascending
         while ra < r_end:
             rb = min(r_end, ra + SCAN_CHUNK, run_end[ra])
-            s_r = sizes[ra]
             for y in range(t0, t1):
                 c = rows[y]
-                sc = sizes[c]
-                a, b = max(ra, r_los[y]), min(rb, c)
-                if a >= b or not t_lo * sc <= s_r:
+                a, b, lo = _flag_chunk(bits, sizes, ra, rb, r_los[y], c, t_lo, q, flags)
+                if a >= b:
                     continue
-                limit = s_r + sc - 2 * np.int64(np.ceil(q * (s_r + sc)))
-                lo, hi = a - a % 16, b + (16 - b % 16) % 16
-                _flag_rows(bits, lo, hi, c, limit, flags)
+                hi = b + (16 - b % 16) % 16
                 for w in range((hi - lo) // 8):
                     if words[w] == 0:
                         continue
@@ -316,16 +332,9 @@ def _sampled_flags(rows, r_los, t_lo, sizes, run_end, bits, every,
         while ra < r_end:
             rb = min(r_end, ra + SCAN_CHUNK, run_end[ra])
             if chunk % every == 0:
-                s_r = sizes[ra]
                 for y in range(t0, t1):
-                    c = rows[y]
-                    sc = sizes[c]
-                    a, b = max(ra, r_los[y]), min(rb, c)
-                    if a >= b or not t_lo * sc <= s_r:
-                        continue
-                    limit = s_r + sc - 2 * np.int64(np.ceil(q * (s_r + sc)))
-                    lo, hi = a - a % 16, b + (16 - b % 16) % 16
-                    _flag_rows(bits, lo, hi, c, limit, flags)
+                    a, b, lo = _flag_chunk(bits, sizes, ra, rb, r_los[y], rows[y], t_lo, q,
+                                           flags)
                     for r in range(a, b):
                         if flags[r - lo]:
                             if hit[y] < checks:
