@@ -325,6 +325,41 @@ def test_the_strata_stay_the_published_exact_pass_s_when_the_exact_key_splits_gr
     assert at["scheme"] - at["every"] >= 12
 
 
+@pytest.mark.parametrize("window_days", [None, 2.0])
+def test_calibration_reads_headlines_and_keep_criteria_once(tmp_path, monkeypatch, window_days):
+    """Series, window and sweeps share one read of the rows; the reference sweep, whose
+    exact key is its own, reads only its headlines again (a given window forces it)."""
+    from collections import Counter
+
+    import newsdedup.calibration.evidence as ev
+    import newsdedup.cluster.dedupe as dd
+
+    counts: Counter = Counter()
+
+    def counted(real, name):
+        return lambda *a, **k: counts.update([name]) or real(*a, **k)
+
+    for module, name in ((dd, "headlines"), (ev, "headlines"), (dd, "keep_criteria")):
+        monkeypatch.setattr(module, name, counted(getattr(module, name), name))
+    inside: list = []
+    real = ev._calibrated_dedupe
+
+    def spy(*a, **k):
+        before = Counter(counts)
+        out = real(*a, **k)
+        inside.append((counts - before, out.reference is not out.swept))
+        return out
+
+    monkeypatch.setattr(ev, "_calibrated_dedupe", spy)
+    corpus, _ = _corpus(tmp_path, 30.0)
+    run_calibrate(corpus, "reads", tmp_path / "out",
+                  CalibrateConfig(**OPTS, evidence=EvidenceConfig(window_days=window_days)),
+                  echo=False)
+    [(read, reference)] = inside
+    assert reference == (window_days is not None)
+    assert read == Counter(headlines=1 + reference, keep_criteria=1)
+
+
 def test_full_learns_the_series_once_and_every_sweep_is_the_one_learning_its_own(
         tmp_path, monkeypatch):
     """The gated sweep and the calibrated dedupe share one learned series, same figures."""

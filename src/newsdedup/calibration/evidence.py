@@ -61,13 +61,15 @@ from newsdedup.calibration.sweep_floor import SweepFloor, choose_floor
 from newsdedup.cluster.dedupe import (
     DedupeConfig,
     Prepared,
+    RowsRead,
     corpus_series,
     headlines,
     near_pairs,
     prepare,
+    rows_read,
 )
 from newsdedup.cluster.exact import same_partition
-from newsdedup.cluster.keep import keep_criteria, text_column
+from newsdedup.cluster.keep import text_column
 from newsdedup.cluster.sweep import PartitionSweep
 from newsdedup.cluster.window import WindowChoice, learn_window
 from newsdedup.score.jaccard import PairScores
@@ -233,11 +235,6 @@ def candidate_grid(items: pd.DataFrame, n: int, scheme: str, lo: float, hi: floa
     return Candidates(grid, shingled, floor)
 
 
-def _seconds(items: pd.DataFrame, config: DedupeConfig) -> np.ndarray:
-    times = keep_criteria(items, config.syndicators, config.opaque_hosts)[2]
-    return np.where(np.isfinite(times), times, np.nan)
-
-
 def _sources(items: pd.DataFrame) -> list[str] | None:
     return text_column(items, "source") if "source" in items.columns else None
 
@@ -269,10 +266,13 @@ class Sweep:
 
 
 def sweep(items: pd.DataFrame, config: DedupeConfig, series: Series | None,
-          grid: Sequence[float]) -> Sweep:
-    """The dedupe's groups at every threshold, prepared once, clustered per threshold."""
+          grid: Sequence[float], read: RowsRead | None = None) -> Sweep:
+    """The dedupe's groups at every threshold, prepared once, clustered per threshold.
+
+    ``read``: :func:`~newsdedup.cluster.dedupe.rows_read` of the rows, if the caller has it.
+    """
     grid = [float(t) for t in grid]
-    prep = prepare(items, config, series=series)
+    prep = prepare(items, config, series=series, read=read)
     pairs = near_pairs(prep, min(grid))
     walk = PartitionSweep(prep.survivors.size, *pairs, min(grid), prep.rank[prep.survivors])
     partitions, rows = {}, []
@@ -508,9 +508,11 @@ def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: Dedup
                        grid: list[float], pairs: PairScores, say: Callable[[str], None],
                        given_series: Series | None = None) -> CalibratedDedupe:
     """Steps 1-3: series, window, and the sweep (and the reference sweep the strata follow)."""
-    times = _seconds(items, base)
+    # Headlines and keep criteria once, for the series, the window and the sweeps.
+    read = rows_read(items, base)
+    times = np.where(np.isfinite(read.criteria[2]), read.criteria[2], np.nan)
     found = given_series if given_series is not None else (
-        corpus_series(items, base) if options.series else None)
+        corpus_series(items, base, read) if options.series else None)
     series = found if options.series else None
     window = None
     window_days = options.window_days
@@ -520,22 +522,23 @@ def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: Dedup
     say(f"calibrate: {0 if series is None else len(series.table)} series; "
         + (window.reason if window is not None else f"window {window_days:g} days (given)"))
     config = replace(base, window_days=window_days, series=options.series)
-    swept = sweep(items, config, series, grid)
+    swept = sweep(items, config, series, grid, read)
     reference = swept
     if options.window_days is not None or not options.series or not _published_exact(
-            items, base):
-        learned_series = found if found is not None else corpus_series(items, base)
+            base, read):
+        learned_series = found if found is not None else corpus_series(items, base, read)
         learned = window.days if window is not None else learned_window(
             times, pairs, learned_series, options.seed).days
-        reference = sweep(items, replace(base, window_days=learned, series=True,
-                                         exact_key="scheme"), learned_series, grid)
+        published = replace(base, window_days=learned, series=True, exact_key="scheme")
+        # Its exact key is its own; its keep criteria are base's (same hosts and lists).
+        reference = sweep(items, published, learned_series, grid,
+                          RowsRead(headlines(items, published), read.criteria))
     return CalibratedDedupe(config, series, window, times, swept, reference)
 
 
-def _published_exact(items: pd.DataFrame, base: DedupeConfig) -> bool:
+def _published_exact(base: DedupeConfig, read: RowsRead) -> bool:
     """Whether ``base``'s exact pass groups the rows as the published one (the strata's)."""
-    heads = headlines(items, base)
-    return not base.exact_pass or same_partition(heads.keys, heads.heads)
+    return not base.exact_pass or same_partition(read.heads.keys, read.heads.heads)
 
 
 @dataclass(frozen=True)

@@ -381,18 +381,21 @@ def pair_rules(items: pd.DataFrame, config: DedupeConfig, titles: list[str],
     return PairRules(seconds, config.window_days, series, shingled, config.series_config)
 
 
-def corpus_series(items: pd.DataFrame, config: DedupeConfig) -> Series:
+def corpus_series(items: pd.DataFrame, config: DedupeConfig, read: RowsRead | None = None
+                  ) -> Series:
     """The recurring series of a corpus, learned as :func:`dedupe` learns them.
 
     Args:
         items: The rows.
         config: Uses ``series_config``, ``scheme`` and ``strip_outlet``.
+        read: :func:`rows_read` of ``items`` under ``config``, if the caller has it.
 
     Returns:
         The :class:`~newsdedup.text.series.Series` (``series.csv``'s table).
     """
-    times = keep_criteria(items, config.syndicators, config.opaque_hosts)[2]
-    return _learn_series(items, config, headlines(items, config).titles,
+    read = read if read is not None else rows_read(items, config)
+    times = read.criteria[2]
+    return _learn_series(items, config, read.heads.titles,
                          np.where(np.isfinite(times), times, np.nan))
 
 
@@ -441,6 +444,31 @@ def _ids(items: pd.DataFrame) -> list[str]:
 
 
 @dataclass(frozen=True)
+class RowsRead:
+    """What every dedupe of the same rows reads first: headlines and keep criteria.
+
+    A caller running several dedupes of one corpus (the calibration's sweeps,
+    its series) computes them once: :func:`headlines` reads ``scheme``,
+    ``strip_outlet``, ``gate`` and ``exact_key`` of the config,
+    :func:`~newsdedup.cluster.keep.keep_criteria` ``syndicators`` and
+    ``opaque_hosts``; configs that agree on those read the same.
+
+    Attributes:
+        heads: :func:`headlines` of the rows.
+        criteria: :func:`~newsdedup.cluster.keep.keep_criteria` of the rows.
+    """
+
+    heads: Headlines
+    criteria: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def rows_read(items: pd.DataFrame, config: DedupeConfig) -> RowsRead:
+    """The :class:`RowsRead` of ``items`` under ``config``."""
+    return RowsRead(headlines(items, config),
+                    keep_criteria(items, config.syndicators, config.opaque_hosts))
+
+
+@dataclass(frozen=True)
 class ExactStage:
     """The exact pass of a dedupe and what it reads: headlines, keep ranks, rules.
 
@@ -461,20 +489,22 @@ class ExactStage:
     survivors: np.ndarray
 
 
-def exact_stage(items: pd.DataFrame, config: DedupeConfig, series: Series | None = None
-                ) -> ExactStage:
+def exact_stage(items: pd.DataFrame, config: DedupeConfig, series: Series | None = None,
+                read: RowsRead | None = None) -> ExactStage:
     """Keep ranks, the window and series rules, and the exact pass of a dedupe.
 
     Args:
         items: As for :func:`dedupe`.
         config: As for :func:`dedupe`.
         series: As for :func:`dedupe`.
+        read: :func:`rows_read` of ``items`` under ``config`` (or under a config that
+            agrees with it on what :class:`RowsRead` reads), if the caller has it.
 
     Returns:
         The :class:`ExactStage`.
     """
-    heads = headlines(items, config)
-    criteria = keep_criteria(items, config.syndicators, config.opaque_hosts)
+    read = read if read is not None else rows_read(items, config)
+    heads, criteria = read.heads, read.criteria
     rank = dense_rank(*criteria)
     # One sort of the headlines gives the visiting order.
     head_codes = text_codes(heads.heads)
@@ -491,7 +521,7 @@ def exact_stage(items: pd.DataFrame, config: DedupeConfig, series: Series | None
 
 def prepare(items: pd.DataFrame, config: DedupeConfig,
             reference: DocumentFrequency | None = None,
-            series: Series | None = None) -> Prepared:
+            series: Series | None = None, read: RowsRead | None = None) -> Prepared:
     """The threshold-free part of a dedupe: keep ranks, exact pass, survivor scores.
 
     Args:
@@ -499,6 +529,7 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
         config: As for :func:`dedupe` (``threshold`` is not used).
         reference: As for :func:`dedupe`.
         series: As for :func:`dedupe`.
+        read: As for :func:`exact_stage`.
 
     Returns:
         The :class:`Prepared` state that :func:`near_pairs` and :func:`near_pass` use.
@@ -511,7 +542,7 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
         raise ValueError("items need a 'title' column")
     if config.text == "title+summary" and "summary" not in items.columns:
         raise ValueError("text='title+summary' needs a 'summary' column")
-    stage = exact_stage(items, config, series)
+    stage = exact_stage(items, config, series, read)
     heads, survivors, rules = stage.heads, stage.survivors, stage.rules
     exact_id, criteria, rank = stage.exact_id, stage.criteria, stage.rank
     # Titles alone: the compared titles normalized by the scheme are the exact-pass keys.
