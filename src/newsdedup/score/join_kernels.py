@@ -294,7 +294,7 @@ Where flagged rows cost (thousands per row), a 32nd of a 100k window still
 meets hundreds; where few are flagged the estimate is rough but the scan's
 bitmap tests dominate its cost. At 0.5 on 100k distinct English headlines,
 where nearly every row is weighed and few are flagged, one chunk in eight
-(with a second walk of each row's prefix) made the join 2.3-2.5 s where the
+(with a second walk of each row's prefix) made the join 2.3-2.6 s where the
 price per read alone took 1.9-2.2 s; one in 32, and no second walk for rows
 with nothing flagged, 1.9-2.1 s."""
 
