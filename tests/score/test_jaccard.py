@@ -1,6 +1,7 @@
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -85,3 +86,34 @@ def test_pair_jaccard_matches_the_matrix_and_a_weighted_loop(texts, n):
         union = sum(weight[g] for g in sets[a] | sets[b])
         want = sum(weight[g] for g in sets[a] & sets[b]) / union if union else 0.0
         assert abs(got - want) < 1e-12
+
+
+@pytest.mark.parametrize("part_cells", [1 << 23, 5_000])
+def test_pair_jaccard_compiled_merge_matches_the_dense_matrix(monkeypatch, part_cells):
+    # From PAIR_KERNEL_MIN_PAIRS pairs on, the intersections come from the compiled merge on
+    # two threads (in one part, or in many with a small PART_CELLS); the dense matrix is
+    # computed by a sparse product, independently.
+    from newsdedup.score import minhash
+    from newsdedup.score.jaccard import PAIR_KERNEL_MIN_PAIRS, pair_jaccard
+
+    monkeypatch.setattr(minhash, "PART_CELLS", part_cells)
+    rng = np.random.default_rng(5)
+    words = ["".join(rng.choice(list("abcdefgh"), size=4)) for _ in range(60)]
+    texts = [" ".join(rng.choice(words, size=rng.integers(0, 9))) for _ in range(620)]
+    sm = shingle_matrix(texts, 3)
+    i, j = np.triu_indices(len(texts), k=1)
+    assert len(i) >= PAIR_KERNEL_MIN_PAIRS
+    assert pair_jaccard(sm, i, j).tolist() == jaccard_matrix(sm)[i, j].tolist()
+
+
+def test_pair_intersections_read_unsorted_rows_like_sorted_ones():
+    import scipy.sparse as sp
+
+    from newsdedup.score.jaccard import pair_intersections
+
+    x = sp.csr_matrix((np.ones(6, np.int32), np.array([2, 0, 1, 1, 0, 3]), np.array([0, 3, 6])))
+    assert not x.has_sorted_indices
+    i, j = np.array([0, 0, 1]), np.array([1, 0, 1])
+    assert pair_intersections(x, i, j).tolist() == [2, 3, 3]
+    w = np.array([0.5, 2.0, 4.0, 8.0])
+    assert pair_intersections(x, i, j, w).tolist() == [2.5, 6.5, 10.5]

@@ -2,6 +2,7 @@ import random
 import zlib
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,25 @@ def test_datasketch_params_record_scheme_and_version():
     p = MinHashConfig.datasketch()
     assert p.scheme == "affine32" and p.datasketch_version
     assert MinHashConfig.published().as_dict()["seed"] == 42
+
+
+@pytest.mark.parametrize("num_perm", [16, 64, 128])
+def test_lsh_params_pick_datasketchs_banding(num_perm):
+    # datasketch's optimiser integrates each b x r with scipy's quad; ours integrates every
+    # b x r at once on Gauss-Legendre nodes. Both must pick the same banding (or both refuse).
+    import datasketch
+
+    for t in np.round(np.arange(0.05, 1.0, 0.05), 2).tolist():
+        try:
+            lsh = datasketch.MinHashLSH(threshold=t, num_perm=num_perm)
+            theirs: object = (lsh.b, lsh.r)
+        except ValueError:
+            theirs = "refused"
+        try:
+            ours: object = lsh_params(t, num_perm)
+        except ValueError:
+            ours = "refused"
+        assert ours == theirs, (t, num_perm)
 
 
 def test_lsh_candidates_contain_identical_and_respect_bands():

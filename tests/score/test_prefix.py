@@ -68,3 +68,22 @@ def test_one_template_s_titles_are_listed_a_few_rows_at_a_time(monkeypatch):
                                                      np.arange(600)))
     assert pairs == 600 * 599 // 2  # all of them are candidates
     assert max(seen) <= 6_000 and len(seen) >= 60
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_pair_scores_equal_the_block_scorer_bit_for_bit(monkeypatch, compiled):
+    # The vectorized path and the compiled merge both add the shared weights in column order
+    # from 0.0, as the block scorer's sparse product does: the same floats, not just close ones.
+    from newsdedup.score.jaccard import idf_weights, weighted_jaccard_matrix
+
+    monkeypatch.setattr(prefix, "compiled_pairs", lambda n: compiled)
+    rng = np.random.default_rng(3)
+    words = ["".join(rng.choice(list("abcdefg"), size=3)) for _ in range(40)]
+    sm = shingle_matrix([" ".join(rng.choice(words, size=rng.integers(0, 7)))
+                         for _ in range(150)], 3)
+    x = sm.matrix.tocsr()
+    x.sort_indices()
+    w = idf_weights(sm)
+    a, b = np.triu_indices(sm.n_items, k=1)
+    got = prefix.pair_scores(x, w, prefix.row_mass(x, w), a, b)
+    assert got.tolist() == weighted_jaccard_matrix(sm, w)[a, b].tolist()

@@ -35,7 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from newsdedup.score.jaccard import DocumentFrequency, idf_weights
+from newsdedup.score.jaccard import (
+    DocumentFrequency,
+    compiled_pairs,
+    idf_weights,
+    pair_intersections,
+)
 from newsdedup.text.shingle import ShingleMatrix
 
 __all__ = ["candidate_mask", "candidate_source", "pair_scores", "prefix_candidates", "row_mass",
@@ -258,8 +263,10 @@ def pair_scores(x: sp.csr_matrix, weights: np.ndarray, mass: np.ndarray, a: np.n
 
     The block scorer's sparse product adds the weights of the shared shingles
     one by one in column order, starting from 0.0; this adds them in the same
-    order (one vectorized step per position), then divides as
-    :func:`newsdedup.score.jaccard.jaccard_block` does.
+    order (one vectorized step per position, or the compiled merge of
+    :func:`newsdedup.score.jaccard.pair_intersections` where
+    :func:`~newsdedup.score.jaccard.compiled_pairs` says it pays), then
+    divides as :func:`newsdedup.score.jaccard.jaccard_block` does.
 
     Args:
         x: Items x shingles, 0/1, sorted column indices (CSR).
@@ -278,6 +285,11 @@ def pair_scores(x: sp.csr_matrix, weights: np.ndarray, mass: np.ndarray, a: np.n
         [0.6666666666666666]
     """
     out = np.zeros(len(a), dtype=np.float64)
+    if compiled_pairs(len(a)):
+        inter = pair_intersections(x, a, b, weights)
+        union = mass[a] + mass[b] - inter
+        np.divide(inter, union, out=out, where=union > 0)
+        return out
     for lo in range(0, len(a), _PAIR_CHUNK):
         sl = slice(lo, lo + _PAIR_CHUNK)
         both = x[a[sl]].multiply(x[b[sl]]).tocsr()
