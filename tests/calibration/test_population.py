@@ -8,6 +8,7 @@ import pytest
 
 from newsdedup.calibration.population import (
     GAP_DAYS,
+    MergedAt,
     build_population,
     coverage,
     grouped_level,
@@ -240,6 +241,23 @@ def test_merged_says_whether_both_rows_share_a_group():
                            seconds(items), items["id"], 0.1)
     labels = np.array([7, 7, 1, 1, 2])
     assert pop.merged(labels).tolist() == [True, False, True, False]
+
+
+def test_merged_at_unpacks_what_merged_says_at_every_threshold():
+    # 70 thresholds: the bits of the first 64 share one word, the rest spill into a second.
+    rng = np.random.default_rng(2)
+    n = 40
+    i, j = np.triu_indices(n, k=1)
+    pop = build_population(PairScores(i, j, rng.random(len(i))), None, np.zeros(n),
+                           [str(k) for k in range(n)], 0.0)
+    partitions = {round(0.3 + k / 100, 2): rng.integers(0, 6, n) for k in range(70)}
+    packed = MergedAt(pop, partitions)
+    assert list(packed) == list(partitions) and len(packed) == 70
+    for t, labels in partitions.items():
+        assert packed[t].dtype == bool
+        assert packed[t].tolist() == pop.merged(labels).tolist()
+    with pytest.raises(KeyError):
+        packed[0.01]
 
 
 def test_fingerprint_names_the_strata_and_their_sizes():

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -46,7 +46,12 @@ from newsdedup.calibration.design import (
     next_allocation,
 )
 from newsdedup.calibration.estimate import LabelSample, label_estimates
-from newsdedup.calibration.population import Population, build_population, grouped_level
+from newsdedup.calibration.population import (
+    MergedAt,
+    Population,
+    build_population,
+    grouped_level,
+)
 from newsdedup.calibration.sheet import (
     Sheet,
     SheetError,
@@ -359,7 +364,7 @@ def _focus(curve: pd.DataFrame, choice: Choice) -> float | None:
 
 
 def _next_batch(pop: Population, sheet: Sheet | None, drawn: np.ndarray,
-                sample: LabelSample | None, merged_at: dict[float, np.ndarray],
+                sample: LabelSample | None, merged_at: Mapping[float, np.ndarray],
                 focus: float | None, recommended: bool, items: pd.DataFrame,
                 options: EvidenceConfig, held: np.ndarray) -> pd.DataFrame:
     """Step 7: the sheet with the next batch appended (nothing new while rows wait).
@@ -431,7 +436,7 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceConfig, base: Ded
     pop = build_population(pairs, _sources(items), dedupe.times, text_column(items, "id"),
                            grid[0], grouped_level(pairs, dedupe.reference.partitions))
     say(f"calibrate: {len(pop):,} candidate pairs in {len(pop.strata)} strata")
-    merged_at = {t: pop.merged(lab) for t, lab in dedupe.swept.partitions.items()}
+    merged_at = MergedAt(pop, dedupe.swept.partitions)
     curve = (dedupe.swept.table.merge(simulated_recall(sensitivity, grid), on="threshold",
                                       how="left")
              if sensitivity is not None else dedupe.swept.table)
@@ -561,7 +566,7 @@ class Labelled:
 
 
 def _labelled(items: pd.DataFrame, options: EvidenceConfig, pop: Population,
-              merged_at: dict[float, np.ndarray], partitions: dict[float, np.ndarray]
+              merged_at: Mapping[float, np.ndarray], partitions: dict[float, np.ndarray]
               ) -> Labelled:
     sheet = read_sheet(options.labels) if options.labels is not None else None
     drawn, sample = (sheet_sample(sheet, pop) if sheet is not None
@@ -624,7 +629,7 @@ HOLDOUT_BATCH = 0
 """Batch number of a hold-out sheet (the loop's batches count from 1)."""
 
 
-def _holdout(pop: Population, merged_at: dict[float, np.ndarray], loop: np.ndarray,
+def _holdout(pop: Population, merged_at: Mapping[float, np.ndarray], loop: np.ndarray,
              taken: np.ndarray, loop_sample: LabelSample | None, sheet: Sheet | None,
              curve: pd.DataFrame, choice: Choice, items: pd.DataFrame, options: EvidenceConfig
              ) -> tuple[pd.DataFrame, pd.DataFrame, str | None, int]:

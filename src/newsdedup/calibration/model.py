@@ -29,7 +29,7 @@ either dedupe, and is outside these recalls for both.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.calibration.estimate import DRAWS, LabelSample, label_estimates
-from newsdedup.calibration.population import Population
+from newsdedup.calibration.population import MergedAt, Population
 from newsdedup.calibration.sheet import read_sheet, sheet_sample
 from newsdedup.cluster.dedupe import DedupeConfig
 from newsdedup.cluster.modelled import item_signals, model_config, score_candidates
@@ -137,7 +137,7 @@ def reliability(prob: np.ndarray, same: np.ndarray, weight: np.ndarray) -> pd.Da
     return pd.DataFrame(rows).astype({"within": "boolean"})
 
 
-def _measured(pop: Population, merged_at: dict[float, np.ndarray],
+def _measured(pop: Population, merged_at: Mapping[float, np.ndarray],
               samples: dict[str, LabelSample], seed: int, key: str, draws: int = DRAWS
               ) -> pd.DataFrame:
     """Per cut (or threshold): merged pairs and each sample's estimates, suffixed by its name.
@@ -216,7 +216,7 @@ def model_evidence(items: pd.DataFrame, pop: Population, labels: Path,
     scored = score_candidates(items, model, pop.floor, base.n, base.scheme, signals)
     groups = {c: scored.labels(c) for c in CUTS}
     both = {"": loop} | ({"_holdout": held} if held is not None else {})
-    curve = _measured(pop, {c: pop.merged(g) for c, g in groups.items()}, both, seed, "cut")
+    curve = _measured(pop, MergedAt(pop, groups), both, seed, "cut")
     curve["items_left"] = [int(g.max(initial=-1)) + 1 for g in groups.values()]
     curve["largest_group"] = [int(np.bincount(g).max(initial=0)) for g in groups.values()]
     # The comparisons read the hold-out (the loop's labels without one) and their point

@@ -30,7 +30,7 @@ corpus, score or floor is refused (:func:`newsdedup.calibration.sheet.sheet_samp
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,8 +38,8 @@ import pandas as pd
 
 from newsdedup.score.jaccard import PairScores
 
-__all__ = ["GAP_DAYS", "Population", "build_population", "coverage", "grouped_level",
-           "score_bin_edges"]
+__all__ = ["GAP_DAYS", "MergedAt", "Population", "build_population", "coverage",
+           "grouped_level", "score_bin_edges"]
 
 
 def score_bin_edges(floor: float) -> np.ndarray:
@@ -126,6 +126,49 @@ class Population:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+class MergedAt(Mapping[float, np.ndarray]):
+    """Threshold -> whether each population pair is merged there, one bit per threshold.
+
+    The calibration reads, for every threshold of its grid, which candidate
+    pairs the dedupe merges. As one boolean array per threshold that is a
+    byte per pair and threshold: 1.4 GB for the 28M candidate pairs of 1M
+    headlines on a 50-threshold grid, the largest thing calibrate held. Here
+    each pair keeps one bit per threshold (8 bytes per pair up to 64
+    thresholds), and a threshold's array is unpacked when it is read.
+
+    Args:
+        pop: The population.
+        partitions: Threshold -> group per row, in the order to iterate.
+
+    Examples:
+        >>> ps = PairScores(np.array([0, 0]), np.array([1, 2]), np.array([0.5, 0.1]))
+        >>> pop = build_population(ps, None, np.zeros(3), list("abc"), 0.05)
+        >>> m = MergedAt(pop, {0.1: np.array([0, 0, 0]), 0.3: np.array([0, 0, 1])})
+        >>> list(m), m[0.3].tolist()
+        ([0.1, 0.3], [True, False])
+    """
+
+    def __init__(self, pop: Population, partitions: Mapping[float, np.ndarray]) -> None:
+        """Pack each partition's merged flags into its bit."""
+        self._at = {float(t): k for k, t in enumerate(partitions)}
+        self._bits = np.zeros(((len(self._at) + 63) // 64, len(pop)), dtype=np.uint64)
+        for k, labels in enumerate(partitions.values()):
+            self._bits[k // 64] |= pop.merged(labels).astype(np.uint64) << np.uint64(k % 64)
+
+    def __getitem__(self, threshold: float) -> np.ndarray:
+        """Whether each pair is merged at ``threshold`` (a new boolean array)."""
+        k = self._at[float(threshold)]
+        return ((self._bits[k // 64] >> np.uint64(k % 64)) & np.uint64(1)).astype(bool)
+
+    def __iter__(self) -> Iterator[float]:
+        """The thresholds, in the partitions' order."""
+        return iter(self._at)
+
+    def __len__(self) -> int:
+        """How many thresholds."""
+        return len(self._at)
+
+
 GAP_DAYS = 1.0
 """Pairs within this many days form strata of their own: copies and rewrites of one event
 arrive within a day, so the many pairs further apart would otherwise dilute the strata where
@@ -162,11 +205,16 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
         [['scored', 0.3, 2], ['grouped', 0.4, 1]]
     """
     n = len(ids)
-    key = pairs.i * n + pairs.j
-    order = np.argsort(key, kind="stable")
-    i, j, score = pairs.i[order], pairs.j[order], pairs.score[order]
-    level = (np.asarray(grouped, dtype=np.float64)[order] if grouped is not None
-             else np.full(len(i), np.nan))
+    key = pairs.i.astype(np.int64) * n + pairs.j
+    # The sweep's pairs come sorted: then they are used as they are, not copied (28M pairs of
+    # 1M headlines are 0.7 GB a copy).
+    order = None if bool(np.all(key[1:] >= key[:-1])) else np.argsort(key, kind="stable")
+    del key
+    i, j, score = ((pairs.i, pairs.j, pairs.score) if order is None
+                   else (pairs.i[order], pairs.j[order], pairs.score[order]))
+    level = (np.full(len(i), np.nan) if grouped is None
+             else np.asarray(grouped, dtype=np.float64) if order is None
+             else np.asarray(grouped, dtype=np.float64)[order])
     src = np.asarray([str(s) for s in sources], dtype=object) if sources is not None else None
     same_source = (src[i] == src[j]) if src is not None else np.ones(len(i), dtype=bool)
     split_source = src is not None and len(set(src.tolist())) > 1
@@ -183,7 +231,12 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
     # Source: 0 different, 1 same, 2 not split (fewer than two sources named).
     src_code = same_source.astype(np.int64) if split_source else np.full(len(i), 2)
     code = ((is_grouped.astype(np.int64) * len(edges) + bin_of) * 3 + src_code) * 2 + within
-    present, stratum = np.unique(code, return_inverse=True)
+    # Fewer than 200 codes: a table from code to stratum instead of np.unique's sort of
+    # every pair (the same numbering: codes ascending).
+    present = np.flatnonzero(np.bincount(code))
+    lookup = np.zeros(int(present[-1]) + 1 if present.size else 0, dtype=np.int64)
+    lookup[present] = np.arange(present.size)
+    stratum = lookup[code]
     rest, gap_code = np.divmod(present, 2)
     rest, s_code = np.divmod(rest, 3)
     kind, b = np.divmod(rest, len(edges))
@@ -194,9 +247,9 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
         "source": np.array(["different", "same", "any"], dtype=object)[s_code],
         "within_day": gap_code.astype(bool),
         "size": np.bincount(stratum, minlength=present.size).astype(np.int64)})
-    return Population(i=i.astype(np.int64), j=j.astype(np.int64), score=score,
-                      same_source=same_source, gap_days=gap,
-                      stratum=stratum.astype(np.int64), strata=strata,
+    return Population(i=i.astype(np.int64, copy=False), j=j.astype(np.int64, copy=False),
+                      score=score, same_source=same_source, gap_days=gap,
+                      stratum=stratum, strata=strata,
                       ids=[str(x) for x in ids], floor=float(floor))
 
 
