@@ -176,7 +176,8 @@ class SampledNgram:
 
     Attributes:
         n: n-gram size.
-        shingled: The incidence matrix.
+        n_items: Items measured.
+        mean_shingles: Mean shingles per item.
         pairs: ``N(N-1)/2``.
         join: The best ``top_k`` exact pairs at or above the lowest threshold
             (:attr:`join_threshold`), best first; the join itself is streamed.
@@ -187,10 +188,14 @@ class SampledNgram:
         figures: Summary figures with ``*_lo``, ``*_hi`` and ``*_method`` beside them.
         sig_seconds: Wall time of the signatures.
         exact_seconds: Wall time of the join.
+        shingled: The incidence matrix, kept for the size the error study reads
+            (``top_ngram``) only: with its vocabulary it is about 0.5 GB at 1M
+            Korean headlines, and the other sizes' matrices are not read again.
     """
 
     n: int
-    shingled: ShingleMatrix
+    n_items: int
+    mean_shingles: float
     pairs: int
     join: PairScores
     join_threshold: float
@@ -200,11 +205,7 @@ class SampledNgram:
     figures: dict = field(default_factory=dict)
     sig_seconds: float = 0.0
     exact_seconds: float = 0.0
-
-    @property
-    def mean_shingles(self) -> float:
-        """Mean shingles per item."""
-        return float(self.shingled.sizes.mean()) if self.shingled.n_items else 0.0
+    shingled: ShingleMatrix | None = None
 
     @property
     def err_mean(self) -> float:
@@ -229,7 +230,7 @@ class SampledNgram:
 
     def summary_row(self) -> dict:
         """One row of the summary table: the dense columns, then intervals and methods."""
-        return {"n": self.n, "items": self.shingled.n_items, "pairs": self.pairs,
+        return {"n": self.n, "items": self.n_items, "pairs": self.pairs,
                 "mean_shingles": self.mean_shingles, **self.figures}
 
 
@@ -455,9 +456,12 @@ class JoinStats:
 
 
 def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
-                          say: Callable[[str], None] = _silent, track: Track = untracked
-                          ) -> SampledNgram:
-    """Measure one n-gram size from the join, LSH banding and a pair sample (module docstring)."""
+                          say: Callable[[str], None] = _silent, track: Track = untracked,
+                          keep_matrix: bool = True) -> SampledNgram:
+    """Measure one n-gram size from the join, LSH banding and a pair sample (module docstring).
+
+    ``keep_matrix=False`` leaves the shingle matrix out of the result (``shingled`` None).
+    """
     shingled = shingle_matrix(texts, n)
     empty = shingled.sizes == 0
     items = shingled.n_items
@@ -512,7 +516,9 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
         thr = pd.concat([thr, pd.DataFrame([zero])], ignore_index=True)
         order = {t: k for k, t in enumerate(config.thresholds)}
         thr = thr.sort_values("threshold", key=lambda s: s.map(order), kind="stable")
-    return SampledNgram(n=n, shingled=shingled, pairs=total, join=stats.top,
+    return SampledNgram(n=n, n_items=items,
+                        mean_shingles=float(shingled.sizes.mean()) if items else 0.0,
+                        shingled=shingled if keep_matrix else None, pairs=total, join=stats.top,
                         join_threshold=floor, thresholds=thr.reset_index(drop=True),
                         lsh=lsh_table, hist=hist,
                         figures=figures, sig_seconds=t1 - t0, exact_seconds=t2 - t1)
@@ -530,8 +536,11 @@ def run_sampled(items: pd.DataFrame, texts: list[str], config: MeasureConfig,
     per_ngram = []
     for n in config.ngrams:
         say(f"measure: n-gram {n}: exact join, LSH and a sample of pairs")
-        per_ngram.append(measure_sampled_ngram(texts, n, config, say, track))
+        per_ngram.append(measure_sampled_ngram(texts, n, config, say, track,
+                                               keep_matrix=n == config.top_ngram))
     top_m = next(m for m in per_ngram if m.n == config.top_ngram)
+    if top_m.shingled is None:  # pragma: no cover - kept above for this size
+        raise RuntimeError(f"the matrix of n-gram size {top_m.n} was not kept")
     say(f"measure: error versus permutations {list(config.error_perms)} on "
              f"{config.sampled_error_pairs:,} sampled pairs")
     rng = np.random.default_rng([config.sample_seed, top_m.n, 1])
