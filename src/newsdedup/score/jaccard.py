@@ -331,24 +331,21 @@ def pair_intersections(x: sp.csr_matrix, i: np.ndarray, j: np.ndarray,
         >>> pair_intersections(x, np.array([0]), np.array([1])).tolist()
         [2]
     """
-    from newsdedup.score.kernels import shared_counts, shared_weights
+    from newsdedup.score.kernels import shared_weights
     from newsdedup.score.minhash import on_two_threads
 
     if not x.has_sorted_indices:
         x = x.sorted_indices()
     indptr, indices = x.indptr.astype(np.int64), x.indices.astype(np.int64)
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
-    per_row = max(1, len(indices) // max(x.shape[0], 1))  # a pair reads two rows
-    if weights is None:
-        counts = np.empty(len(i), dtype=np.int64)
-        on_two_threads(lambda lo, hi: shared_counts(indptr, indices, i[lo:hi], j[lo:hi],
-                                                     counts[lo:hi]), len(i), 2 * per_row)
-        return counts
-    w = np.asarray(weights, dtype=np.float64)
+    # Counting adds weights of 1.0: exact integers in float64 up to 2**53 shared columns.
+    w = (np.ones(x.shape[1], dtype=np.float64) if weights is None
+         else np.asarray(weights, dtype=np.float64))
     sums = np.empty(len(i), dtype=np.float64)
+    per_row = max(1, len(indices) // max(x.shape[0], 1))  # a pair reads two rows
     on_two_threads(lambda lo, hi: shared_weights(indptr, indices, w, i[lo:hi], j[lo:hi],
-                                                  sums[lo:hi]), len(i), 2 * per_row)
-    return sums
+                                                 sums[lo:hi]), len(i), 2 * per_row)
+    return sums.astype(np.int64) if weights is None else sums
 
 
 def weighted_jaccard_matrix(
