@@ -205,7 +205,7 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
         [['scored', 0.3, 2], ['grouped', 0.4, 1]]
     """
     n = len(ids)
-    key = pairs.i.astype(np.int64) * n + pairs.j
+    key = pairs.i.astype(np.int64, copy=False) * n + pairs.j
     # The sweep's pairs come sorted: then they are used as they are, not copied (28M pairs of
     # 1M headlines are 0.7 GB a copy).
     order = None if bool(np.all(key[1:] >= key[:-1])) else np.argsort(key, kind="stable")

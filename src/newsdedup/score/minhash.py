@@ -420,7 +420,7 @@ def _numba_agreements(sigs: np.ndarray, i: np.ndarray, j: np.ndarray, out: np.nd
     sigs = np.ascontiguousarray(sigs)
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     on_two_threads(lambda lo, hi: signature_agreements(sigs, i[lo:hi], j[lo:hi], out[lo:hi]),
-                    len(i), sigs.shape[1])
+                   len(i), sigs.shape[1])
 
 
 def estimate_pairs(
@@ -503,12 +503,16 @@ def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
     bands, rows = _band_grid(num_perm)
     nodes, weights = np.polynomial.legendre.leggauss(num_perm // 2 + 1)
 
-    def area(lo: float, hi: float, above: bool) -> np.ndarray:
+    def area(lo: float, hi: float, above: bool, part: slice) -> np.ndarray:
         s = (hi - lo) / 2 * nodes + (hi + lo) / 2
-        curve = 1.0 - (1.0 - s[None, :] ** rows[:, None]) ** bands[:, None]
+        curve = 1.0 - (1.0 - s[None, :] ** rows[part, None]) ** bands[part, None]
         return (1.0 - curve if above else curve) @ weights * ((hi - lo) / 2)
 
-    error = area(0.0, threshold, False) + area(threshold, 1.0, True)
+    # (b, r) x nodes grows like num_perm**2 log(num_perm): in parts of about 4M values.
+    step = max(1, (1 << 22) // len(nodes))
+    error = np.concatenate([
+        area(0.0, threshold, False, part) + area(threshold, 1.0, True, part)
+        for part in (slice(lo, lo + step) for lo in range(0, len(bands), step))])
     best = int(np.argmin(error))  # the first of equal errors, as datasketch's strict "<"
     if bands[best] < 2:
         # datasketch refuses one band, too (it would make every band an exact match).
