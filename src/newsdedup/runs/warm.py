@@ -43,6 +43,7 @@ def warm() -> float:
     from newsdedup.cluster.dedupe import DedupeConfig, dedupe
     from newsdedup.cluster.gate import bucketed_pairs
     from newsdedup.cluster.greedy import greedy_pairs
+    from newsdedup.score.jaccard import idf_weights, pair_intersections
     from newsdedup.score.join import threshold_join
     from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
     from newsdedup.score.scorers import make_scorer
@@ -54,6 +55,8 @@ def warm() -> float:
     sigs = signatures(sm, MinHashConfig(), kernel="numba")
     estimate_pairs(sigs, sm.sizes == 0, np.arange(2), np.arange(1, 3), kernel="numba")
     threshold_join(sm, 0.3, kernel="numba")
+    pair_intersections(sm.matrix, np.arange(2), np.arange(1, 3))
+    pair_intersections(sm.matrix, np.arange(2), np.arange(1, 3), idf_weights(sm))
     for kind in ("idf", "jaccard"):
         scorer = make_scorer(sm, kind)
         bucketed_pairs(scorer.block, np.zeros(3, np.int64), 0.3, pair_scores=scorer.run_pairs,

@@ -336,7 +336,10 @@ def pair_intersections(x: sp.csr_matrix, i: np.ndarray, j: np.ndarray,
 
     if not x.has_sorted_indices:
         x = x.sorted_indices()
-    indptr, indices = x.indptr.astype(np.int64), x.indices.astype(np.int64)
+    # The row pointers (one per item) as int64, the columns as they are: int32 below 2**31
+    # columns. A copy of the columns would cost more than the merge on small pair blocks.
+    indptr = x.indptr.astype(np.int64, copy=False)
+    indices = x.indices if x.indices.dtype == np.int32 else x.indices.astype(np.int64)
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     # Counting adds weights of 1.0: exact integers in float64 up to 2**53 shared columns.
     w = (np.ones(x.shape[1], dtype=np.float64) if weights is None
