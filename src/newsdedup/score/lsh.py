@@ -10,8 +10,9 @@ Two ways to get LSH candidate pairs from the same signatures
   sort per band). datasketch keys a band by its exact bytes, so both give the
   same pairs (tested); the vectorized one is the path for large batches.
 
-:func:`choose_bands` picks bands x rows for a threshold and ``k``: datasketch's
-own optimiser (equal false-positive / false-negative weights) or, given a
+:func:`choose_bands` picks bands x rows for a threshold and ``k``: the choice of
+datasketch's optimiser (equal false-positive / false-negative weights; made
+without datasketch by :func:`~newsdedup.score.minhash.lsh_params`) or, given a
 recall target, the cheapest banding whose S-curve ``1 - (1 - s^r)^b`` reaches
 it at the threshold. :func:`recall_by_bin` is the curve a user needs to choose
 between exact and approximate: the share of true pairs (from

@@ -169,7 +169,8 @@ class MinHashConfig:
             seed=seed,
             scheme=scheme,
             # The installed version, read without importing datasketch (and the scipy.integrate
-            # it loads): only its own family's signatures and the LSH optimiser import it.
+            # it loads): only its own family's signatures under another scheme than affine32
+            # import it (lsh_params makes its optimiser's choice without it).
             datasketch_version=metadata.version("datasketch"),
         )
 
