@@ -438,3 +438,19 @@ def test_brute_force_corpora_hold_series_of_several_kinds():
         config = SeriesConfig(min_values_undated=3) if seed % 2 else SeriesConfig()
         kinds |= set(learn(items, config).table["kind"])
     assert {"numbers", "head", "tail", "middle", "repeat"} <= kinds
+
+
+def test_keys_proposed_once_are_dropped_before_qualifying_and_only_they():
+    from newsdedup.text.series import _keys, _tokenize
+
+    titles = [f"[오늘의 운세] 7월 {d}일" for d in range(1, 6)] + [
+        "삼성전자 3분기 영업이익 9조", "삼성전자 4분기 영업이익 8조", "LG 신제품 공개",
+        "LG 신제품 공개", "국회 예산안 처리"]
+    tok = _tokenize(titles)
+    source = np.zeros(len(titles), np.uint64)
+    every = _keys(tok, source, SeriesConfig(min_members=1))  # no key dropped
+    kept = _keys(tok, source, SeriesConfig(min_members=3))
+    counts = every["key"].value_counts()
+    want = every[every["key"].map(counts).to_numpy() >= 2].reset_index(drop=True)
+    assert 0 < len(kept) < len(every)
+    pd.testing.assert_frame_equal(kept, want)

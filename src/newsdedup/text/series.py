@@ -280,9 +280,17 @@ def _combine(*parts: np.ndarray) -> np.ndarray:
 
 
 def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFrame:
-    """Every template key every title proposes: key hash, row, kind, slot bounds."""
+    """Every template key that could qualify: key hash, row, kind, slot bounds.
+
+    Every title proposes a key per slot it could vary in, about thirty for a
+    headline, and most keys are proposed once. A key needs
+    ``config.min_members`` rows, so from two on a key proposed once is
+    dropped here, before the titles, summaries and hours are attached to
+    every key (:func:`_qualify`): at a million headlines the keys of all
+    slots are about 30M rows, and attaching to all of them held gigabytes.
+    """
     seg = _Segments(tok)
-    frames = []
+    frames: list[tuple[np.ndarray, ...]] = []
     rows = np.arange(tok.length.size, dtype=np.int64)
     total = seg.chars(tok.start, tok.start + tok.length)
     share = np.where(total > 0, total, 1).astype(np.float64)
@@ -301,8 +309,7 @@ def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFram
         second = seg.hash(fixed_c, fixed_d, fixed_c - tok.start[r])
         key = _combine(np.full(len(r), kind), source[r], first, fixed_b - fixed_a, second,
                        fixed_d - fixed_c)
-        frames.append(pd.DataFrame({"key": key, "row": r, "kind": np.int8(kind),
-                                    "lo": lo, "hi": hi}))
+        frames.append((key, r, np.full(len(r), kind, np.int8), lo, hi))
 
     start, length = tok.start, tok.length
     end = start + length
@@ -328,8 +335,13 @@ def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFram
                 fa, fb, fc, fd = start[r], start[r] + k, start[r] + k + 1, end[r]
                 lo, hi = np.full(len(r), k), np.full(len(r), k + 1)
                 add(kind, r, fa, fb, fc, fd, lo, hi, config.fixed_share)
-    keys = pd.concat(frames, ignore_index=True)
-    return keys
+    key = np.concatenate([f[0] for f in frames])
+    # Proposed at least twice (a superset of the keys with min_members rows), in order.
+    keep = (pd.Series(key).duplicated(keep=False).to_numpy() if config.min_members > 1
+            else np.ones(len(key), bool))
+    columns = {name: np.concatenate([f[k] for f in frames])[keep]
+               for k, name in enumerate(("key", "row", "kind", "lo", "hi"))}
+    return pd.DataFrame(columns)
 
 
 def _title_codes(titles: Sequence[str]) -> np.ndarray:
