@@ -171,3 +171,23 @@ def test_prefix_agreements_equal_estimates_of_each_width():
         est = counts[k] / k
         est[empty[i] | empty[j]] = 0.0
         assert est.tolist() == estimate_pairs(sig[:, :k], empty, i, j).tolist()
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+def test_first_shared_band_is_the_first_band_whose_values_agree(kernel):
+    from newsdedup.score.minhash import first_shared_band
+
+    rng = np.random.default_rng(3)
+    # Few distinct values, so pairs agree on some bands and not on others.
+    sigs = rng.integers(0, 2, size=(50, 24)).astype(np.uint64)
+    i, j = rng.integers(0, 50, 3000), rng.integers(0, 50, 3000)
+    for bands, rows in ((6, 4), (4, 5), (24, 1), (1, 3)):
+        want = []
+        for a, b in zip(i.tolist(), j.tolist(), strict=True):
+            agree = [bool((sigs[a, k * rows:(k + 1) * rows] == sigs[b, k * rows:(k + 1) * rows])
+                          .all()) for k in range(bands)]
+            want.append(agree.index(True) if any(agree) else bands)
+        got = first_shared_band(sigs, i, j, bands, rows, kernel=kernel)
+        assert got.dtype == np.int64 and got.tolist() == want
+    with pytest.raises(ValueError, match="need 25 signature values"):
+        first_shared_band(sigs, i, j, 5, 5, kernel=kernel)

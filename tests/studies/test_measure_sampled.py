@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from newsdedup.score.minhash import lsh_candidates, lsh_params, signatures
 from newsdedup.studies.measure import MeasureConfig, measure_ngram, normalized_texts, run_measure
 from newsdedup.studies.measure_sampled import (
+    band_candidate_counts,
     band_candidates,
     band_pair_bound,
+    bucket_pair_chunks,
     measure_sampled_ngram,
     plan_pairs,
     run_sampled,
@@ -201,6 +203,38 @@ def test_band_candidates_equal_the_lexsort_banding():
     # Rows folded to one key: colliding keys with different slices are not paired.
     s = np.array([[1, 0], [0, 0x9E3779B97F4A7C15 + 0]], dtype=np.uint64)
     assert band_candidates(s, np.zeros(2, bool), 1, 2).tolist() == []
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 21])
+def test_band_candidate_counts_count_what_band_candidates_list(chunk):
+    from newsdedup.score.minhash import estimate_pairs
+
+    # Templated titles and empty items: big buckets, pairs sharing several bands.
+    texts = _korean(300) + [f"오늘의운세{k % 5}월" for k in range(40)] + ["", ""]
+    m = shingle_matrix(texts, 3)
+    sigs = signatures(m, CONFIG.minhash)
+    empty = m.sizes == 0
+    n = len(texts)
+    for t in (0.2, 0.5, 0.8):
+        b, r = lsh_params(t, 128)
+        cand = band_candidates(sigs, empty, b, r)
+        verified = int(np.count_nonzero(estimate_pairs(sigs, empty, cand // n, cand % n) >= t))
+        assert band_candidate_counts(sigs, empty, b, r, t, chunk=chunk) == (len(cand), verified)
+    # A colliding key with different slices is not a candidate (as in band_candidates).
+    s = np.array([[1, 0], [0, 0x9E3779B97F4A7C15 + 0]], dtype=np.uint64)
+    assert band_candidate_counts(s, np.zeros(2, bool), 1, 2, 0.0) == (0, 0)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 100])
+def test_bucket_pair_chunks_give_each_bucket_pair_once(chunk):
+    rng = np.random.default_rng(5)
+    bucket = np.sort(rng.integers(0, 12, 60))
+    members = rng.permutation(200)[:60]
+    got = [(int(a), int(b)) for x, y in bucket_pair_chunks(members, bucket, chunk)
+           for a, b in zip(x, y, strict=True)]
+    want = [(min(int(members[p]), int(members[q])), max(int(members[p]), int(members[q])))
+            for p in range(60) for q in range(p + 1, 60) if bucket[p] == bucket[q]]
+    assert sorted(got) == sorted(want) and len(got) == len(set(got))
 
 
 @pytest.mark.parametrize("size", [1, 2])

@@ -36,3 +36,23 @@ def test_packed_and_dict_paths_agree(texts, n):
     a, b = shingle_matrix(texts, n), _shingle_matrix_dicts(texts, n)
     assert a.vocab == b.vocab
     assert (a.matrix != b.matrix).nnz == 0 and a.matrix.shape == b.matrix.shape
+
+
+@given(st.lists(st.text(max_size=12), max_size=8), st.integers(1, 5))
+def test_vocab_reads_like_the_list_of_its_shingles(texts, n):
+    import numpy as np
+
+    from newsdedup.text.shingle import ShingleVocab, _shingle_matrix_dicts
+
+    vocab = shingle_matrix(texts, n).vocab
+    want = _shingle_matrix_dicts(texts, n).vocab  # a plain list, built string by string
+    assert isinstance(vocab, ShingleVocab) and isinstance(want, list)
+    assert len(vocab) == len(want) and list(vocab) == want and vocab == want
+    assert [vocab[k] for k in range(-len(want), len(want))] == want + want
+    assert vocab[1:4] == want[1:4] and vocab[::-1] == want[::-1]
+    points = vocab.codepoints()
+    assert points.shape == (len(want), n) and points.dtype == np.uint32
+    assert points.tolist() == [[ord(c) for c in s] for s in want]
+    pick = np.arange(len(want))[::2]
+    assert list(vocab.take(pick)) == [want[k] for k in pick.tolist()]
+    assert vocab != [*want, "x"] and (vocab == "x") is False

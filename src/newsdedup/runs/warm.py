@@ -45,7 +45,12 @@ def warm() -> float:
     from newsdedup.cluster.greedy import greedy_pairs
     from newsdedup.score.jaccard import idf_weights, pair_intersections
     from newsdedup.score.join import threshold_join
-    from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
+    from newsdedup.score.minhash import (
+        MinHashConfig,
+        estimate_pairs,
+        first_shared_band,
+        signatures,
+    )
     from newsdedup.score.scorers import make_scorer
     from newsdedup.text import shingle
     from newsdedup.text.shingle import shingle_matrix
@@ -54,6 +59,7 @@ def warm() -> float:
     sm = shingle_matrix(["abcdef", "abcdeg", "abcxyz"], 3)
     sigs = signatures(sm, MinHashConfig(), kernel="numba")
     estimate_pairs(sigs, sm.sizes == 0, np.arange(2), np.arange(1, 3), kernel="numba")
+    first_shared_band(sigs, np.arange(2), np.arange(1, 3), 4, 8, kernel="numba")
     threshold_join(sm, 0.3, kernel="numba")
     pair_intersections(sm.matrix, np.arange(2), np.arange(1, 3))
     pair_intersections(sm.matrix, np.arange(2), np.arange(1, 3), idf_weights(sm))

@@ -14,6 +14,7 @@ shorter than n) scores 0.0; see :mod:`newsdedup.text.shingle` for why.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -198,7 +199,7 @@ class DocumentFrequency:
         """
         x = shingled.matrix
         df = np.bincount(x.indices, minlength=x.shape[1]).astype(np.int64)
-        counts = pd.Series(df, index=pd.Index(shingled.vocab, dtype=object), name="df")
+        counts = pd.Series(df, index=pd.Index(list(shingled.vocab), dtype=object), name="df")
         return cls(n_docs=int(x.shape[0]), counts=counts.sort_index(), n=shingled.n)
 
     def merge(self, other: DocumentFrequency) -> DocumentFrequency:
@@ -208,7 +209,7 @@ class DocumentFrequency:
         counts = self.counts.add(other.counts, fill_value=0).astype(np.int64).sort_index()
         return DocumentFrequency(self.n_docs + other.n_docs, counts.rename("df"), self.n)
 
-    def weights(self, vocab: list[str]) -> np.ndarray:
+    def weights(self, vocab: Sequence[str]) -> np.ndarray:
         """IDF ``log(1 + N / (1 + df))`` of each shingle of ``vocab`` under this table.
 
         A shingle the reference never saw has ``df = 0`` and gets the largest
@@ -220,7 +221,7 @@ class DocumentFrequency:
             >>> ref.weights(["bcd", "zzz"]).round(4).tolist()
             [0.5108, 1.0986]
         """
-        pos = self.counts.index.get_indexer(pd.Index(vocab, dtype=object))
+        pos = self.counts.index.get_indexer(pd.Index(list(vocab), dtype=object))
         df = np.where(pos >= 0, self.counts.to_numpy()[np.maximum(pos, 0)], 0).astype(np.float64)
         return np.log1p(self.n_docs / (1.0 + df))
 

@@ -214,6 +214,30 @@ def signature_agreements(sigs, i, j, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def first_shared_band(sigs, i, j, bands, rows, out):  # pragma: no cover - compiled
+    """Per pair ``p``, the first band whose ``rows`` values items ``i[p]`` and ``j[p]`` share.
+
+    ``bands`` where no band agrees. The rows are read in place and each band
+    stops at its first differing value, so an unrelated pair costs about one
+    comparison per band. ``out`` (``int64``) receives the band numbers;
+    disjoint slices may run in two threads.
+    """
+    for p in range(len(i)):
+        a, b = i[p], j[p]
+        found = bands
+        for band in range(bands):
+            same = True
+            for c in range(band * rows, (band + 1) * rows):
+                if sigs[a, c] != sigs[b, c]:
+                    same = False
+                    break
+            if same:
+                found = band
+                break
+        out[p] = found
+
+
+@njit(cache=True, nogil=True)
 def shared_weights(indptr, indices, weights, i, j, out):  # pragma: no cover - compiled
     """Per pair ``p``, the summed ``weights`` of the columns rows ``i[p]`` and ``j[p]`` share.
 

@@ -19,7 +19,7 @@ import pandas as pd
 from newsdedup.score.jaccard import PairScores
 from newsdedup.score.minhash import MinHashConfig, estimate_pairs, signatures
 from newsdedup.studies.defaults import ERROR_PERMS
-from newsdedup.text.shingle import ShingleMatrix
+from newsdedup.text.shingle import ShingleMatrix, ShingleVocab
 
 __all__ = ["error_intervals", "error_pair_sample", "error_table", "error_vs_num_perm",
            "prefix_agreements", "touched_rows"]
@@ -85,7 +85,9 @@ def touched_rows(shingled: ShingleMatrix, rows: np.ndarray) -> ShingleMatrix:
     remap = np.zeros(x.shape[1], dtype=np.int64)
     remap[used] = np.arange(len(used))
     m = sp.csr_matrix((x.data, remap[x.indices], x.indptr), shape=(x.shape[0], len(used)))
-    return ShingleMatrix(m, [shingled.vocab[c] for c in used.tolist()], shingled.n)
+    vocab = shingled.vocab
+    return ShingleMatrix(m, vocab.take(used) if isinstance(vocab, ShingleVocab)
+                         else [vocab[c] for c in used.tolist()], shingled.n)
 
 
 def error_table(shingled: ShingleMatrix, i: np.ndarray, j: np.ndarray, score: np.ndarray,

@@ -27,13 +27,18 @@ Per n-gram size the sampled path gets
   normal interval. The sample size and the interval are written beside every
   sampled figure, and every figure says ``exact`` or ``sampled``.
 
-Memory is ``O(N + one join block + sample + LSH candidates)``: the pairs at
-or above ``t0`` are streamed block by block into their counts, histograms,
-error sums and top pairs (:class:`JoinStats`), never held, so titles from one
-template (most pairs above ``t0``) cost what varied ones do. The LSH
-candidates of one threshold are bounded before they are listed
-(``MeasureConfig.lsh_max_pairs``; a threshold above it is reported as
-skipped, with the bound).
+Memory is ``O(N x bands + one join block + sample)``: the pairs at or above
+``t0`` are streamed block by block into their counts, histograms, error sums
+and top pairs (:class:`JoinStats`), never held, so titles from one template
+(most pairs above ``t0``) cost what varied ones do. The LSH candidates are
+counted the same way, bucket by bucket (:func:`band_candidate_counts`), and a
+join pair is a candidate where its signatures share a band
+(:func:`~newsdedup.score.minhash.first_shared_band`), so no threshold's
+candidates are held either: listing them all held 1 GB beside 0.8 GB of
+everything else at 300,000 Korean headlines. Their work is bounded before it
+starts (``MeasureConfig.lsh_max_pairs``, checked against the band-sharing
+pairs summed over bands; a threshold above it is reported as skipped, with
+the bound).
 """
 
 from __future__ import annotations
@@ -48,7 +53,13 @@ import pandas as pd
 
 from newsdedup.score.jaccard import PairScores, pair_jaccard
 from newsdedup.score.join import gathered_pairs, join_blocks, stream_block, stream_kernel
-from newsdedup.score.minhash import bucket_pairs, estimate_pairs, lsh_params, signatures
+from newsdedup.score.minhash import (
+    bucket_pairs,
+    estimate_pairs,
+    first_shared_band,
+    lsh_params,
+    signatures,
+)
 from newsdedup.studies.cost import join_threshold, measure_plan
 from newsdedup.studies.measure import (
     MeasureConfig,
@@ -62,8 +73,8 @@ from newsdedup.studies.measure_streamed import HISTOGRAM_EDGES, pair_at
 from newsdedup.studies.pairstream import ExactSum, Track, untracked
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix, sorted_unique
 
-__all__ = ["SampledNgram", "band_buckets", "band_candidates", "band_pair_bound",
-           "plan_pairs", "run_sampled", "sample_rows"]
+__all__ = ["SampledNgram", "band_buckets", "band_candidate_counts", "band_candidates",
+           "band_pair_bound", "plan_pairs", "run_sampled", "sample_rows"]
 
 def _silent(_msg: str) -> None:
     return None
@@ -159,6 +170,64 @@ def band_candidates(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int,
     return sorted_unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
+def bucket_pair_chunks(members: np.ndarray, bucket: np.ndarray, chunk: int):
+    """The pairs of items sharing a bucket, ``(a, b)`` with ``a < b``, about ``chunk`` at a time.
+
+    ``members`` are grouped by ``bucket`` (as :func:`band_buckets` returns
+    them); consecutive buckets are taken together while their pairs fit in
+    ``chunk``, so one bucket larger than that comes alone.
+
+    Examples:
+        >>> [(a.tolist(), b.tolist()) for a, b in
+        ...  bucket_pair_chunks(np.array([5, 2, 7, 1, 3]), np.array([0, 0, 0, 1, 1]), 2)]
+        [([2, 5, 2], [5, 7, 7]), ([1], [3])]
+    """
+    if len(members) < 2:
+        return
+    starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
+    sizes = np.diff(np.r_[starts, len(bucket)])
+    ends = np.cumsum(sizes * (sizes - 1) // 2)  # pairs up to and including each bucket
+    lo = 0
+    while lo < len(starts):
+        # The buckets whose pairs fit beside the first one's in ``chunk`` (at least one).
+        hi = max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + chunk,
+                                             side="right")))
+        first, last = starts[lo], starts[hi - 1] + sizes[hi - 1]
+        part = members[first:last]
+        local = bucket_pairs(bucket[first:last])
+        a, b = part[local // len(part)], part[local % len(part)]
+        yield np.minimum(a, b), np.maximum(a, b)
+        lo = hi
+
+
+def band_candidate_counts(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int,
+                          threshold: float,
+                          buckets: list[tuple[np.ndarray, np.ndarray]] | None = None,
+                          chunk: int = 1 << 21) -> tuple[int, int]:
+    """The distinct band-sharing pairs, and how many of them estimate at or above ``threshold``.
+
+    ``len(band_candidates(...))`` and the count of its pairs whose estimate
+    reaches ``threshold``, without listing the candidates: the buckets of each
+    band are walked ``chunk`` pairs at a time, and a pair counts in the band
+    it shares first (:func:`~newsdedup.score.minhash.first_shared_band`), so
+    it counts once, and a key collision (slices not equal) never counts.
+
+    Examples:
+        >>> s = np.array([[1, 2, 3, 4], [1, 2, 0, 0], [0, 2, 3, 4]], dtype=np.uint64)
+        >>> band_candidate_counts(s, np.zeros(3, bool), 2, 2, 0.5)  # (0,1) and (0,2)
+        (2, 2)
+    """
+    parts = buckets if buckets is not None else band_buckets(sigs, empty, bands, rows)[1]
+    distinct = verified = 0
+    for band, (members, bucket) in enumerate(parts):
+        for a, b in bucket_pair_chunks(members, bucket, chunk):
+            new = first_shared_band(sigs, a, b, bands, rows) == band
+            a, b = a[new], b[new]
+            distinct += len(a)
+            verified += int(np.count_nonzero(estimate_pairs(sigs, empty, a, b) >= threshold))
+    return distinct, verified
+
+
 def band_pair_bound(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int) -> int:
     """Pairs sharing a band, summed over bands (an upper bound of the distinct candidates).
 
@@ -189,8 +258,7 @@ class SampledNgram:
         sig_seconds: Wall time of the signatures.
         exact_seconds: Wall time of the join.
         shingled: The incidence matrix, kept for the size the error study reads
-            (``top_ngram``) only: with its vocabulary it is about 0.5 GB at 1M
-            Korean headlines, and the other sizes' matrices are not read again.
+            (``top_ngram``) only: the other sizes' matrices are not read again.
     """
 
     n: int
@@ -311,13 +379,13 @@ def _error_figures(stats: JoinStats, ex_s: np.ndarray, es_s: np.ndarray,
     }
 
 
-def _lsh_candidates(sigs: np.ndarray, empty: np.ndarray, thresholds, n_items: int,
-                    config: MeasureConfig) -> list[dict]:
-    """Per threshold: banding, the band-sharing pairs' bound, and (within the limit) the pairs.
+def _lsh_candidates(sigs: np.ndarray, empty: np.ndarray, thresholds, config: MeasureConfig
+                    ) -> list[dict]:
+    """Per threshold: banding, the band-sharing pairs' bound and (within the limit) their counts.
 
-    Each entry holds ``t``, ``bands``, ``rows``, ``bound`` and either ``cand``
-    (sorted linear indices) with ``verified`` (how many of them the estimate
-    puts at or above ``t``), or ``skipped`` (why not listed).
+    Each entry holds ``t``, ``bands``, ``rows``, ``bound`` and either
+    ``candidates`` (distinct band-sharing pairs) with ``verified`` (how many of
+    them the estimate puts at or above ``t``), or ``skipped`` (why not counted).
     """
     out = []
     for t in thresholds:
@@ -327,10 +395,8 @@ def _lsh_candidates(sigs: np.ndarray, empty: np.ndarray, thresholds, n_items: in
         if bound > config.lsh_max_pairs:
             entry["skipped"] = f"skipped: up to {bound:,} band-sharing pairs > lsh_max_pairs"
         else:
-            cand = band_candidates(sigs, empty, bands, rows, buckets)
-            ci, cj = cand // n_items, cand % n_items
-            entry["cand"] = cand
-            entry["verified"] = int(np.count_nonzero(estimate_pairs(sigs, empty, ci, cj) >= t))
+            entry["candidates"], entry["verified"] = band_candidate_counts(
+                sigs, empty, bands, rows, t, buckets)
         del buckets
         out.append(entry)
     return out
@@ -352,7 +418,7 @@ def _lsh_rows(lsh: list[dict], stats: JoinStats) -> tuple[pd.DataFrame, pd.DataF
             continue
         matches, vmatches = int(stats.matches[k]), int(stats.verified_matches[k])
         lsh_rows.append({**base, "bands": e["bands"], "rows": e["rows"],
-                         "candidates": len(e["cand"]), "matches": matches,
+                         "candidates": e["candidates"], "matches": matches,
                          "recall": matches / real if real else math.nan,
                          "bound": e["bound"], "method": "exact"})
         thr_rows.append({**base, "candidates": e["verified"], "matches": vmatches,
@@ -400,10 +466,14 @@ class JoinStats:
     the whole list would give (the error sum exactly: :class:`ExactSum`).
     """
 
-    def __init__(self, lsh: list[dict], n_items: int, top_k: int) -> None:
-        """Empty statistics for the thresholds of ``lsh`` (:func:`_lsh_candidates`)."""
+    def __init__(self, lsh: list[dict], sigs: np.ndarray, top_k: int) -> None:
+        """Empty statistics for the thresholds of ``lsh`` (:func:`_lsh_candidates`).
+
+        ``sigs`` are the items' signatures: a join pair is an LSH candidate of
+        a threshold where they share one of its bands.
+        """
         nt = len(lsh)
-        self.lsh, self.n, self.k = lsh, n_items, top_k
+        self.lsh, self.sigs, self.k = lsh, sigs, top_k
         self.count = 0
         self.real = np.zeros(nt, dtype=np.int64)
         self.matches = np.zeros(nt, dtype=np.int64)
@@ -442,17 +512,17 @@ class JoinStats:
         self.err_sum.add(err)
         self.err_max = max(self.err_max, float(err.max()))
         self.exact_max = max(self.exact_max, float(score.max()))
-        linear = pairs.i.astype(np.int64) * self.n + pairs.j
         for k, e in enumerate(self.lsh):
-            above = score >= e["t"]
-            self.real[k] += int(np.count_nonzero(above))
-            cand = e.get("cand")
-            if cand is None or not len(cand):
+            above = np.flatnonzero(score >= e["t"])
+            self.real[k] += len(above)
+            if "skipped" in e or not len(above):
                 continue
-            pos = np.minimum(np.searchsorted(cand, linear), len(cand) - 1)
-            hit = (cand[pos] == linear) & above
-            self.matches[k] += int(np.count_nonzero(hit))
-            self.verified_matches[k] += int(np.count_nonzero(hit & (est >= e["t"])))
+            # A join pair scores above 0, so neither item is empty: it is a candidate
+            # exactly where it shares a band.
+            hit = above[first_shared_band(self.sigs, pairs.i[above], pairs.j[above],
+                                          e["bands"], e["rows"]) < e["bands"]]
+            self.matches[k] += len(hit)
+            self.verified_matches[k] += int(np.count_nonzero(est[hit] >= e["t"]))
 
 
 def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
@@ -475,8 +545,8 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
     # the sample) fit the budget; below it the counts come from the sample.
     t_join = join_threshold(ex_s, positive, items) if positive else 1.0
     listed = [t for t in positive if t_join is not None and t >= t_join]
-    lsh = _lsh_candidates(sigs, empty, listed, items, config)
-    stats = JoinStats(lsh, items, config.top_k)
+    lsh = _lsh_candidates(sigs, empty, listed, config)
+    stats = JoinStats(lsh, sigs, config.top_k)
     if t_join is not None:
         # The join's pairs block by block (never all held), compiled where numpy's block
         # products would hold rows x window entries.
