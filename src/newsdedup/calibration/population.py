@@ -215,9 +215,12 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
     level = (np.full(len(i), np.nan) if grouped is None
              else np.asarray(grouped, dtype=np.float64) if order is None
              else np.asarray(grouped, dtype=np.float64)[order])
-    src = np.asarray([str(s) for s in sources], dtype=object) if sources is not None else None
+    # Sources as integer codes: comparing two gathered object arrays held 0.45 GB of
+    # pointers for the 28M pairs of 1M headlines.
+    src = (pd.factorize(pd.Series([str(s) for s in sources], dtype=object))[0]
+           if sources is not None else None)
     same_source = (src[i] == src[j]) if src is not None else np.ones(len(i), dtype=bool)
-    split_source = src is not None and len(set(src.tolist())) > 1
+    split_source = src is not None and len(np.unique(src)) > 1
     t = np.asarray(times, dtype=np.float64)
     gap = np.abs(t[i] - t[j]) / 86400.0
     is_grouped = np.isfinite(level)

@@ -314,6 +314,10 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
              "threshold on the pair lists)")
     sweeps = sweep_from_pairs(len(items), pairs, grid.tolist(),
                               rate_reporter(progress, "calibrate: sweep clusterings"))
+    # From here on only plain Jaccard's pairs are read: the other scorers' lists (0.5 GB
+    # at 1M headlines) are let go before the evidence builds its population.
+    swept = [*pairs, GATED_DEDUPE] if options.extra else [*pairs]
+    pairs = {"jaccard": pairs["jaccard"]}
     # The gated sweep and the calibrated dedupe read the same series when their inputs
     # agree: learned once (4 s of a 100,000-item calibrate, each time).
     series = (corpus_series(items, DedupeConfig()) if options.extra and series_inputs(
@@ -357,7 +361,6 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
         print("\n" + "\n".join(summary_lines(evidence, n_items)), flush=True)
         if model is not None:
             print("\n".join(model_lines(model)), flush=True)
-    swept = [*pairs, GATED_DEDUPE] if options.extra else [*pairs]
     _write_calibration(corpus, name, out, options, sens, cal, sweeps, swept, grid,
                        evidence, {"minhash_sweep": minhash_sweep_plan(
                                       n_items, MinHashConfig.published().num_perm),
