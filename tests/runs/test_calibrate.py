@@ -347,7 +347,7 @@ def test_calibration_reads_headlines_and_keep_criteria_once(tmp_path, monkeypatc
     def spy(*a, **k):
         before = Counter(counts)
         out = real(*a, **k)
-        inside.append((counts - before, out.reference is not out.swept))
+        inside.append((counts - before, out.reference is not out.swept.partitions))
         return out
 
     monkeypatch.setattr(ev, "_calibrated_dedupe", spy)
