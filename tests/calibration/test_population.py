@@ -146,8 +146,12 @@ def brute_strata(ps, sources, hours, floor, level):
     return keys
 
 
+@pytest.mark.parametrize("part", [1 << 22, 7])
 @pytest.mark.parametrize("seed", range(8))
-def test_strata_match_brute_force(seed):
+def test_strata_match_brute_force(seed, part, monkeypatch):
+    import newsdedup.calibration.population as population
+
+    monkeypatch.setattr(population, "PART_PAIRS", part)  # one part, or many small ones
     rng = np.random.default_rng(seed)
     n = 25
     sources = [["a", "b", "c"][k] for k in rng.integers(0, 3 if seed % 4 else 1, n)]
@@ -233,6 +237,16 @@ def test_by_ids_orders_positions_by_the_pairs_ids():
     assert by_ids == [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d")]
     assert pop.by_ids(np.array([4, 0])).tolist() == sorted(
         [4, 0], key=lambda p: tuple(sorted((ids[pop.i[p]], ids[pop.j[p]]))))
+    # Many pairs, ids in no particular order: the order of their sorted id pairs.
+    rng = np.random.default_rng(4)
+    n = 60
+    names = [f"x{k:03d}" for k in rng.permutation(n)]
+    i, j = np.triu_indices(n, k=1)
+    big = build_population(PairScores(i, j, np.full(len(i), 0.5)), None, np.zeros(n), names,
+                           0.1)
+    pos = rng.permutation(len(big))[:700]
+    assert big.by_ids(pos).tolist() == sorted(
+        pos.tolist(), key=lambda p: tuple(sorted((names[big.i[p]], names[big.j[p]]))))
 
 
 def test_merged_says_whether_both_rows_share_a_group():
@@ -243,7 +257,11 @@ def test_merged_says_whether_both_rows_share_a_group():
     assert pop.merged(labels).tolist() == [True, False, True, False]
 
 
-def test_merged_at_unpacks_what_merged_says_at_every_threshold():
+@pytest.mark.parametrize("part", [1 << 22, 97])
+def test_merged_at_unpacks_what_merged_says_at_every_threshold(part, monkeypatch):
+    import newsdedup.calibration.population as population
+
+    monkeypatch.setattr(population, "PART_PAIRS", part)  # one part, or many small ones
     # 70 thresholds: the bits of the first 64 share one word, the rest spill into a second.
     rng = np.random.default_rng(2)
     n = 40

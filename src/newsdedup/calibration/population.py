@@ -109,11 +109,20 @@ class Population:
         ordered by ids picks the same pairs whatever order the records came in.
         """
         pos = np.asarray(positions, dtype=np.int64)
-        rank = np.empty(len(self.ids), dtype=np.int64)
-        rank[np.argsort(np.asarray(self.ids, dtype=object), kind="stable")] = np.arange(
-            len(self.ids))
+        n = len(self.ids)
+        rank = np.empty(n, dtype=np.int64)
+        rank[np.argsort(np.asarray(self.ids, dtype=object), kind="stable")] = np.arange(n)
+        # One key per pair, ``min * n + max`` of the ranks (distinct pairs, distinct keys):
+        # the order of a lexsort by (min, max), built in place. A stratum can hold most of
+        # the 28M pairs of 1M headlines, and the lexsort's copies were 1.3 GB of them.
         a, b = rank[self.i[pos]], rank[self.j[pos]]
-        return pos[np.lexsort((np.maximum(a, b), np.minimum(a, b)))]
+        key = np.minimum(a, b)
+        np.maximum(a, b, out=a)
+        del b
+        key *= n
+        key += a
+        del a
+        return pos[np.argsort(key)]
 
     def merged(self, labels: np.ndarray) -> np.ndarray:
         """Whether each pair is in one group of a partition (labels per row)."""
@@ -149,11 +158,15 @@ class MergedAt(Mapping[float, np.ndarray]):
     """
 
     def __init__(self, pop: Population, partitions: Mapping[float, np.ndarray]) -> None:
-        """Pack each partition's merged flags into its bit."""
+        """Pack each partition's merged flags into its bit, a part of the pairs at a time."""
         self._at = {float(t): k for k, t in enumerate(partitions)}
         self._bits = np.zeros(((len(self._at) + 63) // 64, len(pop)), dtype=np.uint64)
-        for k, labels in enumerate(partitions.values()):
-            self._bits[k // 64] |= pop.merged(labels).astype(np.uint64) << np.uint64(k % 64)
+        for lo in range(0, len(pop), PART_PAIRS):
+            i, j = pop.i[lo:lo + PART_PAIRS], pop.j[lo:lo + PART_PAIRS]
+            for k, labels in enumerate(partitions.values()):
+                lab = np.asarray(labels)
+                self._bits[k // 64, lo:lo + PART_PAIRS] |= (
+                    (lab[i] == lab[j]).astype(np.uint64) << np.uint64(k % 64))
 
     def __getitem__(self, threshold: float) -> np.ndarray:
         """Whether each pair is merged at ``threshold`` (a new boolean array)."""
@@ -168,6 +181,10 @@ class MergedAt(Mapping[float, np.ndarray]):
         """How many thresholds."""
         return len(self._at)
 
+
+PART_PAIRS = 1 << 22
+"""Pairs whose temporaries the population's per-pair steps hold at once (a memory knob
+only): about 4M, so a step over 28M pairs holds tens of MB beside its output."""
 
 GAP_DAYS = 1.0
 """Pairs within this many days form strata of their own: copies and rewrites of one event
@@ -223,17 +240,24 @@ def build_population(pairs: PairScores, sources: Sequence[str] | None, times: np
     split_source = src is not None and len(np.unique(src)) > 1
     t = np.asarray(times, dtype=np.float64)
     gap = np.abs(t[i] - t[j]) / 86400.0
-    is_grouped = np.isfinite(level)
-    # A grouped pair's day does not split it: the window already decided its grouping.
-    within = ~(gap > GAP_DAYS) | is_grouped  # NaN (unknown) counts as within
     edges = score_bin_edges(floor)
-    # Scored pairs are binned by their score, grouped ones by the threshold up to which
-    # the reference dedupe keeps them in one group.
-    value = np.where(is_grouped, level, score)
-    bin_of = np.clip(np.searchsorted(edges, value, side="right") - 1, 0, len(edges) - 2)
-    # Source: 0 different, 1 same, 2 not split (fewer than two sources named).
-    src_code = same_source.astype(np.int64) if split_source else np.full(len(i), 2)
-    code = ((is_grouped.astype(np.int64) * len(edges) + bin_of) * 3 + src_code) * 2 + within
+    # Each pair's stratum code, a part of the pairs at a time: the temporaries of all
+    # 28M candidate pairs of 1M headlines at once were about 1 GB.
+    code = np.empty(len(i), dtype=np.int64)
+    for lo in range(0, len(i), PART_PAIRS):
+        part = slice(lo, lo + PART_PAIRS)
+        is_grouped = np.isfinite(level[part])
+        # A grouped pair's day does not split it: the window already decided its grouping.
+        within = ~(gap[part] > GAP_DAYS) | is_grouped  # NaN (unknown) counts as within
+        # Scored pairs are binned by their score, grouped ones by the threshold up to which
+        # the reference dedupe keeps them in one group.
+        value = np.where(is_grouped, level[part], score[part])
+        bin_of = np.clip(np.searchsorted(edges, value, side="right") - 1, 0, len(edges) - 2)
+        # Source: 0 different, 1 same, 2 not split (fewer than two sources named).
+        src_code = (same_source[part].astype(np.int64) if split_source
+                    else np.full(len(value), 2))
+        code[part] = (((is_grouped.astype(np.int64) * len(edges) + bin_of) * 3 + src_code) * 2
+                      + within)
     # Fewer than 200 codes: a table from code to stratum instead of np.unique's sort of
     # every pair (the same numbering: codes ascending).
     present = np.flatnonzero(np.bincount(code))
