@@ -34,8 +34,8 @@ and top pairs (:class:`JoinStats`), never held, so titles from one template
 counted the same way, bucket by bucket (:func:`band_candidate_counts`), and a
 join pair is a candidate where its signatures share a band
 (:func:`~newsdedup.score.minhash.first_shared_band`), so no threshold's
-candidates are held either (listing them took 1.0 GB at its peak, by
-tracemalloc, beside the 0.85 GB held at 300,000 Korean headlines). Their
+candidates are held either (at 300,000 Korean headlines tracemalloc counted
+0.77 GB held before listing them and a peak of 1.84 GB while they were). Their
 work is bounded before it starts (``MeasureConfig.lsh_max_pairs``, checked
 against the band-sharing pairs summed over bands; a threshold above it is
 reported as skipped, with the bound).

@@ -282,13 +282,13 @@ def _combine(*parts: np.ndarray) -> np.ndarray:
 def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFrame:
     """Every template key that could qualify: key hash, row, kind, slot bounds.
 
-    Every title proposes a key per slot it could vary in (16 a title on
+    Every title proposes a key per slot it could vary in (about 16 a title on
     knews-rss-big3 and on the 1M synthetic Korean bench feed), and most keys
     are proposed once (83 % and 79 % of them). A key needs
     ``config.min_members`` rows, so from two on a key proposed once is
     dropped here, before :func:`_qualify` attaches the titles, summaries and
-    hours to every key and groups them: for the bench feed's 16.4M keys that
-    took 1.5 GB above what the corpus held.
+    hours to every key and groups them: with the bench feed's 16.4M keys the
+    run's RSS rose by about 1.5 GB there.
     """
     seg = _Segments(tok)
     frames: list[tuple[np.ndarray, ...]] = []
