@@ -314,8 +314,8 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
              "threshold on the pair lists)")
     sweeps = sweep_from_pairs(len(items), pairs, grid.tolist(),
                               rate_reporter(progress, "calibrate: sweep clusterings"))
-    # From here on only plain Jaccard's pairs are read: the other scorers' lists (0.5 GB
-    # at 1M headlines) are let go before the evidence builds its population.
+    # From here on only plain Jaccard's pairs are read: the other scorers' lists are let
+    # go before the evidence builds its population.
     swept = [*pairs, GATED_DEDUPE] if options.extra else [*pairs]
     pairs = {"jaccard": pairs["jaccard"]}
     # The gated sweep and the calibrated dedupe read the same series when their inputs
