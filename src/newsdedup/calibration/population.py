@@ -113,8 +113,8 @@ class Population:
         rank = np.empty(n, dtype=np.int64)
         rank[np.argsort(np.asarray(self.ids, dtype=object), kind="stable")] = np.arange(n)
         # One key per pair, ``min * n + max`` of the ranks (distinct pairs, distinct keys):
-        # the order of a lexsort by (min, max), built in place. A stratum can hold most of
-        # the 28M pairs of 1M headlines, and the lexsort's copies were 1.3 GB of them.
+        # the order of a lexsort by (min, max), built in place. A stratum can hold millions
+        # of the 28M pairs of 1M headlines, and the lexsort gathered two more copies of them.
         a, b = rank[self.i[pos]], rank[self.j[pos]]
         key = np.minimum(a, b)
         np.maximum(a, b, out=a)
