@@ -67,7 +67,7 @@ dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, g
 MODEL_SEEDS ?= 8
 KNEWS   := ../shared/corpora/knews-rss-big3/knews-rss-big3.jsonl
 REUTERS := ../shared/corpora/reuters21578-titles/reuters-005-009.csv
-.PHONY: feeds coverage
+.PHONY: feeds coverage doors
 feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled sheets (and the pair model); docs tables
 	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3-unlabelled
 	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3 --model \
@@ -76,6 +76,16 @@ feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled
 	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles --model \
 	    --labels data/gold/reuters21578-titles.calibrate.csv \
 	    --holdout data/gold/reuters21578-titles.holdout.csv
+	$(BIN)/python -m newsdedup.runs.doc_tables
+
+doors: $(STAMP)  ## a second candidate door on the two feeds: embedding neighbours beside the character join, by their labelled sheets (~2 min)
+	$(BIN)/python -m newsdedup.runs.door_study $(KNEWS) --name knews-rss-big3 \
+	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv \
+	    --door-labels data/gold/knews-rss-big3.doors.csv
+	$(BIN)/python -m newsdedup.runs.door_study $(REUTERS) --name reuters21578-titles \
+	    --labels data/gold/reuters21578-titles.calibrate.csv \
+	    --holdout data/gold/reuters21578-titles.holdout.csv \
+	    --door-labels data/gold/reuters21578-titles.doors.csv
 	$(BIN)/python -m newsdedup.runs.doc_tables
 
 model-study: $(STAMP)  ## the pair model against the truth: UCI head story ids, with and without dates; planted corpora (~25 min)

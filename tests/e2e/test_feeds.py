@@ -5,8 +5,10 @@ Each run is compared with its committed files (``results/<feed>/`` and
 same bytes on any checkout (JSON without its environment block). The
 commands are run from the checkout with the Makefile's relative paths, since
 ``calibration.json`` records the command to run next as the user typed it.
+The door study (``make doors``) runs on the same results root and is compared
+with ``results/<feed>/doors/``.
 
-About five minutes in all.
+About six minutes in all.
 """
 
 from __future__ import annotations
@@ -117,3 +119,62 @@ def test_the_unlabelled_calibration_is_the_committed_one(fresh: Path, feed: str,
     committed = paths.RESULTS_DIR / rel
     assert committed.is_file(), f"{committed} missing: run `make feeds` and commit it"
     assert result_difference(committed, _as_committed(fresh, rel, tmp_path)) is None, rel
+
+
+@pytest.fixture(scope="module")
+def doors(fresh):
+    """``make doors`` into the same temporary results root (its embeddings cached by ``fresh``)."""
+    from newsdedup.runs import door_study
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(paths.PROJECT_ROOT)
+        for feed, (folder, name) in FEEDS.items():
+            shown = os.path.relpath(paths.CORPORA_DIR / folder / name, paths.PROJECT_ROOT)
+            assert door_study.main([shown, "--name", feed, "--out", str(fresh),
+                                    "--labels", f"data/gold/{feed}.calibrate.csv",
+                                    "--holdout", f"data/gold/{feed}.holdout.csv",
+                                    "--door-labels", f"data/gold/{feed}.doors.csv"]) == 0
+    return fresh
+
+
+@pytest.mark.parametrize("feed", sorted(FEEDS))
+@pytest.mark.parametrize("rel", ["doors/doors.csv", "doors/doors.json"])
+def test_the_door_study_is_the_committed_one(doors: Path, feed: str, rel: str):
+    """The door's neighbours come from float32 embeddings: numbers agree within
+    :data:`EMBEDDING_TOLERANCE`, and the door's labelled sheet is read (a neighbour set
+    that moved would move a sheet pair out of its stratum: refused, not absorbed)."""
+    committed = paths.RESULTS_DIR / feed / rel
+    assert committed.is_file(), f"{committed} missing: run `make doors` and commit it"
+    assert result_difference(committed, doors / feed / rel, EMBEDDING_TOLERANCE) is None
+    if rel.endswith(".json"):
+        record = json.loads((doors / feed / rel).read_text("utf-8"))
+        assert record["door_labelled"] == 60 and record["population"] == json.loads(
+            (paths.RESULTS_DIR / feed / "calibration.json").read_text("utf-8")
+        )["labels"]["population"]
+
+
+def test_without_door_labels_the_sheet_to_label_is_written(doors: Path, tmp_path: Path):
+    """The first run on a feed: the door's sample, items side by side, the one committed."""
+    from newsdedup.calibration.sheet import without_text
+    from newsdedup.runs import door_study
+
+    feed = "reuters21578-titles"
+    folder, name = FEEDS[feed]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(paths.PROJECT_ROOT)
+        shown = os.path.relpath(paths.CORPORA_DIR / folder / name, paths.PROJECT_ROOT)
+        assert door_study.main([shown, "--name", feed, "--out", str(tmp_path),
+                                "--labels", f"data/gold/{feed}.calibrate.csv",
+                                "--holdout", f"data/gold/{feed}.holdout.csv"]) == 0
+    import pandas as pd
+
+    drawn = pd.read_csv(tmp_path / feed / "doors" / "to_label.csv", keep_default_na=False,
+                        dtype=str)
+    assert {"title_i", "title_j", "published_i"} <= set(drawn.columns)
+    assert "score" not in drawn.columns and not (drawn["label"] != "").any()
+    committed = pd.read_csv(paths.DATA_DIR / "gold" / f"{feed}.doors.csv", keep_default_na=False,
+                            dtype=str)
+    got = without_text(drawn)
+    for column in ("pair", "id_i", "id_j", "stratum", "stratum_size", "inclusion"):
+        assert got[column].tolist() == committed[column].tolist(), column
+    assert not (tmp_path / feed / "doors" / "doors.csv").exists()

@@ -10,6 +10,7 @@ import pytest
 from newsdedup.runs import doc_tables
 from newsdedup.runs.doc_tables import (
     coverage_block,
+    doors_block,
     feeds_block,
     model_block,
     planted_block,
@@ -29,7 +30,8 @@ def test_a_stale_page_is_caught_and_rewritten(tmp_path):
                     "<!-- pair-model-uci-table: begin -->\n<!-- pair-model-uci-table: end -->\n"
                     "<!-- pair-model-planted-table: begin -->\n"
                     "<!-- pair-model-planted-table: end -->\n"
-                    "<!-- coverage-table: begin -->\n<!-- coverage-table: end -->\n",
+                    "<!-- coverage-table: begin -->\n<!-- coverage-table: end -->\n"
+                    "<!-- doors-table: begin -->\n<!-- doors-table: end -->\n",
                     encoding="utf-8")
     assert doc_tables.main(["--check", "--page", str(page)]) == 1
     assert doc_tables.main(["--page", str(page)]) == 0
@@ -137,3 +139,24 @@ def test_the_planted_rows_count_seeds_and_coverage(tmp_path):
     lines = planted_block(tmp_path).splitlines()
     assert lines[2] == "| Korean | calibrated dedupe | 3 of 3 | 2 | 3 | 0.923 | 0.250 | 10 |"
     assert lines[3] == "| Korean | model | 2 of 3 | 2 | 1 | 0.850 | 0.550 | 30 |"
+
+
+def test_the_doors_rows_are_the_study_files(tmp_path):
+    folder = tmp_path / "knews-rss-big3" / "doors"
+    folder.mkdir(parents=True)
+    nan = float("nan")
+    pd.DataFrame({"row": ["characters", "calibrated dedupe at 0.19"], "pairs": [76515, 1920],
+                  "same_pairs": [7329.4, 1836.5], "same_pairs_low": [4389.7, 1764.0],
+                  "same_pairs_high": [11755.3, 1891.0], "share": [0.8034, 0.2231],
+                  "share_low": [0.643, 0.137], "share_high": [0.924, 0.336],
+                  "missed_alone": [1768.2, nan], "missed_alone_low": [662.0, nan],
+                  "missed_alone_high": [3266.0, nan], "recall_u": [nan, 0.2861],
+                  "recall_u_low": [nan, 0.162], "recall_u_high": [nan, 0.454]}
+                 ).to_csv(folder / "doors.csv", index=False)
+    lines = doors_block(tmp_path).splitlines()
+    assert len(lines) == 4  # header, rule, the two rows; the feed without a study is left out
+    assert lines[2] == ("| knews-rss-big3 | character join (Jaccard >= floor) | 76,515 | "
+                        "7,329 [4,390, 11,755] | 0.803 [0.643, 0.924] | 1,768 [662, 3,266] | "
+                        "n/a |")
+    assert lines[3].endswith("| n/a | 0.286 [0.162, 0.454] |")
+    assert "make doors" in doors_block(tmp_path / "none")

@@ -21,5 +21,7 @@ pairs to label. One module per concept:
 * :mod:`~newsdedup.calibration.file`: reading `calibration.json` back (every fault one line);
 * :mod:`~newsdedup.calibration.label`: labeling a sheet at the terminal;
 * :mod:`~newsdedup.calibration.report`: the calibration's one report;
+* :mod:`~newsdedup.calibration.doors`: a second candidate door (embedding neighbours) beside
+  the character population, its own labelled sample, and what each door alone misses;
 * :mod:`~newsdedup.calibration.simulate`: planted corpora and the coverage of the intervals.
 """

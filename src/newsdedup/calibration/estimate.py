@@ -40,7 +40,7 @@ of its stratum's labels stand for it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,7 +49,8 @@ from scipy.special import betaincinv
 
 from newsdedup.calibration.population import Population
 
-__all__ = ["LabelSample", "CONFIDENCE", "DRAWS", "label_estimates", "cell_counts"]
+__all__ = ["LabelSample", "CONFIDENCE", "DRAWS", "label_estimates", "cell_counts",
+           "same_pair_draws"]
 
 CONFIDENCE = 0.95
 """Central share of the posterior draws an interval holds."""
@@ -274,6 +275,53 @@ def _interval(values: np.ndarray, confidence: float) -> tuple[float, float, floa
     return float(finite.mean()), float(lo), float(hi)
 
 
+def _count_draws(pop: Population, cells: pd.DataFrame, merged: np.ndarray, sample: LabelSample,
+                 draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Joint posterior draws of the merged same-event pairs and of all same-event pairs."""
+    known, known_same = sample.known_pairs()
+    total = _cell_draws(cells, _prior_blocks(pop, cells), draws, rng)
+    is_merged = cells["merged"].to_numpy()
+    known_merged = np.asarray(merged, dtype=bool)[known]
+    tp = (total[:, is_merged].sum(axis=1).astype(np.float64)
+          + np.count_nonzero(known_same & known_merged))
+    same = total.sum(axis=1).astype(np.float64) + np.count_nonzero(known_same)
+    return tp, same
+
+
+def same_pair_draws(pop: Population, merged: np.ndarray, sample: LabelSample,
+                    draws: int = DRAWS, seed: int | Sequence[int] = 0
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior draws of the same-event pairs of ``U``: among ``merged``, and in all.
+
+    The draws :func:`label_estimates` summarizes, for a caller that combines
+    populations or partitions: a ratio of two counts is taken draw by draw, from
+    one call (joint draws), or from calls on independent samples.
+
+    Args:
+        pop: The population.
+        merged: A subset of its pairs (any flag per pair, e.g. "a second door proposes it").
+        sample: The labelled pairs.
+        draws: Posterior draws.
+        seed: Of the draws.
+
+    Returns:
+        ``(in_merged, total)``: two ``float64`` arrays of ``draws`` counts.
+
+    Examples:
+        >>> from newsdedup.calibration.population import Population
+        >>> strata = pd.DataFrame({"stratum": [0], "size": [4]})
+        >>> pop = Population(np.arange(4), np.arange(4) + 10, np.ones(4), np.ones(4, bool),
+        ...                  np.zeros(4), np.zeros(4, int), strata, [str(k) for k in range(14)],
+        ...                  0.05)
+        >>> s = LabelSample(np.arange(4), np.array([True, True, True, False]))
+        >>> a, b = same_pair_draws(pop, np.array([True, False, False, False]), s, draws=5)
+        >>> a.tolist(), b.tolist()
+        ([1.0, 1.0, 1.0, 1.0, 1.0], [3.0, 3.0, 3.0, 3.0, 3.0])
+    """
+    cells = cell_counts(pop, merged, sample)
+    return _count_draws(pop, cells, merged, sample, draws, np.random.default_rng(seed))
+
+
 def label_estimates(pop: Population, merged_at: Mapping[float, np.ndarray], sample: LabelSample,
                     confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0
                     ) -> pd.DataFrame:
@@ -307,17 +355,14 @@ def label_estimates(pop: Population, merged_at: Mapping[float, np.ndarray], samp
         >>> round(float(r.precision), 6), round(float(r.recall), 6), int(r.merged_pairs)
         (1.0, 0.666667, 2)
     """
-    known, known_same = sample.known_pairs()
+    known = sample.known_pairs()[0]
     rows = []
     for k, (t, merged) in enumerate(merged_at.items()):
         cells = cell_counts(pop, merged, sample)
-        rng = np.random.default_rng([seed, k])
-        total = _cell_draws(cells, _prior_blocks(pop, cells), draws, rng)
+        tp, same = _count_draws(pop, cells, merged, sample, draws,
+                                np.random.default_rng([seed, k]))
         is_merged = cells["merged"].to_numpy()
         known_merged = np.asarray(merged, dtype=bool)[known]
-        tp = (total[:, is_merged].sum(axis=1).astype(np.float64)
-              + np.count_nonzero(known_same & known_merged))
-        same = total.sum(axis=1).astype(np.float64) + np.count_nonzero(known_same)
         merged_pairs = int(cells.loc[is_merged, "size"].sum()) + int(known_merged.sum())
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = tp / merged_pairs if merged_pairs else np.full(draws, np.nan)

