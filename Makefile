@@ -78,14 +78,15 @@ feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled
 	    --holdout data/gold/reuters21578-titles.holdout.csv
 	$(BIN)/python -m newsdedup.runs.doc_tables
 
-doors: $(STAMP)  ## a second candidate door on the two feeds: embedding neighbours beside the character join, by their labelled sheets (~2 min)
+doors: $(STAMP)  ## a second candidate door on the two feeds: embedding neighbours beside the character join, by their labelled sheets; the dedupes measured over both doors (~3 min)
 	$(BIN)/python -m newsdedup.runs.door_study $(KNEWS) --name knews-rss-big3 \
 	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv \
-	    --door-labels data/gold/knews-rss-big3.doors.csv
+	    --door-labels data/gold/knews-rss-big3.doors.csv --calibration results/knews-rss-big3/calibration.json
 	$(BIN)/python -m newsdedup.runs.door_study $(REUTERS) --name reuters21578-titles \
 	    --labels data/gold/reuters21578-titles.calibrate.csv \
 	    --holdout data/gold/reuters21578-titles.holdout.csv \
-	    --door-labels data/gold/reuters21578-titles.doors.csv
+	    --door-labels data/gold/reuters21578-titles.doors.csv \
+	    --calibration results/reuters21578-titles/calibration.json
 	$(BIN)/python -m newsdedup.runs.doc_tables
 
 model-study: $(STAMP)  ## the pair model against the truth: UCI head story ids, with and without dates; planted corpora (~25 min)

@@ -142,3 +142,59 @@ def test_a_model_without_a_cut_falls_back_to_the_threshold_with_a_note(tmp_path,
     assert "no recommended cut" in capsys.readouterr().err
     meta = json.loads((tmp_path / "o" / "f" / "dedupe" / "dedupe.json").read_text("utf-8"))
     assert "pair_model" not in meta
+
+
+def _exact_jaccard(a: str, b: str, n: int) -> float:
+    """Character n-gram Jaccard by sets, on the shingles the model's candidates read."""
+    from newsdedup.text.normalize import item_text, normalize
+    from newsdedup.text.shingle import shingles
+
+    sa, sb = (shingles(normalize(item_text(t, ""), "hangul-alnum"), n) for t in (a, b))
+    return len(sa & sb) / len(sa | sb) if sa | sb else 0.0
+
+
+def test_the_door_adds_its_pairs_flags_them_and_scores_their_jaccard():
+    items = corpus(45, seed=3)
+    signals = modelled.item_signals(items, model_config(3, "hangul-alnum"), "use", None)
+    model = jaccard_only(0.3)
+    alone = modelled.score_candidates(items, model, 0.3, 3, "hangul-alnum", signals)
+    door = modelled.DoorSpec(k=3, min_cosine=0.2, window_days=None)
+    both = modelled.score_candidates(items, model, 0.3, 3, "hangul-alnum", signals, door)
+    rows = alone.prep.survivors
+
+    def pairs(s):
+        return {(min(a, b), max(a, b)): (f, p) for a, b, f, p in zip(
+            rows[s.i].tolist(), rows[s.j].tolist(), s.found_by.tolist(),
+            s.probability.tolist(), strict=True)}
+
+    before, after = pairs(alone), pairs(both)
+    di, dj, _ = modelled.door_rows(signals, door)
+    door_pairs = set(zip(di.tolist(), dj.tolist(), strict=True))
+    assert set(after) == set(before) | door_pairs
+    assert all(f == modelled.BY_CHARACTERS for f, _ in before.values())
+    for pair, (flag, prob) in after.items():
+        want = ((modelled.BY_CHARACTERS if pair in before else 0)
+                | (modelled.BY_EMBEDDINGS if pair in door_pairs else 0))
+        assert flag == want, pair
+        if pair in before:
+            assert prob == before[pair][1]  # the character candidates score as before
+    only = sorted(door_pairs - set(before))
+    assert only, "the corpus should give the door pairs of its own"
+    titles = items["title"].tolist()
+    n = 3
+    for a, b in only[:20]:
+        jac = _exact_jaccard(titles[a], titles[b], n)
+        assert jac < 0.3
+        # The model reads the Jaccard alone (a logistic of 40 (J - 0.3)): its probability
+        # says which Jaccard it got.
+        assert after[(a, b)][1] == pytest.approx(1.0 / (1.0 + np.exp(-40.0 * (jac - 0.3))),
+                                                 rel=1e-9, abs=1e-12)
+
+
+def test_door_rows_respect_the_window_and_the_cosine_floor():
+    items = corpus(30, seed=4)
+    signals = modelled.item_signals(items, model_config(3, "hangul-alnum"), "use", None)
+    i, j, cos = modelled.door_rows(signals, modelled.DoorSpec(4, 0.5, 0.5))
+    assert np.all(cos >= 0.5)
+    gap = np.abs(signals.times[i] - signals.times[j])
+    assert np.all(gap < 0.5 * 86400)

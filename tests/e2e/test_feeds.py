@@ -133,12 +133,15 @@ def doors(fresh):
             assert door_study.main([shown, "--name", feed, "--out", str(fresh),
                                     "--labels", f"data/gold/{feed}.calibrate.csv",
                                     "--holdout", f"data/gold/{feed}.holdout.csv",
-                                    "--door-labels", f"data/gold/{feed}.doors.csv"]) == 0
+                                    "--door-labels", f"data/gold/{feed}.doors.csv",
+                                    "--calibration", str(fresh / feed / "calibration.json")]
+                                   ) == 0
     return fresh
 
 
 @pytest.mark.parametrize("feed", sorted(FEEDS))
-@pytest.mark.parametrize("rel", ["doors/doors.csv", "doors/doors.json"])
+@pytest.mark.parametrize("rel", ["doors/doors.csv", "doors/doors.json",
+                                 "doors/doors_dedupe.csv"])
 def test_the_door_study_is_the_committed_one(doors: Path, feed: str, rel: str):
     """The door's neighbours come from float32 embeddings: numbers agree within
     :data:`EMBEDDING_TOLERANCE`, and the door's labelled sheet is read (a neighbour set

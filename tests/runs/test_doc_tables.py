@@ -31,7 +31,8 @@ def test_a_stale_page_is_caught_and_rewritten(tmp_path):
                     "<!-- pair-model-planted-table: begin -->\n"
                     "<!-- pair-model-planted-table: end -->\n"
                     "<!-- coverage-table: begin -->\n<!-- coverage-table: end -->\n"
-                    "<!-- doors-table: begin -->\n<!-- doors-table: end -->\n",
+                    "<!-- doors-table: begin -->\n<!-- doors-table: end -->\n"
+                    "<!-- doors-dedupe-table: begin -->\n<!-- doors-dedupe-table: end -->\n",
                     encoding="utf-8")
     assert doc_tables.main(["--check", "--page", str(page)]) == 1
     assert doc_tables.main(["--page", str(page)]) == 0

@@ -219,8 +219,9 @@ def _summary(values: np.ndarray, confidence: float) -> tuple[float, float, float
 
 def door_estimates(pop: Population, u_sample: LabelSample, door: EmbeddingDoor,
                    d_sample: LabelSample, config: DoorConfig,
-                   dedupes: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
-    """Same-event pairs each door proposes, and each dedupe's recall over both doors.
+                   dedupes: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+                   ) -> pd.DataFrame:
+    """Same-event pairs each door proposes, and each dedupe's precision and recall over both.
 
     Args:
         pop: ``U``.
@@ -229,37 +230,46 @@ def door_estimates(pop: Population, u_sample: LabelSample, door: EmbeddingDoor,
         door: The embedding door.
         d_sample: ``D``'s labelled pairs (the door's sheet).
         config: Draws and confidence.
-        dedupes: Name -> which pairs of ``U`` a dedupe merges (its recall over ``U`` and
-            over both doors' same-event pairs is added).
+        dedupes: Name -> which pairs of ``U`` and which of ``D`` a dedupe merges.
 
     Returns:
-        One row per door (``characters``, ``embeddings``, ``both``, ``either``) and per
-        dedupe: ``row``, ``pairs`` (candidate or merged pairs), ``same_pairs`` and its
-        interval (``_low``, ``_high``), ``share`` (of the same-event pairs either door
-        proposes) and its interval, ``missed_alone`` (same-event pairs only the other
-        door proposes) and its interval, ``recall_u`` (over ``U`` alone) and its interval.
+        One row per door (``characters``, ``embeddings``, ``both``, ``either``), then one
+        per dedupe: ``row``, ``pairs`` (candidate pairs; a dedupe's merged pairs in ``U``
+        and ``D``), ``same_pairs`` and its interval (``_low``, ``_high``), ``share`` (of
+        the same-event pairs either door proposes; a dedupe's recall over both doors)
+        and its interval, ``missed_alone`` (same-event pairs only the other door
+        proposes), ``precision`` (a dedupe's, over its merged pairs in ``U`` and ``D``)
+        and ``recall_u`` (its recall over ``U`` alone, what the calibration states), each
+        with its interval.
     """
     in_e = door.in_population(pop)
     both_same, u_same = same_pair_draws(pop, in_e, u_sample, config.draws, [config.seed, 0])
     _, d_same = same_pair_draws(door.only, np.ones(len(door.only), bool), d_sample,
                                 config.draws, [config.seed, 1])
     either = u_same + d_same
+    Draws = np.ndarray | None
+    rows: list[tuple[str, int, np.ndarray, np.ndarray, Draws, Draws, Draws]]
     with np.errstate(invalid="ignore", divide="ignore"):
-        rows = [("characters", len(pop), u_same, u_same / either, d_same, None),
+        rows = [("characters", len(pop), u_same, u_same / either, d_same, None, None),
                 ("embeddings", len(door.i), both_same + d_same, (both_same + d_same) / either,
-                 u_same - both_same, None),
-                ("both", int(in_e.sum()), both_same, both_same / either, None, None),
-                ("either", len(pop) + len(door.only), either, either / either, None, None)]
-        for k, (name, merged) in enumerate((dedupes or {}).items()):
-            tp, same_u = same_pair_draws(pop, merged, u_sample, config.draws,
-                                         [config.seed, 2 + k])
-            rows.append((name, int(np.count_nonzero(merged)), tp, tp / (same_u + d_same), None,
-                         tp / same_u))
+                 u_same - both_same, None, None),
+                ("both", int(in_e.sum()), both_same, both_same / either, None, None, None),
+                ("either", len(pop) + len(door.only), either, either / either, None, None,
+                 None)]
+        for k, (name, (in_u, in_d)) in enumerate((dedupes or {}).items()):
+            tp_u, same_u = same_pair_draws(pop, in_u, u_sample, config.draws,
+                                           [config.seed, 2, k])
+            tp_d, same_d = same_pair_draws(door.only, in_d, d_sample, config.draws,
+                                           [config.seed, 3, k])
+            merged = int(np.count_nonzero(in_u)) + int(np.count_nonzero(in_d))
+            rows.append((name, merged, tp_u + tp_d, (tp_u + tp_d) / (same_u + same_d), None,
+                         (tp_u + tp_d) / merged if merged else np.full(config.draws, np.nan),
+                         tp_u / same_u))
     out = []
-    for name, pairs, same, share, missed, recall_u in rows:
+    for name, pairs, same, share, missed, precision, recall_u in rows:
         record: dict = {"row": name, "pairs": pairs}
         for key, values in (("same_pairs", same), ("share", share), ("missed_alone", missed),
-                            ("recall_u", recall_u)):
+                            ("precision", precision), ("recall_u", recall_u)):
             value, lo, hi = (_summary(values, config.confidence) if values is not None
                              else (float("nan"),) * 3)
             record |= {key: value, f"{key}_low": lo, f"{key}_high": hi}

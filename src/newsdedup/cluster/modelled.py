@@ -45,11 +45,53 @@ from newsdedup.cluster.dedupe import (
 from newsdedup.cluster.greedy import Clustering
 from newsdedup.cluster.keep import keep_criteria, text_column
 from newsdedup.score.embed import embed
+from newsdedup.score.jaccard import pair_intersections
+from newsdedup.score.neighbours import window_neighbours
 from newsdedup.score.pair_model import ItemSignals, PairModel, number_codes, pair_features
 from newsdedup.text.normalize import item_text
 
-__all__ = ["ModelSpec", "ScoredCandidates", "item_signals", "model_config", "model_dedupe",
-           "read_model_spec", "score_candidates"]
+__all__ = ["BY_CHARACTERS", "BY_EMBEDDINGS", "DoorSpec", "ModelSpec", "ScoredCandidates",
+           "door_rows", "item_signals", "model_config", "model_dedupe", "read_model_spec",
+           "score_candidates"]
+
+BY_CHARACTERS = 1
+"""Door flag of a candidate the character join found (Jaccard at least the floor)."""
+
+BY_EMBEDDINGS = 2
+"""Door flag of a candidate the embedding door found (a flag may hold both)."""
+
+
+@dataclass(frozen=True)
+class DoorSpec:
+    """The second candidate door: each item's nearest neighbours by embedding cosine.
+
+    Attributes:
+        k: Neighbours per item.
+        min_cosine: Lowest cosine of a neighbour (the corpus's background, learned).
+        window_days: Only items published less than this apart; None: no window.
+    """
+
+    k: int
+    min_cosine: float
+    window_days: float | None
+
+    def record(self) -> dict:
+        """The spec as a JSON object."""
+        return {"k": self.k, "min_cosine": self.min_cosine, "window_days": self.window_days}
+
+
+def door_rows(signals: ItemSignals, door: DoorSpec,
+              progress: Callable[[int, int], None] | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The door's pairs over the corpus rows: ``(i, j, cosine)``, ``i < j``, cosine >= its floor.
+
+    See :func:`newsdedup.score.neighbours.window_neighbours`.
+    """
+    window = None if door.window_days is None else door.window_days * 86400.0
+    i, j, cos = window_neighbours(np.asarray(signals.vectors, dtype=np.float32), signals.times,
+                                  door.k, window, progress=progress)
+    keep = cos >= door.min_cosine
+    return i[keep], j[keep], cos[keep]
 
 
 @dataclass(frozen=True)
@@ -123,6 +165,8 @@ class ScoredCandidates:
             visiting order).
         j: Second survivor position.
         probability: ``P(same event)`` per candidate.
+        found_by: Which door proposed each candidate (:data:`BY_CHARACTERS`,
+            :data:`BY_EMBEDDINGS`, or both bits).
     """
 
     config: DedupeConfig
@@ -130,6 +174,7 @@ class ScoredCandidates:
     i: np.ndarray
     j: np.ndarray
     probability: np.ndarray
+    found_by: np.ndarray
 
     def clustering(self, cut: float) -> Clustering:
         """Step 4 over the survivors."""
@@ -141,14 +186,52 @@ class ScoredCandidates:
 
 
 def score_candidates(items: pd.DataFrame, model: PairModel, floor: float, n: int, scheme: str,
-                     signals: ItemSignals) -> ScoredCandidates:
-    """Steps 1-3 (module docstring)."""
+                     signals: ItemSignals, door: DoorSpec | None = None) -> ScoredCandidates:
+    """Steps 1-3 (module docstring); with ``door``, its pairs are candidates too.
+
+    A pair only the door proposes scores below the floor in character Jaccard; its
+    Jaccard (a feature of the model) is computed for it alone.
+    """
     config = model_config(n, scheme)
     prep = prepare(items, config)
     i, j, jaccard = near_pairs(prep, floor)
+    found = np.full(len(i), BY_CHARACTERS, dtype=np.int8)
+    if door is not None:
+        i, j, jaccard, found = _with_door(prep, signals, door, i, j, jaccard, found)
     rows_i, rows_j = prep.survivors[i], prep.survivors[j]
     features = pair_features(signals, rows_i, rows_j, jaccard)
-    return ScoredCandidates(config, prep, i, j, model.probability(model.columns(features)))
+    return ScoredCandidates(config, prep, i, j, model.probability(model.columns(features)),
+                            found)
+
+
+def _with_door(prep: Prepared, signals: ItemSignals, door: DoorSpec, i: np.ndarray,
+               j: np.ndarray, jaccard: np.ndarray, found: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The character candidates with the door's pairs added (survivor positions)."""
+    m = len(prep.survivors)
+    if m != len(prep.exact_id):
+        raise ValueError("the door's pairs are over rows: every row must be a survivor "
+                         "(the model's candidates have no exact pass)")
+    position = np.empty(m, dtype=np.int64)
+    position[prep.survivors] = np.arange(m)
+    ri, rj, _ = door_rows(signals, door)
+    a, b = np.minimum(position[ri], position[rj]), np.maximum(position[ri], position[rj])
+    have = np.minimum(i, j).astype(np.int64) * m + np.maximum(i, j)
+    order = np.argsort(have, kind="stable")
+    at = np.minimum(np.searchsorted(have[order], a * m + b), max(len(have) - 1, 0))
+    shared = (have[order][at] == a * m + b) if len(have) else np.zeros(len(a), bool)
+    found = found.copy()
+    found[order[at[shared]]] |= BY_EMBEDDINGS
+    a, b = a[~shared], b[~shared]
+    x = prep.shingles
+    if x is None:
+        raise ValueError("the model's candidates need the survivors' shingle matrix")
+    inter = pair_intersections(x, a, b).astype(np.float64)
+    sizes = np.diff(x.indptr).astype(np.float64)
+    union = sizes[a] + sizes[b] - inter
+    extra = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    return (np.concatenate([i, a]), np.concatenate([j, b]), np.concatenate([jaccard, extra]),
+            np.concatenate([found, np.full(len(a), BY_EMBEDDINGS, dtype=np.int8)]))
 
 
 def model_dedupe(items: pd.DataFrame, spec: ModelSpec, cache_dir: Path | None = None,

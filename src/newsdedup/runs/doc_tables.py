@@ -1,6 +1,6 @@
 """The tables ``docs/calibration.md`` shows, written from the committed results.
 
-Six blocks between marker comments: the real feeds calibrated without and
+Seven blocks between marker comments: the real feeds calibrated without and
 with labels (``results/<feed>/``, ``results/<feed>-unlabelled/``), the pair model
 those labelled runs fitted (``calibrate --model``: ``pair_model`` of their
 ``calibration.json``), the pair model on the UCI head scored against its story ids
@@ -34,7 +34,7 @@ from newsdedup.runs.files import atomic_file
 from newsdedup.runs.model_study import labels_pick
 
 __all__ = ["FEEDS", "LANGUAGES", "STUDIES", "feeds_block", "model_block", "uci_block",
-           "doors_block", "planted_block", "coverage_block", "updated", "main"]
+           "door_dedupe_block", "doors_block", "planted_block", "coverage_block", "updated", "main"]
 
 FEEDS = ("knews-rss-big3", "reuters21578-titles")
 """The real feeds ``make feeds`` calibrates (their sheets are in ``data/gold/``)."""
@@ -174,6 +174,31 @@ def doors_block(results: Path = paths.RESULTS_DIR) -> str:
     return "\n".join(lines) if len(lines) > 2 else "(not run yet: `make doors`)"
 
 
+def door_dedupe_block(results: Path = paths.RESULTS_DIR) -> str:
+    """Each dedupe's highest recall over both doors at the target precision (``doors.json``)."""
+    lines = ["| feed | dedupe | candidates | at | precision | recall over both doors | "
+             "ratio to the calibrated dedupe |", "|---|---|---|---|---|---|---|"]
+    for feed in FEEDS:
+        path = results / feed / "doors" / "doors.json"
+        if not path.is_file():
+            continue
+        rows = json.loads(path.read_text("utf-8")).get("best_at_target") or []
+        base = next((r["recall"] for r in rows
+                     if r["dedupe"] == "calibrated dedupe" and r["at"] is not None), None)
+        for r in rows:
+            if r["at"] is None:
+                lines.append(f"| {feed} | {r['dedupe']} | {r['candidates'] or 'characters'} | "
+                             "never reaches it | | | |")
+                continue
+            ratio = f"{r['recall'] / base:.2f}x" if base else "n/a"
+            lines.append(
+                f"| {feed} | {r['dedupe']} | {r['candidates'] or 'characters'} | "
+                f"{r['at']:.2f} | {r['precision']:.3f} [{r['precision_low']:.3f}, "
+                f"{r['precision_high']:.3f}] | {r['recall']:.3f} [{r['recall_low']:.3f}, "
+                f"{r['recall_high']:.3f}] | {ratio} |")
+    return "\n".join(lines) if len(lines) > 2 else "(not run yet: `make doors`)"
+
+
 def planted_block(results: Path = paths.RESULTS_DIR) -> str:
     """The model's stated intervals on planted corpora: how often they hold the truth."""
     path = results / "pair-model-study" / "planted.csv"
@@ -251,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     new = updated(page, {"feeds-table": feeds_block(), "pair-model-table": model_block(),
                          "pair-model-uci-table": uci_block(),
                          "pair-model-planted-table": planted_block(),
-                         "coverage-table": coverage_block(), "doors-table": doors_block()})
+                         "coverage-table": coverage_block(), "doors-table": doors_block(),
+                         "doors-dedupe-table": door_dedupe_block()})
     if args.check:
         if new != page:
             print(f"{args.page}: its tables differ from the committed results; run "
