@@ -129,7 +129,10 @@ def test_estimates_are_the_true_counts_when_every_pair_is_labelled():
     d_sample = LabelSample(np.arange(len(door.only)), d_same)
     merged = np.zeros(len(pop), bool)
     merged[:3] = True
-    table = door_estimates(pop, u_sample, door, d_sample, config, {"some dedupe": merged})
+    merged_d = np.zeros(len(door.only), bool)
+    merged_d[::2] = True
+    table = door_estimates(pop, u_sample, door, d_sample, config,
+                           {"some dedupe": (merged, merged_d)})
     rows = table.set_index("row")
     in_e = door.in_population(pop)
     T_u, T_d, T_b = int(u_same.sum()), int(d_same.sum()), int((u_same & in_e).sum())
@@ -145,11 +148,13 @@ def test_estimates_are_the_true_counts_when_every_pair_is_labelled():
             assert np.isnan(r["missed_alone"])
         else:
             assert r["missed_alone"] == missed, name
-    tp = int((u_same & merged).sum())
+    tp_u, tp_d = int((u_same & merged).sum()), int((d_same & merged_d).sum())
+    m = 3 + int(merged_d.sum())
     r = rows.loc["some dedupe"]
-    assert r["pairs"] == 3 and r["same_pairs"] == tp
-    assert r["recall_u"] == pytest.approx(tp / T_u)
-    assert r["share"] == pytest.approx(tp / (T_u + T_d))
+    assert r["pairs"] == m and r["same_pairs"] == tp_u + tp_d
+    assert r["precision"] == pytest.approx((tp_u + tp_d) / m)
+    assert r["recall_u"] == pytest.approx(tp_u / T_u)
+    assert r["share"] == pytest.approx((tp_u + tp_d) / (T_u + T_d))
     assert rows.loc["characters", "pairs"] == len(pop)
     assert rows.loc["either", "pairs"] == len(pop) + len(door.only)
 
