@@ -175,3 +175,33 @@ def test_vain_intersections_send_rows_back_to_the_prefix_route():
     assert len(got[0]) > 0
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("lang", "t", "n"), [("ko", 0.3, 3), ("en", 0.5, 4), ("en", 0.05, 5)])
+def test_mid_postings_match_lists_built_row_by_row(lang, t, n):
+    """Per rank, its rows (ascending) and their last probe sizes, kept where they count."""
+    from newsdedup.score.join_kernels import prefix_last_sizes
+    from newsdedup.studies.synthetic import enlarge, headline_pool
+
+    texts = [hangul_alnum(x) for x in enlarge(headline_pool(lang), 600, seed=1).text]
+    index = build_index(shingle_matrix(texts, n), t, compiled=True)
+    t_lo = t - _SLACK
+    post = MidPostings.of(index, t_lo, _PREFIX_K)
+    lists: dict[int, list[tuple[int, int]]] = {}
+    mid = index.mid
+    for row in range(mid.shape[0]):
+        size = int(index.sizes[row])
+        for p, rank in enumerate(mid.indices[mid.indptr[row]:mid.indptr[row + 1]].tolist()):
+            last = int(prefix_last_sizes(np.array([p], dtype=np.int64),
+                                         np.array([size], dtype=index.sizes.dtype),
+                                         t_lo / (1.0 + t_lo), _PREFIX_K)[0])
+            if last >= size:
+                lists.setdefault(rank, []).append((row, last))
+    want_ptr = np.concatenate(([0], np.cumsum([len(lists.get(r, []))
+                                               for r in range(mid.shape[1])])))
+    want = np.array([e for r in range(mid.shape[1]) for e in lists.get(r, [])],
+                    dtype=np.int32).reshape(-1, 2)
+    np.testing.assert_array_equal(post.ptr, want_ptr)
+    np.testing.assert_array_equal(post.entries, want)
+    assert post.entries.dtype == np.int32 and post.ptr.dtype == np.int64

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from newsdedup.score.minhash import lsh_candidates, lsh_params, signatures
 from newsdedup.studies.measure import MeasureConfig, measure_ngram, normalized_texts, run_measure
 from newsdedup.studies.measure_sampled import (
+    band_buckets,
     band_candidate_counts,
     band_candidates,
     band_pair_bound,
@@ -220,6 +221,10 @@ def test_band_candidate_counts_count_what_band_candidates_list(chunk):
         cand = band_candidates(sigs, empty, b, r)
         verified = int(np.count_nonzero(estimate_pairs(sigs, empty, cand // n, cand % n) >= t))
         assert band_candidate_counts(sigs, empty, b, r, t, chunk=chunk) == (len(cand), verified)
+        # Held for every band at once: int32 parts (rows below 2**31), the same pairs.
+        parts = band_buckets(sigs, empty, b, r)[1]
+        assert all(m.dtype == np.int32 and k.dtype == np.int32 for m, k in parts)
+        assert band_candidates(sigs, empty, b, r, parts).tolist() == cand.tolist()
     # A colliding key with different slices is not a candidate (as in band_candidates).
     s = np.array([[1, 0], [0, 0x9E3779B97F4A7C15 + 0]], dtype=np.uint64)
     assert band_candidate_counts(s, np.zeros(2, bool), 1, 2, 0.0) == (0, 0)

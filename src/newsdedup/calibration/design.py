@@ -165,7 +165,10 @@ def draw_batch(pop: Population, allocation: np.ndarray, drawn_positions: np.ndar
     for h, count in enumerate(np.asarray(allocation, dtype=np.int64).tolist()):
         if count <= 0:
             continue
-        pool = pop.by_ids(np.flatnonzero((pop.stratum == h) & ~taken))
+        # int32 positions where they fit: a stratum of a 1M-item feed holds millions.
+        where = np.flatnonzero((pop.stratum == h) & ~taken)
+        pool = pop.by_ids(where.astype(np.int32) if len(pop) < 2**31 else where)
+        del where
         chosen.append(rng.choice(pool, size=min(count, pool.size), replace=False))
     out = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
     return rng.permutation(out.astype(np.int64))

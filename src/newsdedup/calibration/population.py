@@ -108,21 +108,32 @@ class Population:
         Row numbers follow the file's order; ids do not. A draw over pairs
         ordered by ids picks the same pairs whatever order the records came in.
         """
-        pos = np.asarray(positions, dtype=np.int64)
+        pos = np.asarray(positions)
+        if pos.dtype.kind not in "iu":
+            pos = pos.astype(np.int64)
         n = len(self.ids)
-        rank = np.empty(n, dtype=np.int64)
-        rank[np.argsort(np.asarray(self.ids, dtype=object), kind="stable")] = np.arange(n)
+        index = np.int32 if n < 2**31 else np.int64
+        rank = np.empty(n, dtype=index)
+        rank[np.argsort(np.asarray(self.ids, dtype=object), kind="stable")] = np.arange(
+            n, dtype=index)
         # One key per pair, ``min * n + max`` of the ranks (distinct pairs, distinct keys):
         # the order of a lexsort by (min, max), built in place. A stratum can hold millions
-        # of the 28M pairs of 1M headlines, and the lexsort gathered two more copies of them.
-        a, b = rank[self.i[pos]], rank[self.j[pos]]
-        key = np.minimum(a, b)
+        # of the 28M pairs of 1M headlines, and this was the peak of a 1M-item calibrate:
+        # the ranks are gathered in parts into int32, and the key goes before the gather.
+        a, b = np.empty(len(pos), dtype=index), np.empty(len(pos), dtype=index)
+        for lo in range(0, len(pos), PART_PAIRS):
+            part = pos[lo:lo + PART_PAIRS]
+            a[lo:lo + PART_PAIRS] = rank[self.i[part]]
+            b[lo:lo + PART_PAIRS] = rank[self.j[part]]
+        key = np.minimum(a, b).astype(np.int64)
         np.maximum(a, b, out=a)
         del b
         key *= n
         key += a
         del a
-        return pos[np.argsort(key)]
+        order = np.argsort(key)
+        del key
+        return pos[order]
 
     def merged(self, labels: np.ndarray) -> np.ndarray:
         """Whether each pair is in one group of a partition (labels per row)."""

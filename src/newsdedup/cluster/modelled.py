@@ -75,10 +75,6 @@ class DoorSpec:
     min_cosine: float
     window_days: float | None
 
-    def record(self) -> dict:
-        """The spec as a JSON object."""
-        return {"k": self.k, "min_cosine": self.min_cosine, "window_days": self.window_days}
-
 
 def door_rows(signals: ItemSignals, door: DoorSpec,
               progress: Callable[[int, int], None] | None = None

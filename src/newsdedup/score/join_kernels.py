@@ -508,19 +508,31 @@ class MidPostings:
             k: Shared prefix shingles a pair needs (the pkwise ``k``).
         """
         mid, sizes = index.mid, index.sizes
-        lens = np.diff(mid.indptr)
-        pos = np.arange(mid.nnz) - np.repeat(mid.indptr[:-1], lens)
+        # Every array here has one entry per mid-prefix shingle (tens of millions at 1M
+        # headlines), so each is built once and the temporaries go as soon as they are
+        # used: this was the peak of a 1M-item `measure`.
         # Positions + 1 as data: a stored 0 would be dropped by the conversion.
-        by_rank = sp.csr_matrix(((pos + 1).astype(np.int64), mid.indices, mid.indptr),
-                                shape=mid.shape).tocsc()
+        data = np.arange(1, mid.nnz + 1, dtype=np.int64)
+        data -= np.repeat(mid.indptr[:-1], np.diff(mid.indptr))
+        by_rank = sp.csr_matrix((data, mid.indices, mid.indptr), shape=mid.shape).tocsc()
+        del data
         by_rank.sort_indices()
-        row = by_rank.indices.astype(np.int64)
-        last = prefix_last_sizes(by_rank.data - 1, sizes[row], t_lo / (1.0 + t_lo), k)
-        keep = last >= sizes[row]
-        rank_of = np.repeat(np.arange(mid.shape[1]), np.diff(by_rank.indptr))
-        ptr = np.concatenate(([0], np.cumsum(np.bincount(rank_of[keep], minlength=mid.shape[1]))))
+        row = by_rank.indices  # an index only: its own dtype does
+        row_size = sizes[row]
+        by_rank.data -= 1  # the positions again, in place
+        last = prefix_last_sizes(by_rank.data, row_size, t_lo / (1.0 + t_lo), k)
+        keep = last >= row_size
+        del row_size
+        # Entries stay in rank order, so a rank's list starts after the kept entries of
+        # the ranks before it.
+        kept_before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+        ptr = kept_before[by_rank.indptr]
+        del kept_before
         # int32 pairs: the lists are streamed once per probing row, the join's memory traffic.
-        entries = np.stack((row[keep], last[keep]), axis=1).astype(np.int32)
+        entries = np.empty((int(ptr[-1]), 2), dtype=np.int32)
+        entries[:, 0] = row[keep]
+        entries[:, 1] = last[keep]
+        del by_rank, row, last, keep
         m = len(sizes)
         if index.bitmap.shape[1] != BITMAP_WORDS:
             raise ValueError(f"the compiled join needs {BITMAP_WORDS}-word bitmaps")

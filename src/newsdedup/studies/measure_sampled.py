@@ -124,10 +124,13 @@ def band_buckets(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int
 
     Returns:
         ``(bound, [(items, bucket) per band])``: the items of shared buckets,
-        grouped by bucket number.
+        grouped by bucket number (``int32`` below 2**31 rows).
     """
     keep = np.flatnonzero(~empty)
     rowsigs = sigs if len(keep) == len(sigs) else sigs[keep]
+    # The parts of all bands (up to 37) are held together, most items in a shared bucket
+    # of each: int32 where the rows fit, half of what int64 parts held at 1M items.
+    index = np.int32 if len(sigs) < 2**31 else np.int64
     total, parts = 0, []
     for band in range(bands):
         key = _band_keys(rowsigs[:, band * rows:(band + 1) * rows])
@@ -137,7 +140,8 @@ def band_buckets(sigs: np.ndarray, empty: np.ndarray, bands: int, rows: int
         counts = np.bincount(bucket).astype(np.int64)
         total += int((counts * (counts - 1) // 2).sum())
         shared = counts[bucket] > 1
-        parts.append((keep[order[shared]], bucket[shared]))  # grouped by bucket
+        parts.append((keep[order[shared]].astype(index),
+                      bucket[shared].astype(index)))  # grouped by bucket
     return total, parts
 
 
