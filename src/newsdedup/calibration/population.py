@@ -125,7 +125,8 @@ class Population:
             part = pos[lo:lo + PART_PAIRS]
             a[lo:lo + PART_PAIRS] = rank[self.i[part]]
             b[lo:lo + PART_PAIRS] = rank[self.j[part]]
-        key = np.minimum(a, b).astype(np.int64)
+        key = np.empty(len(pos), dtype=np.int64)
+        np.minimum(a, b, out=key)  # widened as written: no int32 temporary
         np.maximum(a, b, out=a)
         del b
         key *= n

@@ -216,7 +216,6 @@ def _with_door(prep: Prepared, signals: ItemSignals, door: DoorSpec, i: np.ndarr
     order = np.argsort(have, kind="stable")
     at = np.minimum(np.searchsorted(have[order], a * m + b), max(len(have) - 1, 0))
     shared = (have[order][at] == a * m + b) if len(have) else np.zeros(len(a), bool)
-    found = found.copy()
     found[order[at[shared]]] |= BY_EMBEDDINGS
     a, b = a[~shared], b[~shared]
     x = prep.shingles
