@@ -130,7 +130,7 @@ class Population:
         np.maximum(a, b, out=a)
         del b
         key *= n
-        key += a
+        np.add(key, a, out=key)
         del a
         order = np.argsort(key)
         del key
