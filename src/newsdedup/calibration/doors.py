@@ -36,10 +36,9 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.calibration.design import draw_batch, first_allocation
-from newsdedup.calibration.estimate import LabelSample, same_pair_draws
+from newsdedup.calibration.estimate import LabelSample, draw_interval, same_pair_draws
 from newsdedup.calibration.population import Population
 from newsdedup.calibration.sheet import new_rows, with_design
-from newsdedup.evaluate.metrics import percentile_interval
 from newsdedup.score.neighbours import window_neighbours
 
 __all__ = ["DOOR_KIND", "DoorConfig", "EmbeddingDoor", "background_cosine", "door_estimates",
@@ -211,12 +210,6 @@ def door_sheet(door: EmbeddingDoor, items: pd.DataFrame, config: DoorConfig) -> 
     return with_design(new_rows(pop, positions, DOOR_BATCH, items), pop, positions)
 
 
-def _summary(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
-    lo, hi = percentile_interval(values, confidence)
-    finite = values[np.isfinite(values)]
-    return (float(finite.mean()) if finite.size else float("nan"), lo, hi)
-
-
 def door_estimates(pop: Population, u_sample: LabelSample, door: EmbeddingDoor,
                    d_sample: LabelSample, config: DoorConfig,
                    dedupes: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
@@ -270,7 +263,7 @@ def door_estimates(pop: Population, u_sample: LabelSample, door: EmbeddingDoor,
         record: dict = {"row": name, "pairs": pairs}
         for key, values in (("same_pairs", same), ("share", share), ("missed_alone", missed),
                             ("precision", precision), ("recall_u", recall_u)):
-            value, lo, hi = (_summary(values, config.confidence) if values is not None
+            value, lo, hi = (draw_interval(values, config.confidence) if values is not None
                              else (float("nan"),) * 3)
             record |= {key: value, f"{key}_low": lo, f"{key}_high": hi}
         out.append(record)

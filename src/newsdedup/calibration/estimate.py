@@ -50,7 +50,7 @@ from scipy.special import betaincinv
 from newsdedup.calibration.population import Population
 
 __all__ = ["LabelSample", "CONFIDENCE", "DRAWS", "label_estimates", "cell_counts",
-           "same_pair_draws"]
+           "draw_interval", "same_pair_draws"]
 
 CONFIDENCE = 0.95
 """Central share of the posterior draws an interval holds."""
@@ -266,7 +266,13 @@ def _cell_draws(cells: pd.DataFrame,
     return k + rng.binomial(rest, share)
 
 
-def _interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
+def draw_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """The mean of posterior draws and their central ``confidence`` interval (finite draws).
+
+    Examples:
+        >>> [round(x, 6) for x in draw_interval(np.arange(101) / 100, 0.95)]
+        [0.5, 0.025, 0.975]
+    """
     finite = values[np.isfinite(values)]
     if not finite.size:
         return np.nan, np.nan, np.nan
@@ -367,8 +373,8 @@ def label_estimates(pop: Population, merged_at: Mapping[float, np.ndarray], samp
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = tp / merged_pairs if merged_pairs else np.full(draws, np.nan)
             recall = np.where(same > 0, tp / np.where(same > 0, same, 1), np.nan)
-        p, q, s = (_interval(precision, confidence), _interval(recall, confidence),
-                   _interval(same, confidence))
+        p, q, s = (draw_interval(precision, confidence), draw_interval(recall, confidence),
+                   draw_interval(same, confidence))
         rows.append({"threshold": float(t), "merged_pairs": merged_pairs,
                      "labelled": int(cells["labelled"].sum()) + len(known),
                      "labelled_merged": int(cells.loc[is_merged, "labelled"].sum()
