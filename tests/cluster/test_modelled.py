@@ -168,7 +168,7 @@ def test_the_door_adds_its_pairs_flags_them_and_scores_their_jaccard():
             s.probability.tolist(), strict=True)}
 
     before, after = pairs(alone), pairs(both)
-    di, dj, _ = modelled.door_rows(signals, door)
+    di, dj, _ = modelled.door_rows(signals.vectors, signals.times, door)
     door_pairs = set(zip(di.tolist(), dj.tolist(), strict=True))
     assert set(after) == set(before) | door_pairs
     assert all(f == modelled.BY_CHARACTERS for f, _ in before.values())
@@ -194,7 +194,8 @@ def test_the_door_adds_its_pairs_flags_them_and_scores_their_jaccard():
 def test_door_rows_respect_the_window_and_the_cosine_floor():
     items = corpus(30, seed=4)
     signals = modelled.item_signals(items, model_config(3, "hangul-alnum"), "use", None)
-    i, j, cos = modelled.door_rows(signals, modelled.DoorSpec(4, 0.5, 0.5))
+    i, j, cos = modelled.door_rows(signals.vectors, signals.times,
+                                   modelled.DoorSpec(4, 0.5, 0.5))
     assert np.all(cos >= 0.5)
     gap = np.abs(signals.times[i] - signals.times[j])
     assert np.all(gap < 0.5 * 86400)

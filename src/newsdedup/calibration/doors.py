@@ -39,7 +39,7 @@ from newsdedup.calibration.design import draw_batch, first_allocation
 from newsdedup.calibration.estimate import LabelSample, draw_interval, same_pair_draws
 from newsdedup.calibration.population import Population
 from newsdedup.calibration.sheet import new_rows, with_design
-from newsdedup.score.neighbours import window_neighbours
+from newsdedup.cluster.modelled import DoorSpec, door_rows
 
 __all__ = ["DOOR_KIND", "DoorConfig", "EmbeddingDoor", "background_cosine", "door_estimates",
            "door_sheet", "embedding_door"]
@@ -163,7 +163,7 @@ def _strata_edges(cosine: np.ndarray, strata: int, lowest: float) -> np.ndarray:
 
 
 def embedding_door(pop: Population, vectors: np.ndarray, seconds: np.ndarray,
-                   sources: np.ndarray, window_seconds: float | None, config: DoorConfig,
+                   sources: np.ndarray, window_days: float | None, config: DoorConfig,
                    progress: Callable[[int, int], None] | None = None) -> EmbeddingDoor:
     """The embedding door's pairs, and ``D`` (those outside ``U``) with its strata.
 
@@ -172,16 +172,17 @@ def embedding_door(pop: Population, vectors: np.ndarray, seconds: np.ndarray,
         vectors: L2-normalized embeddings, one per row.
         seconds: Publication time per row (NaN unknown).
         sources: Source code per row (``-1`` unknown).
-        window_seconds: The calibrated dedupe's window, or None.
+        window_days: The calibrated dedupe's window in days, or None.
         config: The door's settings.
         progress: Told the neighbour search's rows done.
     """
-    min_cos, record = background_cosine(vectors, seconds, window_seconds,
-                                        config.background_pairs, config.background_quantile,
-                                        config.seed)
-    i, j, cos = window_neighbours(vectors, seconds, config.k, window_seconds, progress=progress)
-    keep = cos >= min_cos
-    i, j, cos = i[keep], j[keep], cos[keep]
+    min_cos, record = background_cosine(
+        vectors, seconds, None if window_days is None else window_days * 86400.0,
+        config.background_pairs, config.background_quantile, config.seed)
+    # The door the model's candidates open (cluster.modelled.door_rows), so what is
+    # measured here is what a dedupe with the door would propose.
+    i, j, cos = door_rows(vectors, seconds, DoorSpec(config.k, min_cos, window_days),
+                          progress=progress)
     in_u = pop.find(i, j)
     out = in_u < 0
     di, dj, dcos = i[out], j[out], cos[out]

@@ -44,7 +44,7 @@ from newsdedup.cluster.dedupe import (
 )
 from newsdedup.cluster.greedy import Clustering
 from newsdedup.cluster.keep import keep_criteria, text_column
-from newsdedup.score.embed import embed
+from newsdedup.score.embed import Quantized, embed
 from newsdedup.score.jaccard import pair_intersections
 from newsdedup.score.neighbours import window_neighbours
 from newsdedup.score.pair_model import ItemSignals, PairModel, number_codes, pair_features
@@ -76,16 +76,22 @@ class DoorSpec:
     window_days: float | None
 
 
-def door_rows(signals: ItemSignals, door: DoorSpec,
+def door_rows(vectors: np.ndarray | Quantized, seconds: np.ndarray, door: DoorSpec,
               progress: Callable[[int, int], None] | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The door's pairs over the corpus rows: ``(i, j, cosine)``, ``i < j``, cosine >= its floor.
 
+    Args:
+        vectors: L2-normalized embeddings, one per row.
+        seconds: Publication time per row (NaN unknown).
+        door: The door.
+        progress: Told the neighbour search's rows done.
+
     See :func:`newsdedup.score.neighbours.window_neighbours`.
     """
     window = None if door.window_days is None else door.window_days * 86400.0
-    i, j, cos = window_neighbours(np.asarray(signals.vectors, dtype=np.float32), signals.times,
-                                  door.k, window, progress=progress)
+    i, j, cos = window_neighbours(np.asarray(vectors, dtype=np.float32), seconds, door.k,
+                                  window, progress=progress)
     keep = cos >= door.min_cosine
     return i[keep], j[keep], cos[keep]
 
@@ -210,7 +216,7 @@ def _with_door(prep: Prepared, signals: ItemSignals, door: DoorSpec, i: np.ndarr
                          "(the model's candidates have no exact pass)")
     position = np.empty(m, dtype=np.int64)
     position[prep.survivors] = np.arange(m)
-    ri, rj, _ = door_rows(signals, door)
+    ri, rj, _ = door_rows(signals.vectors, signals.times, door)
     a, b = np.minimum(position[ri], position[rj]), np.maximum(position[ri], position[rj])
     have = np.minimum(i, j).astype(np.int64) * m + np.maximum(i, j)
     order = np.argsort(have, kind="stable")

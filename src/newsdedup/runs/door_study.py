@@ -114,9 +114,8 @@ def door_study(items: pd.DataFrame, labels: Path, holdout: Path | None,
                             cache_dir, series=False, progress=progress))
     window = evidence.config.window_days
     door = embedding_door(pop, np.asarray(signals.vectors, dtype=np.float32), signals.times,
-                          signals.sources, None if window is None else window * 86400.0,
-                          config, progress=rate_reporter(progress, "doors: neighbours",
-                                                         unit=" items"))
+                          signals.sources, window, config,
+                          progress=rate_reporter(progress, "doors: neighbours", unit=" items"))
     sheet = door_sheet(door, items, config)
     summary = _summary(door, pop, config, backend, window, threshold, labels, holdout)
     if door_labels is None or not Path(door_labels).is_file():
