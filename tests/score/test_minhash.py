@@ -1,3 +1,4 @@
+import math
 import random
 import zlib
 
@@ -171,6 +172,40 @@ def test_prefix_agreements_equal_estimates_of_each_width():
         est = counts[k] / k
         est[empty[i] | empty[j]] = 0.0
         assert est.tolist() == estimate_pairs(sig[:, :k], empty, i, j).tolist()
+
+
+def test_error_table_estimates_are_each_widths_own_estimates():
+    from newsdedup.studies.measure_errors import error_table
+
+    sm = shingle_matrix([f"headline {k % 7} about {k % 5} and {k}" for k in range(60)] + [""], 3)
+    empty = sm.sizes == 0
+    i, j = np.triu_indices(sm.n_items, k=1)
+    exact = np.random.default_rng(0).random(len(i))  # any "exact" scores: errors are compared
+    families = (MinHashConfig.published(), MinHashConfig.datasketch())
+    table = error_table(sm, i, j, exact, families, [8, 16, 64])
+    for row in table.itertuples():
+        base = next(f for f in families if f.family == row.family)
+        params = MinHashConfig(**(base.as_dict() | {"num_perm": row.num_perm}))
+        err = np.abs(estimate_pairs(signatures(sm, params), empty, i, j) - exact)
+        assert row.err_mean == math.fsum(err) / len(err)
+        assert row.err_max == err.max()
+
+
+@pytest.mark.parametrize("rows", [1, 300, 70_000])
+def test_column_codes_agree_where_the_values_agree(rows):
+    from newsdedup.studies.measure_errors import column_codes
+
+    rng = np.random.default_rng(rows)
+    # Few distinct values per column (many agreements), spread over the whole uint64 range.
+    sig = rng.integers(0, 40, size=(rows, 5)).astype(np.uint64) * np.uint64(2**58 + 12345)
+    codes = column_codes(sig)
+    assert codes.dtype == (np.uint16 if rows <= 1 << 16 else np.uint32)
+    i, j = rng.integers(0, rows, 20_000), rng.integers(0, rows, 20_000)
+    assert np.array_equal(codes[i] == codes[j], sig[i] == sig[j])
+    # Renumbered in sorted order: the codes keep each column's order.
+    for c in range(sig.shape[1]):
+        assert np.array_equal(np.argsort(codes[:, c], kind="stable"),
+                              np.argsort(sig[:, c], kind="stable"))
 
 
 @pytest.mark.parametrize("kernel", ["numpy", "numba"])
