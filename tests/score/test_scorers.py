@@ -41,9 +41,11 @@ def test_block_scores_equal_the_all_pairs_matrices(shingled):
     assert np.array_equal(_full(make_scorer(shingled, "jaccard"), n), jaccard_matrix(shingled))
     assert np.allclose(_full(make_scorer(shingled, "idf"), n), weighted_jaccard_matrix(shingled),
                        rtol=0, atol=1e-12)
-    params = MinHashConfig.published(64)
-    want = estimate_matrix(signatures(shingled, params), shingled.sizes == 0)
-    assert np.array_equal(_full(make_scorer(shingled, "minhash", minhash=params), n), want)
+    # 64 and 300 permutations: counted in uint8, and in uint16 beyond 255.
+    for k in (64, 300):
+        params = MinHashConfig.published(k)
+        want = estimate_matrix(signatures(shingled, params), shingled.sizes == 0)
+        assert np.array_equal(_full(make_scorer(shingled, "minhash", minhash=params), n), want)
 
 
 def test_reference_weights_follow_the_formula_and_merge(shingled):

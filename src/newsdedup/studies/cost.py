@@ -73,13 +73,21 @@ Exact figures need no interval; a quarter more time is worth that. The time
 of ``measure`` can then fall by at most a fifth where the path switches, and
 the other steps of a run keep growing there."""
 
-MINHASH_SWEEP_RATE = 1.7e6
-"""Pairs per second of calibrate's streamed MinHash sweep (k = 128; 1,000 items: 1.7M/s)."""
+MINHASH_SWEEP_RATE = 1.2e7
+"""Pairs per second of calibrate's streamed MinHash sweep (k = 128).
 
-MINHASH_SWEEP_BUDGET = 3.0
+Measured: 3,000 Korean headlines, 4.5M pairs in 0.37 s (1,000 items: 6e6/s,
+fixed costs first). It was 1.7e6 before the block counted agreements in
+``uint8`` over contiguous rows (:meth:`newsdedup.score.scorers.BlockScorer.block`)."""
+
+MINHASH_SWEEP_BUDGET = 1.0
 """Seconds calibrate's MinHash sweep may take; above it the scorer is left out of the sweep.
 
-About 2,500 items at k = 128. It was a fixed 10,000 items (50M pairs, 25-30 s:
+About 4,900 items at k = 128. Leaving the sweep out makes calibrate this much
+faster at the switch, so the budget is also the largest drop of ``run``'s
+time as N grows past it: 1 s of a run of about 8 s there. It was 3 s at the
+slower rate (about 2,500 items: a 3,000-item run took as long as a
+10,000-item one), and before that a fixed 10,000 items (50M pairs, 25-30 s:
 the larger part of ``run``'s calibrate at that size)."""
 
 
