@@ -115,10 +115,10 @@ def test_uci_sentence_quotes_the_clustering_runs():
 
 def test_run_table_quotes_the_scale_benchmark():
     # "How long it takes": one row per committed `newsdedup run` of bench_scale.py,
-    # | language | items | wall s | peak RSS GB | (GB = MB / 1024, as scale.md prints them).
+    # | language | items | wall s | peak RSS GiB | (MiB / 1024).
     text = README.read_text(encoding="utf-8")
     section = text.split("## How long it takes", 1)[1].split("\n## ", 1)[0]
-    quoted = re.findall(r"^\| (ko|en) \| ([\d,]+) \| ([\d,]+) s \| (\d+\.\d\d) GB \|",
+    quoted = re.findall(r"^\| (ko|en) \| ([\d,]+) \| ([\d,]+) s \| (\d+\.\d\d) GiB \|",
                         section, flags=re.M)
     runs = pd.read_csv(paths.PROJECT_ROOT / "bench" / "results" / "scale_run.csv")
     ok = runs[runs["status"] == "ok"]

@@ -120,10 +120,15 @@ def test_the_uci_rows_are_the_ones_the_labels_choose(tmp_path):
     assert len(lines) == 4
     assert lines[3].startswith("| with the aggregator's timestamps | model, hold-out's pick | "
                                "0.60 | 0.920 [0.800, 0.990] |")
+    assert lines[3].endswith("| 5 | n/a |")  # a table without the stories' counts
     rows[3] = ("model dedupe (recommended cut)", *rows[3][1:])
-    _study(rows).to_csv(folder / "uci-head-no-dates.csv", index=False)
-    assert uci_block(tmp_path).splitlines()[-1].startswith(
-        "| dates blanked | model, recommended cut | 0.70 |")
+    stories = _study(rows).assign(largest_group_stories=[1, 1, 2, 3], groups_over_large=0,
+                                  mixed_groups_over_large=0)
+    stories.loc[3, ["groups_over_large", "mixed_groups_over_large"]] = [4, 1]
+    stories.to_csv(folder / "uci-head-no-dates.csv", index=False)
+    last = uci_block(tmp_path).splitlines()[-1]
+    assert last.startswith("| dates blanked | model, recommended cut | 0.70 |")
+    assert last.endswith("| 5 (3) | 4 (1) |")
 
 
 def test_the_planted_rows_count_seeds_and_coverage(tmp_path):

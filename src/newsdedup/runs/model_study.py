@@ -9,7 +9,8 @@ pair's truth is known, each dedupe is then scored against it:
   precision and recall, beside the hold-out's stated interval;
 * over *all* pairs (the story ids' pairwise precision and recall, which a reader of the
   feed meets: same-story pairs below the floor count as missed);
-* the largest group.
+* the largest group, how many stories it holds, and how many groups of more than
+  :data:`LARGE_GROUP` items there are and mix stories.
 
 Rows: the calibrated character dedupe at its threshold, and the model's dedupe at the
 recommended cut and at every cut (``at`` column). Writes
@@ -52,9 +53,45 @@ from newsdedup.evaluate.metrics import pairwise_scores
 from newsdedup.runs.calibrate import calibration_order
 from newsdedup.runs.files import Progress, quiet, write_csv, write_json
 
-__all__ = ["PICK_PRECISION", "labels_pick", "main", "model_study", "planted_coverage"]
+__all__ = ["LARGE_GROUP", "PICK_PRECISION", "group_stories", "labels_pick", "main", "model_study",
+           "planted_coverage"]
 
 OUT = paths.RESULTS_DIR / "pair-model-study"
+
+
+LARGE_GROUP = 30
+"""Groups of more items than this are counted, and whether their members are one story
+(issue 27: no group of more than 30 items unless the truth says it is one event)."""
+
+
+def group_stories(labels: np.ndarray, story: np.ndarray, large: int = LARGE_GROUP) -> dict:
+    """Stories in the largest group, and the groups over ``large`` items that mix stories.
+
+    Args:
+        labels: Group of each item (``0 .. groups - 1``).
+        story: The true story of each item.
+        large: Size above which a group is counted.
+
+    Returns:
+        ``largest_group_stories`` (distinct stories in the largest group, the first
+        largest on a tie), ``groups_over_large`` and ``mixed_groups_over_large``.
+
+    Examples:
+        >>> group_stories(np.array([0, 0, 0, 1, 1, 2]), np.array(list("aabccd")), large=1)
+        {'largest_group_stories': 2, 'groups_over_large': 2, 'mixed_groups_over_large': 1}
+    """
+    labels = np.asarray(labels, dtype=np.int64)
+    if not len(labels):
+        return {"largest_group_stories": 0, "groups_over_large": 0, "mixed_groups_over_large": 0}
+    codes = pd.factorize(pd.Series(story), use_na_sentinel=False)[0].astype(np.int64)
+    sizes = np.bincount(labels)
+    # Distinct (group, story) pairs, counted per group: the stories of each group.
+    pairs = np.unique(labels * (int(codes.max()) + 1) + codes)
+    stories = np.bincount(pairs // (int(codes.max()) + 1), minlength=len(sizes))
+    big = sizes > large
+    return {"largest_group_stories": int(stories[int(np.argmax(sizes))]),
+            "groups_over_large": int(big.sum()),
+            "mixed_groups_over_large": int((big & (stories > 1)).sum())}
 
 
 def _row(method: str, at: float | None, labels: np.ndarray, evidence, story: np.ndarray,
@@ -65,6 +102,7 @@ def _row(method: str, at: float | None, labels: np.ndarray, evidence, story: np.
            "pairwise_precision": whole["precision"], "pairwise_recall": whole["recall"],
            "merged_pairs": whole["merged_pairs"],
            "largest_group": int(np.bincount(labels).max()) if len(labels) else 0}
+    row |= group_stories(labels, story)
     for name in ("precision", "recall"):
         x = (stated or {}).get(name) or {}
         row[f"stated_{name}"] = x.get("value")
