@@ -192,8 +192,8 @@ def segment_agreements(sigs: np.ndarray, i: np.ndarray, j: np.ndarray, starts: n
         return out
     codes = column_codes(sigs)
     step = max(1, chunk // width)
-    # A segment's count fits its width: uint16 is exact below 2**16 columns.
-    dtype = np.uint16 if width < 1 << 16 else np.uint32
+    # A segment's count is at most its width: the smallest unsigned type holding it is exact.
+    dtype = np.min_scalar_type(width)
     for lo in range(0, len(i), step):
         eq = (codes[i[lo:lo + step]] == codes[j[lo:lo + step]]).view(np.uint8)
         out[lo:lo + step] = np.add.reduceat(eq, starts, axis=1, dtype=dtype)
