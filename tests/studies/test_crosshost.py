@@ -11,6 +11,7 @@ from newsdedup.runs.console import crosshost_console
 from newsdedup.runs.crosshost import CrossHostConfig, cross_host_report, exact_scores
 from newsdedup.score.jaccard import PairScores, jaccard_matrix, upper_pairs
 from newsdedup.studies import crosshost
+from newsdedup.studies.cost import join_budget
 from newsdedup.studies.crosshost import (
     DEFAULT_HOSTS,
     MAX_ROWS,
@@ -19,13 +20,17 @@ from newsdedup.studies.crosshost import (
     choose_hosts,
     cross_host,
     cross_pair_count,
+    cross_pair_sample,
     host_groups,
+    listing_floor,
     ordered_counts,
     score_day_bins,
     tally_report,
     window_pair_count,
 )
-from newsdedup.studies.synthetic import enlarge, headline_pool
+from newsdedup.studies.measure import normalized_texts
+from newsdedup.studies.synthetic import enlarge, headline_pool, templated_headlines
+from newsdedup.text.normalize import DEFAULT_SCHEME
 from newsdedup.text.shingle import shingle_matrix
 
 
@@ -119,6 +124,63 @@ def test_block_and_floor_paths_on_synthetic(size, hosts):
     cols = ["score", "i", "j", "days_apart", "in_window", "above_bound"]
     pd.testing.assert_frame_equal(floor.pairs[cols], listed[cols])
     assert s["listed_pairs"] == len(listed)
+    assert "list_floor_requested" not in s  # varied headlines: the floor asked for fits
+
+
+def test_cross_pair_sample_draws_every_cross_pair_alike():
+    groups = [np.array([0, 4]), np.array([2]), np.array([1, 3, 5])]
+    host = {int(k): h for h, g in enumerate(groups) for k in g}
+    every = sorted((min(a, b), max(a, b)) for a in host for b in host
+                   if a < b and host[a] != host[b])
+    assert len(every) == cross_pair_count(groups) == 11
+    i, j = cross_pair_sample(groups, 110_000, seed=3)
+    drawn = pd.Series(list(zip(i.tolist(), j.tolist(), strict=True))).value_counts()
+    assert sorted(drawn.index) == every
+    # Each of the 11 pairs 10,000 times in expectation; binomial sd about 95.
+    assert drawn.between(10_000 - 500, 10_000 + 500).all()
+    again = cross_pair_sample(groups, 110_000, seed=3)
+    assert np.array_equal(again[0], i) and np.array_equal(again[1], j)
+    assert len(cross_pair_sample([np.array([0, 1])], 5)[0]) == 0  # one host: no cross pair
+
+
+def _templated(size: int) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({
+        "id": [f"t{k}" for k in range(size)], "title": templated_headlines("en", size),
+        "summary": "", "host": [f"h{k}.example" for k in rng.integers(0, 2, size)],
+        "source": "", "published_at": [f"2026-01-{d:02d}" for d in rng.integers(1, 20, size)]})
+
+
+def test_a_template_feed_raises_the_listing_floor_to_what_the_budget_holds():
+    items = _templated(3000)
+    focus = ("h0.example", "h1.example")
+    dense = cross_host(items, exact_scores(items, 4), focus, max_rows=None)
+    score = dense.pairs["score"].to_numpy()
+    groups = host_groups(items, focus)
+    budget = join_budget(len(items))
+    assert (score >= 0.2).sum() > budget  # the template: more pairs above 0.2 than the budget
+    # The shingles exact_scores compares (the default scheme).
+    chosen = listing_floor(shingle_matrix(normalized_texts(items, DEFAULT_SCHEME), 4), groups,
+                           0.2)
+    assert chosen.raised and not chosen.over_budget and chosen.budget == budget
+    # The estimate against the exact count (100,000 sampled of 2.2M cross pairs).
+    assert chosen.estimated_pairs == pytest.approx((score >= 0.2).sum(), rel=0.02)
+    assert (score >= chosen.floor).sum() <= budget  # the floor listed fits
+    got = cross_host_report(items, CrossHostConfig(hosts=focus, max_listed=0, floor=0.2,
+                                                   max_rows=None))
+    s = got.summary()
+    assert s["list_floor"] == chosen.floor and s["list_floor_requested"] == 0.2
+    assert s["estimated_pairs_at_requested_floor"] == chosen.estimated_pairs
+    assert s["cross_pairs"] == len(score) and s["listed_pairs"] == (score >= chosen.floor).sum()
+    listed = dense.pairs[dense.pairs.score >= chosen.floor].reset_index(drop=True)
+    cols = ["score", "i", "j", "days_apart", "in_window", "above_bound"]
+    pd.testing.assert_frame_equal(got.pairs[cols], listed[cols])
+    assert f">= {chosen.floor:g}" in s["method"] and "requested floor 0.2" in s["method"]
+    assert "over the budget" in crosshost_console(got)
+    few = listing_floor(shingle_matrix(normalized_texts(items, DEFAULT_SCHEME), 4),
+                        host_groups(items.head(1000), focus), 0.2)
+    assert (few.floor, few.sampled, few.estimated_pairs) == (0.2, 0, cross_pair_count(
+        host_groups(items.head(1000), focus)))  # under a million cross pairs: never raised
 
 
 @settings(max_examples=40, deadline=None)

@@ -93,7 +93,10 @@ def crosshost_console(rep) -> str:
         s = rep.summary()
         lines[4:7] = [
             f"{focus} cross pairs {s['cross_pairs']:,} (listed: {s['listed_pairs']:,} with "
-            f"Jaccard >= {s['list_floor']:g})",
+            f"Jaccard >= {s['list_floor']:g}"
+            + (f"; >= {s['list_floor_requested']:g} would be about "
+               f"{s['estimated_pairs_at_requested_floor']:,}, over the budget of "
+               f"{s['list_budget']:,}" if "list_floor_requested" in s else "") + ")",
             f"listed cross-pair Jaccard max {rep.max_score:.3f} / above the unrelated-pair upper "
             f"bound {rep.upper_bound:.3f}: {rep.n_above_bound} pairs",
             f"within ±{rep.window_days} days of each other: {s['in_window']:,} pairs "

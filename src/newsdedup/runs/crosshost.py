@@ -54,6 +54,7 @@ from newsdedup.studies.crosshost import (
     cross_pair_count,
     cross_pair_scores,
     host_groups,
+    listing_floor,
     tally_report,
     window_pair_count,
 )
@@ -81,7 +82,9 @@ class CrossHostConfig:
         max_listed: Most cross pairs listed with every score; above it only
             those scoring at least ``floor`` are listed (from the exact join
             over the host set's items), with exact counts of all of them.
-        floor: That lowest listed score, in ``(0, 1]``.
+        floor: That lowest listed score, in ``(0, 1]``; raised when the pairs at or
+            above it, estimated from a sample, would pass the join's budget
+            (:func:`~newsdedup.studies.crosshost.listing_floor`).
         max_rows: Most cross pairs written to ``cross_pairs.csv`` with their texts.
 
         ``max_listed`` and ``floor`` go to ``crosshost.json`` only when the floor was
@@ -171,8 +174,10 @@ def cross_host_report(items: pd.DataFrame, options: CrossHostConfig,
     ``options.max_listed`` cross pairs are all scored, one host pair at a time
     (:func:`~newsdedup.studies.crosshost.cross_pair_scores`): the same pairs and
     scores as scoring every pair. Beyond it the pairs at or above
-    ``options.floor`` come from the exact join over the host set's items, and
-    all cross pairs and those within the date window are counted exactly.
+    ``options.floor`` (raised while they would pass the join's budget:
+    :func:`~newsdedup.studies.crosshost.listing_floor`) come from the exact join
+    over the host set's items, and all cross pairs and those within the date
+    window are counted exactly.
     """
     track = tracker(progress)
     hosts = choose_hosts(items, options.hosts).hosts
@@ -184,18 +189,23 @@ def cross_host_report(items: pd.DataFrame, options: CrossHostConfig,
         scores = cross_pair_scores(shingled, groups, track)
         return cross_host(items, scores, hosts, options.window_days, bound,
                           max_rows=options.max_rows)
+    # A floor that would list more pairs than the join's budget (titles of one template) is
+    # raised: the join's cost is the pairs it lists, quadratic in such a feed.
+    chosen = listing_floor(shingled, groups, options.floor)
+    floor = chosen.floor
     progress(f"crosshost: {total:,} cross pairs > {options.max_listed:,}: listing those with "
-             f"J >= {options.floor:g} (exact join over {sum(map(len, groups)):,} items)")
+             f"J >= {floor:g} (exact join over {sum(map(len, groups)):,} items)"
+             + (f"; J >= {options.floor:g} would list about {chosen.estimated_pairs:,}, "
+                f"over the budget of {chosen.budget:,}" if chosen.raised else ""))
     focus = np.sort(np.concatenate(groups))
     sub = ShingleMatrix(shingled.matrix[focus], shingled.vocab, shingled.n)
-    listing = CrossListing(options.floor, total,
-                           window_pair_count(items, groups, options.window_days))
-    # The listed pairs go into the tally a join block at a time, never all held: on a
-    # feed of one template nearly every pair is above any floor.
+    listing = CrossListing(floor, total, window_pair_count(items, groups, options.window_days),
+                           chosen=chosen if chosen.raised or chosen.over_budget else None)
+    # The listed pairs go into the tally a join block at a time, never all held.
     tally = CrossTally(items, hosts, options.window_days, bound, options.max_rows)
     kernel = stream_kernel(sub)
-    parts = join_blocks(sub, options.floor, stream_block(sub.n_items), lambda it: track(
-        list(it), None, f"crosshost: join J >= {options.floor:g}, row blocks"), kernel)
+    parts = join_blocks(sub, floor, stream_block(sub.n_items), lambda it: track(
+        list(it), None, f"crosshost: join J >= {floor:g}, row blocks"), kernel)
     for pairs in gathered_pairs(parts):
         tally.add(PairScores(focus[pairs.i], focus[pairs.j], pairs.score))
     return tally_report(items, tally, listing)

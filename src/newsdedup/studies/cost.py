@@ -23,7 +23,11 @@ The choices, with their estimated seconds, are what the studies record in
   interval of the mean error;
 * **calibrate's MinHash sweep** (:func:`minhash_sweep_plan`): streamed over
   every pair while that fits :data:`MINHASH_SWEEP_BUDGET` seconds, else left
-  out (no prefix bounds an estimate, so there is no exact cheaper path).
+  out (no prefix bounds an estimate, so there is no exact cheaper path);
+* **joins that list pairs** (:func:`join_threshold`: the sampled measurement's
+  join, the cross-host listing): the lowest threshold whose pairs, estimated
+  from a uniform pair sample, fit :func:`join_budget`; a feed of one template
+  holds nearly all of its pairs above a low threshold.
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ from dataclasses import dataclass
 __all__ = ["ERROR_BUDGET", "ERROR_PAIR_RATE", "ERROR_SIG_RATE", "EXACT_PREFERENCE",
            "JOIN_PAIRS_MIN", "JOIN_PAIRS_PER_ITEM", "MINHASH_SWEEP_BUDGET",
            "MINHASH_SWEEP_RATE", "SAMPLED_ITEM_RATE", "SAMPLE_RATE", "STREAM_RATE",
-           "ErrorPlan", "MeasurePlan", "error_plan", "join_threshold", "measure_plan",
-           "minhash_sweep_plan"]
+           "ErrorPlan", "MeasurePlan", "error_plan", "join_budget", "join_threshold",
+           "measure_plan", "minhash_sweep_plan"]
 
 STREAM_RATE = 1.6e8
 """Pair x permutation comparisons per second of the exact (dense or streamed) measurement.
@@ -104,13 +108,16 @@ JOIN_PAIRS_MIN = 1_000_000
 """Pairs the sampled measurement's join may always list."""
 
 
-def join_threshold(sample_scores, thresholds, n_items: int) -> float | None:
+def join_threshold(sample_scores, thresholds, n_items: int,
+                   population: int | None = None) -> float | None:
     """The lowest threshold whose pairs, estimated from a uniform pair sample, fit the join budget.
 
     Args:
         sample_scores: Exact scores of a uniform pair sample.
         thresholds: Candidate join thresholds (the table's positive thresholds).
-        n_items: Items of the corpus.
+        n_items: Items of the corpus (the budget is per item).
+        population: Pairs the sample was drawn from; None: all ``N(N-1)/2`` pairs (the
+            cross-host listing samples its cross pairs only).
 
     Returns:
         The threshold, or None when even the highest would list too many pairs.
@@ -121,14 +128,29 @@ def join_threshold(sample_scores, thresholds, n_items: int) -> float | None:
         0.2
         >>> join_threshold(np.full(10, 0.9), [0.2, 0.5], 200_000) is None
         True
+        >>> join_threshold(np.array([0.1, 0.3, 0.9]), [0.2, 0.5], 10, population=3_000_000)
+        0.5
     """
-    budget = max(JOIN_PAIRS_MIN, JOIN_PAIRS_PER_ITEM * n_items)
+    budget = join_budget(n_items)
+    total = n_pairs(n_items) if population is None else population
     m = len(sample_scores)
     for t in sorted(float(x) for x in thresholds):
         share = float((sample_scores >= t).sum()) / m if m else 0.0
-        if share * n_pairs(n_items) <= budget:
+        if share * total <= budget:
             return t
     return None
+
+
+def join_budget(n_items: int) -> int:
+    """Pairs a join over ``n_items`` items may list (:data:`JOIN_PAIRS_PER_ITEM` per item).
+
+    At least :data:`JOIN_PAIRS_MIN`.
+
+    Examples:
+        >>> join_budget(1000), join_budget(100_000)
+        (1000000, 10000000)
+    """
+    return max(JOIN_PAIRS_MIN, JOIN_PAIRS_PER_ITEM * n_items)
 
 
 def n_pairs(n_items: int) -> int:

@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.corpus.hosts import parse_dates
-from newsdedup.score.jaccard import PairScores, jaccard_block
+from newsdedup.score.jaccard import PairScores, jaccard_block, pair_jaccard
 from newsdedup.score.join import join_blocks, stream_block, stream_kernel
+from newsdedup.studies.cost import join_budget, join_threshold
 from newsdedup.studies.pairstream import Track, pair_blocks, untracked
 from newsdedup.text.shingle import ShingleMatrix
 
@@ -271,23 +272,41 @@ class CrossListing:
         floor: Lowest score listed.
         cross_pairs: All cross pairs of the host set (exact count).
         in_window: All cross pairs within the date window (exact count).
+        chosen: How the floor was chosen (:func:`listing_floor`); None: as asked.
     """
 
     floor: float
     cross_pairs: int
     in_window: int
+    chosen: ListingFloor | None = None
 
     def summary(self, rep: CrossHostReport) -> dict:
-        """The summary fields that count all cross pairs, and what was listed."""
+        """The summary fields that count all cross pairs, and what was listed.
+
+        When the floor was raised above the one asked for, it also says from what,
+        the estimate that raised it and the budget it was held to.
+        """
         counts = rep.counts
+        method = (f"cross pairs and in_window: exact counts; pairs listed, maxima and "
+                  f"above_upper_bound: exact among pairs scoring >= {self.floor:g} "
+                  f"(null: no pair reaches it)")
+        raised = {}
+        c = self.chosen
+        if c is not None and (c.raised or c.over_budget):
+            raised = {"list_floor_requested": c.requested,
+                      "estimated_pairs_at_requested_floor": c.estimated_pairs,
+                      "estimate_sampled_pairs": c.sampled, "list_budget": c.budget}
+            method += (f"; the requested floor {c.requested:g} would list about "
+                       f"{c.estimated_pairs:,} pairs (estimated from {c.sampled:,} sampled "
+                       f"cross pairs), over the join's budget of {c.budget:,}, so the "
+                       f"lowest floor that fits was listed"
+                       + (" (none fits: the highest tried)" if c.over_budget else ""))
         return {"cross_pairs": self.cross_pairs, "in_window": self.in_window,
-                "listed_pairs": rep.n_cross, "list_floor": self.floor,
+                "listed_pairs": rep.n_cross, "list_floor": self.floor, **raised,
                 "listed_in_window": counts.in_window,
                 "max_score": rep.max_score if rep.n_cross else None,
                 "max_score_in_window": counts.max_in_window if counts.in_window else None,
-                "method": f"cross pairs and in_window: exact counts; pairs listed, maxima and "
-                          f"above_upper_bound: exact among pairs scoring >= {self.floor:g} "
-                          f"(null: no pair reaches it)"}
+                "method": method}
 
 
 def host_groups(items: pd.DataFrame, hosts: Sequence[str]) -> list[np.ndarray]:
@@ -306,6 +325,108 @@ def cross_pair_count(groups: Sequence[np.ndarray]) -> int:
     """
     sizes = np.array([len(g) for g in groups], dtype=object)
     return int((sum(sizes) ** 2 - sum(sizes * sizes)) // 2) if len(sizes) else 0
+
+
+def cross_pair_sample(groups: Sequence[np.ndarray], size: int, seed: int = 0
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded uniform sample of the cross pairs of ``groups`` (with replacement).
+
+    Each draw is one of the :func:`cross_pair_count` pairs with equal chance: a
+    position among them, then the host pair and the two items it falls on.
+
+    Returns:
+        ``(i, j)`` item positions with ``i < j``, in draw order.
+
+    Examples:
+        >>> i, j = cross_pair_sample([np.array([0, 1]), np.array([2])], 4)
+        >>> sorted(set(zip(i.tolist(), j.tolist())))
+        [(0, 2), (1, 2)]
+    """
+    blocks = [(a, b) for a in range(len(groups)) for b in range(a + 1, len(groups))]
+    counts = np.array([len(groups[a]) * len(groups[b]) for a, b in blocks], dtype=np.int64)
+    ends = np.cumsum(counts)
+    if not len(ends) or ends[-1] == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z.copy()
+    pos = np.random.default_rng(seed).integers(0, ends[-1], size=size, dtype=np.int64)
+    block = np.searchsorted(ends, pos, side="right")
+    offset = pos - (ends - counts)[block]
+    i, j = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+    for k in np.unique(block).tolist():  # at most MAX_HOSTS^2 / 2 host pairs
+        at = np.flatnonzero(block == k)
+        a, b = groups[blocks[k][0]], groups[blocks[k][1]]
+        i[at], j[at] = a[offset[at] // len(b)], b[offset[at] % len(b)]
+    return np.minimum(i, j), np.maximum(i, j)
+
+
+@dataclass(frozen=True)
+class ListingFloor:
+    """The lowest score a cross-host listing joins at, and why (:func:`listing_floor`).
+
+    Attributes:
+        floor: The floor listed at.
+        requested: The floor asked for (``CrossHostConfig.floor``).
+        estimated_pairs: Cross pairs estimated at or above ``requested`` (from the sample);
+            without a sample, the count of all cross pairs (an upper bound).
+        sampled: Cross pairs sampled for the estimate; 0 when all cross pairs fit the
+            budget (then no floor can list too many).
+        budget: Pairs the join may list (:func:`~newsdedup.studies.cost.join_budget`).
+        over_budget: Even the highest floor of :data:`LISTING_LADDER` was estimated
+            above the budget (it is listed at that floor all the same).
+    """
+
+    floor: float
+    requested: float
+    estimated_pairs: int
+    sampled: int
+    budget: int
+    over_budget: bool = False
+
+    @property
+    def raised(self) -> bool:
+        """The listing's floor is above the one asked for."""
+        return self.floor > self.requested
+
+
+LISTING_SAMPLE = 100_000
+"""Cross pairs sampled to estimate how many pairs a floor would list (a share of 1e-3
+of them is known to about 10 %)."""
+LISTING_LADDER = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+"""Floors tried, lowest first, above a requested floor whose pairs are too many to list."""
+
+
+def listing_floor(shingled: ShingleMatrix, groups: Sequence[np.ndarray], floor: float,
+                  sample: int = LISTING_SAMPLE, seed: int = 0) -> ListingFloor:
+    """The floor a cross-host listing joins at: ``floor``, or higher when that lists too many.
+
+    Titles from one template put nearly all of their cross pairs above a low
+    floor (0.2: 100M of 20,000 templated titles' 200M pairs), and the join that
+    lists them costs as many pairs: quadratic in the feed. The number a floor
+    would list is estimated from a seeded uniform sample of the cross pairs; the
+    floor is the lowest of ``floor`` and :data:`LISTING_LADDER` whose estimate
+    fits :func:`~newsdedup.studies.cost.join_budget` (per item of the host set),
+    the same rule as the sampled measurement's join
+    (:func:`~newsdedup.studies.cost.join_threshold`).
+
+    Args:
+        shingled: The items' shingle matrix (rows are item positions).
+        groups: Item positions per host (:func:`host_groups`).
+        floor: The floor asked for.
+        sample: Cross pairs sampled.
+        seed: Of the sample.
+    """
+    total, n_items = cross_pair_count(groups), sum(len(g) for g in groups)
+    if total <= join_budget(n_items):  # no floor can list more: nothing to estimate
+        return ListingFloor(floor=floor, requested=floor, estimated_pairs=total, sampled=0,
+                            budget=join_budget(n_items))
+    i, j = cross_pair_sample(groups, sample, seed)
+    scores = pair_jaccard(shingled, i, j)
+    ladder = [floor, *(t for t in LISTING_LADDER if t > floor)]
+    chosen = join_threshold(scores, ladder, n_items, population=total)
+    estimated = round(float((scores >= floor).mean()) * total) if len(scores) else 0
+    return ListingFloor(floor=ladder[-1] if chosen is None else chosen, requested=floor,
+                        estimated_pairs=estimated, sampled=len(scores),
+                        budget=join_budget(n_items), over_budget=chosen is None)
 
 
 def cross_pair_scores(shingled: ShingleMatrix, groups: Sequence[np.ndarray],
