@@ -128,6 +128,32 @@ def test_draw_batch_takes_the_allocation_per_stratum_and_never_redraws():
     assert out[pop.stratum[out] == 2].tolist() == [74]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_draw_batch_draws_what_a_draw_from_the_whole_id_order_draws(seed):
+    # The draw reads places of each stratum's id order (Population.at_id_ranks); it must
+    # take the pairs rng.choice takes from the stratum ordered whole (Population.by_ids).
+    rng = np.random.default_rng(seed)
+    n = 40
+    names = [f"z{k:03d}" for k in rng.permutation(n)]
+    i, j = np.triu_indices(n, k=1)
+    pop = build_population(PairScores(i, j, rng.uniform(0.05, 1, len(i))), None, np.zeros(n),
+                           names, 0.05)
+    sizes = pop.strata["size"].to_numpy()
+    alloc = np.minimum(rng.integers(0, 30, len(sizes)), sizes + 3)  # some above what is left
+    drawn = rng.choice(len(pop), size=len(pop) // 5, replace=False)
+    taken = np.zeros(len(pop), bool)
+    taken[drawn] = True
+    old = np.random.default_rng([seed, 2])
+    chosen = []
+    for h, count in enumerate(alloc.tolist()):
+        if count <= 0:
+            continue
+        pool = pop.by_ids(np.flatnonzero((pop.stratum == h) & ~taken).astype(np.int32))
+        chosen.append(old.choice(pool, size=min(count, pool.size), replace=False))
+    expected = old.permutation(np.concatenate(chosen).astype(np.int64))
+    assert draw_batch(pop, alloc, drawn, seed=seed, batch=2).tolist() == expected.tolist()
+
+
 def test_draw_batch_with_nothing_allocated_is_empty():
     pop = population([4, 4])
     assert draw_batch(pop, np.array([0, 0]), np.zeros(0, np.int64), 0, 1).size == 0

@@ -249,6 +249,27 @@ def test_by_ids_orders_positions_by_the_pairs_ids():
         pos.tolist(), key=lambda p: tuple(sorted((names[big.i[p]], names[big.j[p]]))))
 
 
+@pytest.mark.parametrize("part", [7, 1 << 22])
+def test_at_id_ranks_reads_the_places_of_the_id_order(monkeypatch, part):
+    import newsdedup.calibration.population as population
+
+    monkeypatch.setattr(population, "PART_PAIRS", part)  # several parts, and one
+    rng = np.random.default_rng(11)
+    n = 50
+    names = [f"y{k:03d}" for k in rng.permutation(n)]
+    i, j = np.triu_indices(n, k=1)
+    pop = build_population(PairScores(i, j, np.full(len(i), 0.5)), None, np.zeros(n), names,
+                           0.1)
+    for size in (1, 40, 600):
+        pos = rng.permutation(len(pop))[:size].astype(np.int32)
+        ordered = pop.by_ids(pos)
+        places = rng.choice(size, size=min(size, 25), replace=False)
+        got = pop.at_id_ranks(pos, places)
+        assert got.dtype == pos.dtype and got.tolist() == ordered[places].tolist()
+    assert pop.at_id_ranks(pos, np.zeros(0, np.int64)).size == 0
+    assert pop.at_id_ranks(pos, [3, 3, 0]).tolist() == ordered[[3, 3, 0]].tolist()
+
+
 def test_merged_says_whether_both_rows_share_a_group():
     items = corpus(["a"] * 5, [0] * 5)
     pop = build_population(scores([(0, 1, 0.5), (0, 4, 0.5), (2, 3, 0.5), (3, 4, 0.5)]), None,

@@ -167,9 +167,12 @@ def draw_batch(pop: Population, allocation: np.ndarray, drawn_positions: np.ndar
             continue
         # int32 positions where they fit: a stratum of a 1M-item feed holds millions.
         where = np.flatnonzero((pop.stratum == h) & ~taken)
-        pool = pop.by_ids(where.astype(np.int32) if len(pop) < 2**31 else where)
+        pool = where.astype(np.int32) if len(pop) < 2**31 else where
         del where
-        chosen.append(rng.choice(pool, size=min(count, pool.size), replace=False))
+        # The places a draw from the pool in id order would take (rng.choice over an array
+        # takes those of rng.choice over its length), read off without ordering the pool.
+        places = rng.choice(len(pool), size=min(count, len(pool)), replace=False)
+        chosen.append(pop.at_id_ranks(pool, places))
     out = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
     return rng.permutation(out.astype(np.int64))
 

@@ -108,33 +108,78 @@ class Population:
         Row numbers follow the file's order; ids do not. A draw over pairs
         ordered by ids picks the same pairs whatever order the records came in.
         """
+        pos = self._positions(positions)
+        key = self._id_keys(pos, self._id_ranks())
+        order = np.argsort(key)
+        del key
+        return pos[order]
+
+    def at_id_ranks(self, positions: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+        """``by_ids(positions)[ranks]``, without ordering every position.
+
+        A draw reads a few places of a stratum's id order, and a stratum can
+        hold millions of the 28M pairs of 1M headlines: ordering them all held
+        the key, its sort order and the ordered copy at once, the peak of a
+        1M-item ``run``. Here the keys at those places are selected in place
+        (``np.partition``, distinct pairs have distinct keys) and their pairs
+        found again a part at a time: one key per position is all that is held.
+
+        Examples:
+            >>> pop = Population(np.array([0, 0, 1]), np.array([1, 2, 2]), np.ones(3),
+            ...                  np.zeros(3, bool), np.zeros(3), np.zeros(3, np.int64),
+            ...                  pd.DataFrame(), ["c", "b", "a"], 0.1)
+            >>> pop.by_ids(np.arange(3)).tolist(), pop.at_id_ranks(np.arange(3), [2, 0]).tolist()
+            ([2, 1, 0], [0, 2])
+        """
+        pos = self._positions(positions)
+        ranks = np.asarray(ranks, dtype=np.int64)
+        if not len(ranks):
+            return pos[:0]
+        id_ranks = self._id_ranks()
+        places = np.unique(ranks)
+        key = self._id_keys(pos, id_ranks)
+        key.partition(places)
+        wanted = key[places]  # the keys at those places of the order, ascending
+        del key
+        found = np.empty(len(places), dtype=pos.dtype)
+        last = len(wanted) - 1
+        for lo in range(0, len(pos), PART_PAIRS):
+            part = self._id_keys(pos[lo:lo + PART_PAIRS], id_ranks)
+            at = np.minimum(np.searchsorted(wanted, part), last)  # a bisection, not k passes
+            hit = np.flatnonzero(wanted[at] == part)
+            found[at[hit]] = pos[lo + hit]
+        return found[np.searchsorted(places, ranks)]
+
+    @staticmethod
+    def _positions(positions: np.ndarray) -> np.ndarray:
         pos = np.asarray(positions)
-        if pos.dtype.kind not in "iu":
-            pos = pos.astype(np.int64)
+        return pos if pos.dtype.kind in "iu" else pos.astype(np.int64)
+
+    def _id_ranks(self) -> np.ndarray:
+        """Each row's place in the order of the ids."""
         n = len(self.ids)
         index = np.int32 if n < 2**31 else np.int64
         rank = np.empty(n, dtype=index)
         rank[np.argsort(np.asarray(self.ids, dtype=object), kind="stable")] = np.arange(
             n, dtype=index)
-        # One key per pair, ``min * n + max`` of the ranks (distinct pairs, distinct keys):
-        # the order of a lexsort by (min, max), built in place. A stratum can hold millions
-        # of the 28M pairs of 1M headlines, and this was the peak of a 1M-item calibrate:
-        # the ranks are gathered in parts into int32, and the key goes before the gather.
-        a, b = np.empty(len(pos), dtype=index), np.empty(len(pos), dtype=index)
+        return rank
+
+    def _id_keys(self, pos: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """One key per pair, ``min * n + max`` of its rows' id ranks.
+
+        The order of a lexsort by (min, max); distinct pairs have distinct keys. Built a
+        part at a time into the int64 key (the ranks gathered as int32 where the rows fit).
+        """
+        n = len(rank)
+        key = np.empty(len(pos), dtype=np.int64)
         for lo in range(0, len(pos), PART_PAIRS):
             part = pos[lo:lo + PART_PAIRS]
-            a[lo:lo + PART_PAIRS] = rank[self.i[part]]
-            b[lo:lo + PART_PAIRS] = rank[self.j[part]]
-        key = np.empty(len(pos), dtype=np.int64)
-        np.minimum(a, b, out=key)  # widened as written: no int32 temporary
-        np.maximum(a, b, out=a)
-        del b
-        key *= n
-        np.add(key, a, out=key)
-        del a
-        order = np.argsort(key)
-        del key
-        return pos[order]
+            a, b = rank[self.i[part]], rank[self.j[part]]
+            out = key[lo:lo + PART_PAIRS]
+            np.minimum(a, b, out=out)  # widened as written: no int32 temporary
+            out *= n
+            out += np.maximum(a, b)
+        return key
 
     def merged(self, labels: np.ndarray) -> np.ndarray:
         """Whether each pair is in one group of a partition (labels per row)."""
