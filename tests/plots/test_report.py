@@ -86,6 +86,27 @@ def test_the_calibration_section_reads_the_fields_of_the_new_calibration(tmp_pat
     assert rows["estimated recall"] == "0.800 [0.700, 0.880], over the same labels"
 
 
+def test_the_crosshost_section_says_what_was_listed_and_why_the_floor_rose(
+        tmp_path: Path) -> None:
+    (tmp_path / "crosshost").mkdir()
+    summary = {"cross_pairs": 99_998_704, "in_window": 21_973_199, "max_score": 1.0,
+               "above_upper_bound": 0, "listed_pairs": 846_943, "list_floor": 0.5}
+    path = tmp_path / "crosshost" / "crosshost.json"
+    path.write_text(json.dumps({"params": {"hosts": ["a", "b"]}, "summary": summary}))
+    key = "pairs listed (the highest score and the bound count only these)"
+    rows = dict(SECTIONS["crosshost"](RunFolder(tmp_path)).blocks[0].rows)
+    assert rows[key] == "846,943 at Jaccard >= 0.5"
+    summary |= {"list_floor_requested": 0.2, "estimated_pairs_at_requested_floor": 50_779_342,
+                "list_budget": 2_000_000}
+    path.write_text(json.dumps({"params": {"hosts": ["a", "b"]}, "summary": summary}))
+    rows = dict(SECTIONS["crosshost"](RunFolder(tmp_path)).blocks[0].rows)
+    assert rows[key] == ("846,943 at Jaccard >= 0.5 (raised from 0.2: about 50,779,342 pairs "
+                         "there, over the budget of 2,000,000)")
+    del summary["list_floor"]  # every cross pair listed: no such row
+    path.write_text(json.dumps({"params": {"hosts": ["a", "b"]}, "summary": summary}))
+    assert key not in dict(SECTIONS["crosshost"](RunFolder(tmp_path)).blocks[0].rows)
+
+
 def test_the_series_table_is_shown_when_the_run_has_one(tmp_path: Path, toy) -> None:
     base = toy.write_tree(tmp_path)
     pd.DataFrame({"kind": "daily", "source": "a", "template": ["[오늘의 날씨] # 월 # 일", "x *"],

@@ -402,6 +402,14 @@ def crosshost_section(run: RunFolder) -> Section:
              ("within the window", number(summary.get("in_window"))),
              ("highest cross score", number(summary.get("max_score"), ".3f")),
              ("above the unrelated-pair bound", number(summary.get("above_upper_bound")))]
+    if summary.get("list_floor") is not None:  # too many to list: those above a floor
+        listed = f"{number(summary.get('listed_pairs'))} at Jaccard >= {summary['list_floor']:g}"
+        if summary.get("list_floor_requested") is not None:
+            listed += (f" (raised from {summary['list_floor_requested']:g}: about "
+                       f"{number(summary.get('estimated_pairs_at_requested_floor'))} pairs "
+                       f"there, over the budget of {number(summary.get('list_budget'))})")
+        rows.append(("pairs listed (the highest score and the bound count only these)",
+                     listed))
     blocks: list[Block] = [Facts(tuple(rows))]
     top = run.table("crosshost/cross_pairs.csv", nrows=10)
     if top is not None and not len(top):
