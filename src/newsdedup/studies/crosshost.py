@@ -399,9 +399,10 @@ def listing_floor(shingled: ShingleMatrix, groups: Sequence[np.ndarray], floor: 
                   sample: int = LISTING_SAMPLE, seed: int = 0) -> ListingFloor:
     """The floor a cross-host listing joins at: ``floor``, or higher when that lists too many.
 
-    Titles from one template put nearly all of their cross pairs above a low
-    floor (0.2: 100M of 20,000 templated titles' 200M pairs), and the join that
-    lists them costs as many pairs: quadratic in the feed. The number a floor
+    Titles from one template put most of their cross pairs above a low floor
+    (0.2: about 51M of the 100M cross pairs of 20,000 templated titles on two
+    hosts), and the join that lists them costs as many pairs: quadratic in the
+    feed. The number a floor
     would list is estimated from a seeded uniform sample of the cross pairs; the
     floor is the lowest of ``floor`` and :data:`LISTING_LADDER` whose estimate
     fits :func:`~newsdedup.studies.cost.join_budget` (per item of the host set),
