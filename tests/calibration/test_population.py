@@ -228,6 +228,14 @@ def test_find_gives_positions_in_either_order_and_minus_one_when_absent():
     assert empty.find(np.array([0]), np.array([1])).tolist() == [-1]
 
 
+def _every_pair(n: int, rng: np.random.Generator):
+    """A population of every pair of ``n`` items whose ids come in no particular order."""
+    names = [f"x{k:03d}" for k in rng.permutation(n)]
+    i, j = np.triu_indices(n, k=1)
+    return build_population(PairScores(i, j, np.full(len(i), 0.5)), None, np.zeros(n), names,
+                            0.1), names
+
+
 def test_by_ids_orders_positions_by_the_pairs_ids():
     items = corpus(["a"] * 4, [0] * 4)
     ids = ["d", "b", "a", "c"]  # rows 0..3; by id: row 2 < row 1 < row 3 < row 0
@@ -239,11 +247,7 @@ def test_by_ids_orders_positions_by_the_pairs_ids():
         [4, 0], key=lambda p: tuple(sorted((ids[pop.i[p]], ids[pop.j[p]]))))
     # Many pairs, ids in no particular order: the order of their sorted id pairs.
     rng = np.random.default_rng(4)
-    n = 60
-    names = [f"x{k:03d}" for k in rng.permutation(n)]
-    i, j = np.triu_indices(n, k=1)
-    big = build_population(PairScores(i, j, np.full(len(i), 0.5)), None, np.zeros(n), names,
-                           0.1)
+    big, names = _every_pair(60, rng)
     pos = rng.permutation(len(big))[:700]
     assert big.by_ids(pos).tolist() == sorted(
         pos.tolist(), key=lambda p: tuple(sorted((names[big.i[p]], names[big.j[p]]))))
@@ -254,12 +258,8 @@ def test_at_id_ranks_reads_the_places_of_the_id_order(monkeypatch, part):
     import newsdedup.calibration.population as population
 
     monkeypatch.setattr(population, "PART_PAIRS", part)  # several parts, and one
-    rng = np.random.default_rng(11)
-    n = 50
-    names = [f"y{k:03d}" for k in rng.permutation(n)]
-    i, j = np.triu_indices(n, k=1)
-    pop = build_population(PairScores(i, j, np.full(len(i), 0.5)), None, np.zeros(n), names,
-                           0.1)
+    pop, _ = _every_pair(50, np.random.default_rng(11))
+    rng = np.random.default_rng(12)
     for size in (1, 40, 600):
         pos = rng.permutation(len(pop))[:size].astype(np.int32)
         ordered = pop.by_ids(pos)
