@@ -200,7 +200,7 @@ def cross_host_report(items: pd.DataFrame, options: CrossHostConfig,
     focus = np.sort(np.concatenate(groups))
     sub = ShingleMatrix(shingled.matrix[focus], shingled.vocab, shingled.n)
     listing = CrossListing(floor, total, window_pair_count(items, groups, options.window_days),
-                           chosen=chosen if chosen.raised or chosen.over_budget else None)
+                           chosen=chosen)
     # The listed pairs go into the tally a join block at a time, never all held.
     tally = CrossTally(items, hosts, options.window_days, bound, options.max_rows)
     kernel = stream_kernel(sub)

@@ -86,8 +86,9 @@ def group_stories(labels: np.ndarray, story: np.ndarray, large: int = LARGE_GROU
     codes = pd.factorize(pd.Series(story), use_na_sentinel=False)[0].astype(np.int64)
     sizes = np.bincount(labels)
     # Distinct (group, story) pairs, counted per group: the stories of each group.
-    pairs = np.unique(labels * (int(codes.max()) + 1) + codes)
-    stories = np.bincount(pairs // (int(codes.max()) + 1), minlength=len(sizes))
+    width = int(codes.max()) + 1
+    pairs = np.unique(labels * width + codes)
+    stories = np.bincount(pairs // width, minlength=len(sizes))
     big = sizes > large
     return {"largest_group_stories": int(stories[int(np.argmax(sizes))]),
             "groups_over_large": int(big.sum()),

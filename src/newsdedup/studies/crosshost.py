@@ -272,7 +272,8 @@ class CrossListing:
         floor: Lowest score listed.
         cross_pairs: All cross pairs of the host set (exact count).
         in_window: All cross pairs within the date window (exact count).
-        chosen: How the floor was chosen (:func:`listing_floor`); None: as asked.
+        chosen: How the floor was chosen (:func:`listing_floor`); the summary names it
+            only when the floor was raised or over the budget. None: as asked.
     """
 
     floor: float
@@ -417,17 +418,18 @@ def listing_floor(shingled: ShingleMatrix, groups: Sequence[np.ndarray], floor: 
         seed: Of the sample.
     """
     total, n_items = cross_pair_count(groups), sum(len(g) for g in groups)
-    if total <= join_budget(n_items):  # no floor can list more: nothing to estimate
+    budget = join_budget(n_items)
+    if total <= budget:  # no floor can list more: nothing to estimate
         return ListingFloor(floor=floor, requested=floor, estimated_pairs=total, sampled=0,
-                            budget=join_budget(n_items))
+                            budget=budget)
     i, j = cross_pair_sample(groups, sample, seed)
     scores = pair_jaccard(shingled, i, j)
     ladder = [floor, *(t for t in LISTING_LADDER if t > floor)]
     chosen = join_threshold(scores, ladder, n_items, population=total)
     estimated = round(float((scores >= floor).mean()) * total) if len(scores) else 0
     return ListingFloor(floor=ladder[-1] if chosen is None else chosen, requested=floor,
-                        estimated_pairs=estimated, sampled=len(scores),
-                        budget=join_budget(n_items), over_budget=chosen is None)
+                        estimated_pairs=estimated, sampled=len(scores), budget=budget,
+                        over_budget=chosen is None)
 
 
 def cross_pair_scores(shingled: ShingleMatrix, groups: Sequence[np.ndarray],
