@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from newsdedup.text.series import (
+    _CALENDAR,
     Series,
     SeriesConfig,
     learn_series,
@@ -81,6 +82,49 @@ def same_series(series, n):
 ])
 def test_title_tokens_normalize_mask_and_split(title, tokens):
     assert title_tokens(title) == tokens
+
+
+def _tokens_by_split(title):
+    """One title's tokens as the definition reads them: mask, then split at separators."""
+    text = unicodedata.normalize("NFKC", title).casefold()
+    text = re.sub(r"\d+(?:[.,]\d+)*", "#", text)
+    text = _CALENDAR.sub("@", text)
+    return [t for t in re.split(r"[\s,，、:：|/·・･‧∙…]+|\.{3,}", text) if t]
+
+
+def test_batch_tokens_equal_each_title_split_alone():
+    """The titles are tokenized joined by NUL, weekdays masked in the distinct tokens;
+    every title must still come out as its own split, on random titles built from the
+    pieces where a batch could differ (separators, dots, digits with commas, weekdays at
+    a title's edge, brackets, combining marks, folding)."""
+    from newsdedup.text.series import _folded, _title_codes, _tokenize
+
+    pieces = ["monday", "Mon", "MONDAYS", "may", "Sept", "dec", "화", "요일", "(", "（",
+              ")", "）", "1", "2,5", "3.", "...", "..", "…", " ", "\u3000", ",", "x", "가",
+              "\u0301", "-", "ß", "ﬁ", "#", "@", "월", "\t", "|", "·"]
+    rng = np.random.default_rng(3)
+    for _ in range(3000):
+        titles = ["".join(rng.choice(pieces, size=rng.integers(0, 9)))
+                  for _ in range(rng.integers(1, 6))]
+        tok = _tokenize(titles)
+        got = [[str(w) for w in tok.vocab[tok.ids[a:a + n]]]
+               for a, n in zip(tok.start, tok.length, strict=True)]
+        assert got == [_tokens_by_split(t) for t in titles], titles
+        assert tok.chars.tolist() == [len(w) for words in got for w in words]
+        norm = [" ".join(unicodedata.normalize("NFKC", t).casefold().split()) for t in titles]
+        codes = _title_codes(_folded(titles))
+        same = np.equal.outer(codes, codes)
+        assert (same == np.equal.outer(np.array(norm, object), np.array(norm, object))).all()
+
+
+def test_title_tokens_drop_nul_and_an_empty_batch_has_no_tokens():
+    from newsdedup.text.series import _tokenize
+
+    assert title_tokens("a\0b c") == ["ab", "c"]
+    tok = _tokenize([])
+    assert tok.ids.size == tok.length.size == tok.vocab.size == 0
+    tok = _tokenize(["", " ... "])
+    assert tok.length.tolist() == [0, 0] and tok.ids.size == 0
 
 
 # --- SeriesConfig -----------------------------------------------------------------------

@@ -59,8 +59,12 @@ _CALENDAR = re.compile(
     r"october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b"
     r"|[월화수목금토일]요일|(?<=[(（])[월화수목금토일](?=[)）])")
 # Token boundaries: whitespace and the separators headlines use between phrases
-# (commas, colons, bars, slashes, ellipses, middle dots in their common forms).
-_SEPARATORS = re.compile(r"[\s,，、:：|/·・･‧∙…]+|\.{3,}")
+# (commas, colons, bars, slashes, ellipses, middle dots in their common forms), and runs
+# of three or more dots, written "…" before the tokens are read. A token is a run of the
+# other characters; over titles joined by NUL, a NUL is a token of its own that ends one.
+_SEPARATORS = r"\s,，、:：|/·・･‧∙…"
+_DOTS = re.compile(r"\.{3,}")
+_TOKEN = re.compile(rf"[^{_SEPARATORS}\0]+|\0")
 
 _KINDS = ("numbers", "head", "tail", "middle", "repeat")
 """What varies in a template: its numbers only, a head before a fixed tail, a
@@ -143,6 +147,10 @@ class SeriesConfig:
 def title_tokens(title: str) -> list[str]:
     """The tokens a template is made of: NFKC, case-folded, digit runs ``#``, weekdays ``@``.
 
+    Tokens are separated by whitespace and the separators headlines put between
+    phrases (commas, colons, bars, slashes, middle dots, ellipses). A NUL is no
+    letter and is dropped, as in :func:`newsdedup.text.normalize.exact_key`.
+
     Examples:
         >>> title_tokens("U.K. MONEY MARKET GIVEN 85 MLN STG LATE HELP")[:5]
         ['u.k.', 'money', 'market', 'given', '#']
@@ -151,9 +159,20 @@ def title_tokens(title: str) -> list[str]:
         >>> title_tokens("How the Dow fared Tuesday"), title_tokens("7월 26일(화) 시황")
         (['how', 'the', 'dow', 'fared', '@'], ['#월', '#일(@)', '시황'])
     """
-    text = _DIGITS.sub("#", unicodedata.normalize("NFKC", title).casefold())
-    text = _CALENDAR.sub("@", text)
-    return [t for t in _SEPARATORS.split(text) if t]
+    tok = _tokenize([title])
+    return [str(t) for t in tok.vocab[tok.ids]]
+
+
+def _folded(titles: Sequence[str]) -> str:
+    """The titles in NFKC, joined by NUL (their own NULs dropped), in one case fold.
+
+    NUL is changed by no mapping and produced by none, so each part comes out as
+    its title would alone. NFKC goes title by title: an ASCII title is returned
+    as it is, while one non-ASCII character anywhere would send the whole batch
+    through the slow path.
+    """
+    return "\0".join(unicodedata.normalize("NFKC", t.replace("\0", "")) for t in titles
+                      ).casefold()
 
 
 @dataclass(frozen=True)
@@ -223,17 +242,37 @@ class _Tokens:
     vocab: np.ndarray
 
 
-def _tokenize(titles: Sequence[str]) -> _Tokens:
-    lists = [title_tokens(t) for t in titles]
-    length = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
-    flat = [t for x in lists for t in x]
+def _tokenize(titles: Sequence[str], folded: str | None = None) -> _Tokens:
+    """Every title's tokens (:func:`title_tokens`) as flat ids, from one pass over the batch.
+
+    Args:
+        titles: The titles.
+        folded: ``_folded(titles)`` when the caller has it already.
+    """
+    if not len(titles):
+        none = np.zeros(0, np.int64)
+        return _Tokens(none, none, none, none, np.zeros(0, dtype=object))
+    text = _folded(titles) if folded is None else folded
+    found = _TOKEN.findall(_DOTS.sub("…", _DIGITS.sub("#", text)))
     # Sorted: token ids, and the template keys hashed from them, follow the text, not the
-    # order of the records.
-    ids, vocab = pd.factorize(pd.Series(flat, dtype=object), sort=True)
-    chars = np.fromiter((len(t) for t in flat), dtype=np.int64, count=len(flat))
-    start = np.concatenate(([0], np.cumsum(length)[:-1])) if len(length) else length
-    return _Tokens(ids.astype(np.int64), chars, start.astype(np.int64), length,
-                   np.asarray(vocab, dtype=object))
+    # order of the records. NUL sorts first, so when a title ends somewhere it is code 0.
+    codes, vocab = pd.factorize(pd.Series(found, dtype=object), sort=True)
+    codes = codes.astype(np.int64)
+    ends = np.zeros(0, np.int64)
+    if len(vocab) and vocab[0] == "\0":
+        ends, codes, vocab = np.flatnonzero(codes == 0), codes[codes != 0] - 1, vocab[1:]
+    # Weekdays and months are masked in the distinct tokens, a tenth of all tokens: a
+    # match lies inside a token, and the characters around a token (separators, NUL)
+    # are not word characters or brackets, so each token reads as it would in its title.
+    masked = _CALENDAR.sub("@", "\0".join(vocab)).split("\0") if len(vocab) else []
+    renamed, vocab = pd.factorize(pd.Series(masked, dtype=object), sort=True)
+    codes = renamed.astype(np.int64)[codes]
+    # Title r's tokens lie between its end marker and the previous one.
+    length = np.diff(np.concatenate(([-1], ends, [len(found)]))) - 1
+    start = np.concatenate(([0], np.cumsum(length)[:-1]))
+    vocab = np.asarray(vocab, dtype=object)
+    width = np.fromiter((len(t) for t in vocab), dtype=np.int64, count=len(vocab))
+    return _Tokens(codes, width[codes], start.astype(np.int64), length.astype(np.int64), vocab)
 
 
 class _Segments:
@@ -345,8 +384,9 @@ def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFram
     return pd.DataFrame(columns)
 
 
-def _title_codes(titles: Sequence[str]) -> np.ndarray:
-    norm = [" ".join(unicodedata.normalize("NFKC", t).casefold().split()) for t in titles]
+def _title_codes(folded: str) -> np.ndarray:
+    """Equal codes for equal titles, whitespace collapsed, from :func:`_folded`'s text."""
+    norm = [" ".join(t.split()) for t in folded.split("\0")]
     return pd.factorize(pd.Series(norm, dtype=object), sort=True)[0].astype(np.int64)
 
 
@@ -416,8 +456,9 @@ def learn_series(titles: Sequence[str], sources: Sequence[str] | None = None,
     summary_codes = summ[0].astype(np.int64)
     if len(summ[1]) and summ[1][0] != "":
         summary_codes = summary_codes + 1
-    tok = _tokenize([str(t) for t in titles])
-    codes = _title_codes([str(t) for t in titles])
+    folded = _folded([str(t) for t in titles])
+    tok = _tokenize(titles, folded)
+    codes = _title_codes(folded) if n else np.zeros(0, np.int64)
     empty = sp.csr_matrix((n, 0), dtype=np.int8)
     if not n or not tok.ids.size:
         return Series(empty, _empty_table(), codes)
