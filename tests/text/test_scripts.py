@@ -109,6 +109,19 @@ def test_exact_key_is_per_text_idempotent_and_keeps_every_letter(texts):
         assert all(c.isalnum() or unicodedata.category(c)[0] == "M" for c in k)
 
 
+@settings(max_examples=400)
+@given(st.lists(SCRIPT_TEXT.map(lambda t: t.replace("\0", "")), max_size=8),
+       st.sampled_from(["NFC", "NFKC"]))
+def test_normalizing_part_by_part_equals_normalizing_the_joined_text(texts, form):
+    # exact_key normalizes its NUL-joined texts one part at a time (fast for ASCII parts);
+    # the premise is that NUL is a boundary no normalization crosses.
+    from newsdedup.text.normalize import _each
+
+    joined = "\0".join(texts)
+    assert _each(form, joined) == unicodedata.normalize(form, joined)
+    assert _each(form, joined.casefold()) == unicodedata.normalize(form, joined.casefold())
+
+
 @settings(max_examples=200)
 @given(st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF), min_size=1,
                max_size=3),
