@@ -90,6 +90,24 @@ def test_no_band_means_no_threshold():
     assert cal.as_dict()["recommended_threshold"] is None
 
 
+def test_titles_too_short_to_simulate_give_nan_shares_without_a_warning():
+    # CJK titles without spaces, or one-word titles: no item has enough words for the
+    # retention simulation, so no fraction has values. The shares are NaN, and numpy's
+    # "mean of empty slice" warning no longer reaches the user's console.
+    import warnings
+
+    titles = ["東京で大きな地震が発生", "東京で大きな地震、被害確認中", "大阪で新しい駅が開業"]
+    items = pd.DataFrame({"id": ["a", "b", "c"], "title": titles, "summary": ""})
+    sens = simulate(texts_from_items(items), SensitivityConfig())
+    assert all(v.size == 0 for v in sens.both.values())
+    scores = exact_scores(items, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        cal = calibrate(scores, items, sens, sweep(scores, default_grid()))
+    assert cal.retention["above_bound"].isna().all()
+    assert cal.recommended is None
+
+
 def test_recalibrate_rewrites_the_same_calibration(tmp_path):
     from newsdedup import cli
     from newsdedup.paths import PALDYN

@@ -188,7 +188,9 @@ def calibrate(
     table = sensitivity.both_table().copy()
     # Share strictly above the bound: a rewrite scoring exactly U would tie the worst
     # unrelated pair, so it is not counted as separable.
-    table["above_bound"] = [float(np.mean(sensitivity.both[f] > bound)) for f in table["f"]]
+    # NaN, not a warning, for a fraction without values: no title had enough words.
+    table["above_bound"] = [float(np.count_nonzero(v > bound) / v.size) if v.size else math.nan
+                            for v in (sensitivity.both[f] for f in table["f"])]
     caught95 = _lowest(table["f"], table["p5"] > bound)
     caught_all = _lowest(table["f"], table["min"] > bound)
     band = None
@@ -200,8 +202,8 @@ def calibrate(
         if candidate <= high:
             recommended = candidate
     if recommended is not None:
-        table["caught_at_recommended"] = [
-            float(np.mean(sensitivity.both[f] >= recommended)) for f in table["f"]]
+        table["caught_at_recommended"] = sensitivity.caught_fraction(recommended).loc[
+            table["f"]].to_numpy()
     rationale = _rationale(bound, upper_pair, table, caught95, caught_all, band, recommended,
                            len(scores) if n_pairs is None else n_pairs, sensitivity.params)
     return Calibration(
