@@ -478,6 +478,24 @@ def test_csv_mapped_column_missing_from_header(tmp_path: Path) -> None:
         load_corpus(write(tmp_path, "m.csv", "ID,title\n1,T\n"))
 
 
+def test_missing_columns_say_which_option_maps_them(tmp_path: Path) -> None:
+    # The header differs only in case: the error names the --columns that loads it, and
+    # that option does load it.
+    path = write(tmp_path, "u.csv", "ID,TITLE,Url\n1,T,https://a.com/x\n")
+    with pytest.raises(CorpusError, match=r"; map them with --columns id=ID,title=TITLE$"):
+        load_corpus(path)
+    loaded = load_quiet(path, columns={"id": "ID", "title": "TITLE"}).items
+    assert loaded.loc[0, "title"] == "T"
+    # No field matches, or two do: the option is named with a placeholder.
+    with pytest.raises(CorpusError, match=r"e\.g\. --columns id=<field>,title=<field>$"):
+        load_corpus(write(tmp_path, "v.csv", "key,headline\n1,T\n"))
+    with pytest.raises(CorpusError, match=r"e\.g\. --columns id=ID,title=<field>$"):
+        load_corpus(write(tmp_path, "v.csv", "ID,Title,TITLE\n1,T,U\n"))
+    jsonl = write(tmp_path, "w.jsonl", '{"ID": "1", "Title": "T"}\n')
+    with pytest.raises(CorpusError, match=r"map them with --columns id=ID,title=Title"):
+        load_corpus(jsonl)
+
+
 def test_tsv_and_custom_separator(tmp_path: Path) -> None:
     tsv = write(tmp_path, "n.tsv", 'id\ttitle\n1\tA, with "comma"\n')
     assert load_quiet(tsv).items.loc[0, "title"] == 'A, with "comma"'

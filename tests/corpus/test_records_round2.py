@@ -156,7 +156,7 @@ def test_a_mistyped_column_of_a_jsonl_file_is_one_error_naming_it(tmp_path, caps
     [line] = capsys.readouterr().err.splitlines()
     assert code == 2
     assert line == (f"newsdedup: error: {path}:1: field 'TITEL' (for 'title') is in no record; "
-                    "the records' fields: ['id', 'title']")
+                    "the records' fields: ['id', 'title']; map them with --columns title=title")
     assert not (tmp_path / "out").exists()
 
 

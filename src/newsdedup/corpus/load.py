@@ -276,12 +276,41 @@ def _check_header(
     absent = {c: f for c, f in needed.items() if f not in fields}
     if absent:
         wanted = ", ".join(f"{f!r} (for {c!r})" for c, f in absent.items())
+        hint = _columns_hint(absent, fields)
         if fmt in ("csv", "parquet"):
             line = None if fmt == "parquet" else 1
-            raise CorpusError(path, f"column {wanted} not in the header {fields}", line=line)
+            raise CorpusError(path, f"column {wanted} not in the header {fields}; {hint}",
+                              line=line)
         shown = fields[:20] + (["..."] if len(fields) > 20 else [])
-        raise CorpusError(path, f"field {wanted} is in no record; the records' fields: {shown}",
-                          line=first_line)
+        raise CorpusError(path, f"field {wanted} is in no record; the records' fields: {shown}; "
+                          f"{hint}", line=first_line)
+
+
+def _columns_hint(absent: Mapping[str, str], fields: list[str]) -> str:
+    """How to name the missing columns: ``--columns``, with a field that differs only in case.
+
+    Examples:
+        >>> _columns_hint({"id": "id", "title": "title"}, ["ID", "TITLE", "URL"])
+        'map them with --columns id=ID,title=TITLE'
+        >>> _columns_hint({"title": "TITEL"}, ["id", "title"])
+        'map them with --columns title=title'
+        >>> _columns_hint({"title": "title"}, ["headline"])
+        'name the field of each with --columns, e.g. --columns title=<field>'
+    """
+    folded: dict[str, list[str]] = {}
+    for f in fields:
+        folded.setdefault(f.casefold(), []).append(f)
+
+    def one_field(name: str) -> str | None:
+        hits = folded.get(name.casefold(), [])
+        return hits[0] if len(hits) == 1 else None
+
+    # The name asked for in another case, else the column's own name (a mistyped mapping).
+    found = {c: m for c, f in absent.items() if (m := one_field(f) or one_field(c))}
+    option = ",".join(f"{c}={found.get(c, '<field>')}" for c in absent)
+    if len(found) == len(absent):
+        return f"map them with --columns {option}"
+    return f"name the field of each with --columns, e.g. --columns {option}"
 
 
 def _resolve_format(path: Path, fmt: str | None) -> str:
