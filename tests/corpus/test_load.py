@@ -379,6 +379,21 @@ def test_undecodable_bytes_give_line_and_byte_offset(tmp_path: Path) -> None:
     assert load_quiet(path, encoding="latin-1").items["title"].tolist() == ["ok", "café"]
 
 
+def test_undecodable_bytes_name_an_encoding_that_decodes_the_file(tmp_path: Path) -> None:
+    korean = write(tmp_path, "k.csv", "id,title\n1,속보 뉴스\n".encode("cp949"))
+    with pytest.raises(CorpusError, match=r"as utf-8; the whole file decodes as cp949: pass "
+                                          r"--encoding cp949 if that is its encoding$"):
+        load_corpus(korean)
+    assert load_quiet(korean, encoding="cp949").items["title"].tolist() == ["속보 뉴스"]
+    western = write(tmp_path, "w.csv", "id,title\n1,\"café, ça\"\n".encode("cp1252"))
+    with pytest.raises(CorpusError, match=r"decodes as cp1252: pass --encoding cp1252"):
+        load_corpus(western)
+    with pytest.raises(CorpusError, match=r"as cp949; the whole file decodes as utf-8"):
+        load_corpus(write(tmp_path, "u.csv", "id,title\n1,ẞ\n".encode()), encoding="cp949")
+    with pytest.raises(CorpusError, match=r"; pass the encoding of the file with --encoding$"):
+        load_corpus(write(tmp_path, "x.csv", b"id,title\n1,\xff\xfe\x81\n"))
+
+
 def test_utf8_bom_is_dropped(tmp_path: Path) -> None:
     path = write(tmp_path, "n.csv", "\ufeffid,title\n1,T\n".encode())
     assert load_quiet(path).items["id"].tolist() == ["1"]

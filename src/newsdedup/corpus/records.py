@@ -8,6 +8,7 @@ the unusable ones as :class:`Rejected`.
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -140,10 +141,39 @@ def decode_bytes(path: str | Path, data: bytes, encoding: str = "utf-8") -> str:
         plural = "s" if exc.end - exc.start > 1 else ""
         raise CorpusError(
             path,
-            f"cannot decode byte{plural} 0x{bad} at byte offset {exc.start} as {encoding}",
+            f"cannot decode byte{plural} 0x{bad} at byte offset {exc.start} as {encoding}; "
+            + _encoding_hint(data, encoding),
             line=line,
         ) from exc
     return text.removeprefix("\ufeff")
+
+
+LEGACY_ENCODINGS = ("utf-8", "cp949", "cp1252")
+"""Encodings an error message tries when a file does not decode as asked: UTF-8, then
+the Windows code pages of Korean (a superset of EUC-KR) and Western European text, the
+legacy encodings of the feeds this tool reads first. Only a hint: nothing is decoded
+with them unless the user passes ``--encoding``."""
+
+
+def _encoding_hint(data: bytes, asked: str) -> str:
+    r"""Which ``--encoding`` to pass: the first of :data:`LEGACY_ENCODINGS` the bytes decode in.
+
+    Examples:
+        >>> _encoding_hint("뉴스".encode("cp949"), "utf-8")
+        'the whole file decodes as cp949: pass --encoding cp949 if that is its encoding'
+        >>> _encoding_hint(b"\xff\xfe\x81", "utf-8")
+        'pass the encoding of the file with --encoding'
+    """
+    for candidate in LEGACY_ENCODINGS:
+        if codecs.lookup(candidate).name == codecs.lookup(asked).name:
+            continue
+        try:
+            data.decode(candidate)
+        except UnicodeDecodeError:
+            continue
+        return (f"the whole file decodes as {candidate}: pass --encoding {candidate} if that "
+                "is its encoding")
+    return "pass the encoding of the file with --encoding"
 
 
 MAX_NESTING = 64
