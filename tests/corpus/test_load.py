@@ -493,6 +493,16 @@ def test_csv_mapped_column_missing_from_header(tmp_path: Path) -> None:
         load_corpus(write(tmp_path, "m.csv", "ID,title\n1,T\n"))
 
 
+def test_a_header_of_one_field_holding_a_separator_names_the_delimiter(tmp_path: Path) -> None:
+    semi = write(tmp_path, "s.csv", "id;title\n1;T\n")
+    with pytest.raises(CorpusError, match=r"holding ';': if that separates the fields, pass "
+                                          r"--delimiter ';'$"):
+        load_corpus(semi)
+    assert load_quiet(semi, sep=";").items["title"].tolist() == ["T"]
+    with pytest.raises(CorpusError, match=r"holding a tab: .* pass --delimiter tab$"):
+        load_corpus(write(tmp_path, "t.csv", "id\ttitle\n1\tT\n"))
+
+
 def test_missing_columns_say_which_option_maps_them(tmp_path: Path) -> None:
     # The header differs only in case: the error names the --columns that loads it, and
     # that option does load it.

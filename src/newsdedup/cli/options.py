@@ -347,9 +347,9 @@ def add_corpus_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("corpus")
     p.set_defaults(positionals=("corpus",))
     g.add_argument("corpus", nargs="?", type=Path,
-                   help="corpus file (.ts, .jsonl, .csv, .tsv, .parquet); default: the pinned "
-                        f"{paths.PALDYN.name} archive behind the published tables")
-    g.add_argument("--format", choices=["ts", "jsonl", "csv", "parquet"],
+                   help="corpus file (.ts, .jsonl, .json, .csv, .tsv, .parquet); default: the "
+                        f"pinned {paths.PALDYN.name} archive behind the published tables")
+    g.add_argument("--format", choices=["ts", "jsonl", "json", "csv", "parquet"],
                    help="file format (default: from the extension)")
     g.add_argument("--dialect", type=dialect, choices=["standard", "seed"],
                    metavar="{standard,published}",

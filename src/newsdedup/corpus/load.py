@@ -39,7 +39,7 @@ from newsdedup.corpus.records import (
     decode_bytes,
     field_problem,
 )
-from newsdedup.corpus.tabular import read_csv, read_jsonl, read_parquet
+from newsdedup.corpus.tabular import read_csv, read_json, read_jsonl, read_parquet
 from newsdedup.corpus.typescript import read_ts
 from newsdedup.text.normalize import canonical, is_blank
 
@@ -58,13 +58,14 @@ __all__ = [
 CANONICAL: tuple[str, ...] = ("id", "title", "summary", "url", "host", "source", "published_at")
 """Columns every loaded table starts with, in this order, as ``str`` values."""
 
-FORMATS: tuple[str, ...] = ("ts", "jsonl", "csv", "parquet")
+FORMATS: tuple[str, ...] = ("ts", "jsonl", "json", "csv", "parquet")
 DIALECTS: tuple[str, ...] = ("standard", "seed")
 
 _EXTENSIONS: dict[str, str] = {
     ".ts": "ts",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
+    ".json": "json",
     ".csv": "csv",
     ".tsv": "csv",
     ".parquet": "parquet",
@@ -88,7 +89,7 @@ class LoadResult:
         items: Canonical columns first, then the file's other fields; RangeIndex; file order.
         rejected: Records that could not be used, with reasons, in file order.
         path: The file read.
-        fmt: ``"ts"``, ``"jsonl"``, ``"csv"`` or ``"parquet"``.
+        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"`` or ``"parquet"``.
         sha256: Hex digest of the file's bytes.
         dialect: ``"standard"`` or ``"seed"``.
         n_records: Records seen; always ``len(items) + len(rejected)``.
@@ -136,8 +137,10 @@ def load_corpus(
 
     Args:
         path: The file.
-        fmt: ``"ts"``, ``"jsonl"``, ``"csv"`` or ``"parquet"``; inferred from the extension
-            (``.ts``, ``.jsonl``/``.ndjson``, ``.csv``/``.tsv``, ``.parquet``) when omitted.
+        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"`` or ``"parquet"``; inferred from
+            the extension (``.ts``, ``.jsonl``/``.ndjson``, ``.json``, ``.csv``/``.tsv``,
+            ``.parquet``) when omitted. ``json`` is one document: an array of records, or
+            an object with one member holding them (as news APIs answer).
         columns: Canonical name -> field name in the file, e.g. ``{"id": "ID"}``. Unmapped
             canonical names are looked up under their own name (and ``published_at`` under
             ``publishedAt`` for ``ts``). Fields not mapped are kept as extra columns.
@@ -250,6 +253,8 @@ def _read_records(
         return None, read_ts(path, text, array_name, dialect)
     if fmt == "jsonl":
         return None, read_jsonl(path, text)
+    if fmt == "json":
+        return None, read_json(path, text)
     delimiter = sep if sep is not None else ("\t" if path.suffix.lower() == ".tsv" else ",")
     return read_csv(path, text, delimiter)
 
@@ -277,6 +282,14 @@ def _check_header(
     if absent:
         wanted = ", ".join(f"{f!r} (for {c!r})" for c, f in absent.items())
         hint = _columns_hint(absent, fields)
+        if fmt == "csv" and len(fields) == 1:
+            # One field holding a separator: the file is delimited by another character.
+            seps = [c for c in ";\t|," if c in fields[0]]
+            if seps:
+                held, option = ("a tab", "tab") if seps[0] == "\t" else (repr(seps[0]),
+                                                                           repr(seps[0]))
+                hint = (f"the header is one field holding {held}: if that separates the "
+                        f"fields, pass --delimiter {option}")
         if fmt in ("csv", "parquet"):
             line = None if fmt == "parquet" else 1
             raise CorpusError(path, f"column {wanted} not in the header {fields}; {hint}",
@@ -320,7 +333,7 @@ def _resolve_format(path: Path, fmt: str | None) -> str:
             known = ", ".join(_EXTENSIONS)
             raise ValueError(
                 f"{path}: cannot infer the format from extension {suffix!r} (known: {known}); "
-                f"pass fmt= one of {FORMATS}"
+                f"pass --format (fmt=) one of {FORMATS}"
             )
         return _EXTENSIONS[suffix]
     if fmt not in FORMATS:

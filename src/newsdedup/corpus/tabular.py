@@ -1,4 +1,4 @@
-"""Readers for the tabular formats: JSONL, CSV (and TSV) and Parquet.
+"""Readers for the tabular formats: JSONL, JSON, CSV (and TSV) and Parquet.
 
 Each reader returns the file's records as :class:`~newsdedup.corpus.records.RawRecord`
 values in file order (CSV and Parquet also return the header) and raises
@@ -94,6 +94,97 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
             )
         raws.append(RawRecord(record, lineno, value, None))
     return raws
+
+
+def read_json(path: Path, text: str) -> list[RawRecord]:
+    r"""The records of a JSON document: an array of objects, or an object holding one.
+
+    News APIs answer with an array (``[{...}, ...]``) or wrap it in an object
+    (``{"status": "ok", "totalResults": 2, "articles": [{...}, ...]}``); the records
+    are then the one member whose value is an array. Each element is a record with
+    the line it starts on; an element with a repeated key or a ``NaN`` has
+    ``problem`` set, as in :func:`read_jsonl`.
+
+    Args:
+        path: The file, for error messages.
+        text: Its decoded text.
+
+    Returns:
+        One record per element, numbered in file order.
+
+    Raises:
+        CorpusError: The text is not valid JSON, holds no array of records (or several,
+            naming them), or an element is not an object.
+
+    Examples:
+        >>> read_json(Path("a.json"), '{"n": 1,\n "items": [{"id": "x"},\n {"id": "y"}]}')[1]
+        RawRecord(record=2, line=3, fields={'id': 'y'}, problem=None, last_line=None)
+    """
+    try:
+        document = json.loads(text)  # the whole file valid first: its faults are the file's
+    except json.JSONDecodeError as exc:
+        raise CorpusError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
+                          line=exc.lineno) from exc
+    except RecursionError as exc:
+        raise CorpusError(path, "arrays or objects nested deeper than the JSON reader can "
+                                "follow") from exc
+    except ValueError as exc:  # a number of more than 4,300 digits (int's own limit)
+        raise CorpusError(path, f"unreadable JSON value: {exc}") from exc
+    start = _records_array(path, text, document)
+    plain = json.JSONDecoder()
+    strict = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+    raws: list[RawRecord] = []
+    line, counted = 1, 0
+    pos = _skip_space(text, start + 1)
+    while text[pos] != "]":
+        line, counted = line + text.count("\n", counted, pos), pos
+        record = len(raws) + 1
+        try:
+            value, end = strict.raw_decode(text, pos)
+        except _RecordProblem as exc:
+            raws.append(RawRecord(record, line, {}, str(exc)))
+            end = plain.raw_decode(text, pos)[1]
+        else:
+            if not isinstance(value, dict):
+                raise CorpusError(path, f"expected a JSON object, got {type(value).__name__}",
+                                  line=line, record=record)
+            raws.append(RawRecord(record, line, value, None))
+        pos = _skip_space(text, end)
+        if text[pos] == ",":
+            pos = _skip_space(text, pos + 1)
+    return raws
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _records_array(path: Path, text: str, document: Any) -> int:
+    """Offset of the ``[`` that opens the records: the document, or its one array member."""
+    top = _skip_space(text, 0)
+    if isinstance(document, list):
+        return top
+    arrays = ([k for k, v in document.items() if isinstance(v, list)]
+              if isinstance(document, dict) else [])
+    if len(arrays) != 1:
+        found = f"members holding arrays: {arrays}" if arrays else "no member holds an array"
+        raise CorpusError(path, "expected an array of records, or an object with one member "
+                                f"that holds them ({found})", line=1)
+    # Walk the top-level members to the chosen one's value (the same order json.loads read;
+    # a key repeated at the top level is found at its last occurrence, as json.loads keeps).
+    plain = json.JSONDecoder()
+    pos, found_at = _skip_space(text, top + 1), -1
+    while text[pos] != "}":
+        key, pos = plain.raw_decode(text, pos)
+        pos = _skip_space(text, _skip_space(text, pos) + 1)  # past the colon
+        if key == arrays[0]:
+            found_at = pos
+        pos = _skip_space(text, plain.raw_decode(text, pos)[1])
+        if text[pos] == ",":
+            pos = _skip_space(text, pos + 1)
+    return found_at
 
 
 # --------------------------------------------------------------------------------------
