@@ -86,3 +86,24 @@ def test_records_and_lines_agree_with_the_json_lines_reader(rows, indent, wrappe
         assert [r.line for r in got] == opens
     one_per_line = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
     assert [r.fields for r in read_jsonl(Path("f.jsonl"), one_per_line)] == rows
+
+
+def test_a_member_of_an_object_field_maps_with_a_dotted_name(tmp_path):
+    # NewsAPI's answer: the outlet is an object, {"id": null, "name": "BBC News"}.
+    answer = {"status": "ok", "articles": [
+        {"source": {"id": None, "name": "BBC News"}, "title": "Fed holds rates",
+         "url": "https://bbc.co.uk/1", "publishedAt": "2024-05-01T10:00:00Z"},
+        {"source": {"id": "cnn", "name": "CNN"}, "title": "Fed holds rates steady",
+         "url": "https://cnn.com/2", "publishedAt": "2024-05-01T11:00:00Z"}]}
+    path = write(tmp_path, "api.json", json.dumps(answer))
+    columns = {"id": "url", "published_at": "publishedAt"}
+    with pytest.raises(CorpusError, match=r"field 'source' \(source\) is an object or array, "
+                                          r"not text; map a member with --columns "
+                                          r"source=source\.name"):
+        load_corpus(path, columns=columns)
+    items = load_corpus(path, columns=columns | {"source": "source.name"}).items
+    assert items["source"].tolist() == ["BBC News", "CNN"]
+    assert items["published_at"].tolist() == ["2024-05-01T10:00:00Z", "2024-05-01T11:00:00Z"]
+    with pytest.raises(CorpusError, match=r"'source\.nam' \(for 'source'\) is in no record; .*"
+                                          r"e\.g\. --columns source=<field>$"):
+        load_corpus(path, columns=columns | {"source": "source.nam"})

@@ -428,7 +428,8 @@ def test_jsonl_scalar_values_become_text_and_objects_are_rejected(tmp_path: Path
     with pytest.warns(CorpusWarning):
         res = load_corpus(write(tmp_path, "n.jsonl", text))
     assert res.items.loc[0, ["id", "url", "host"]].tolist() == ["7", "", ""]
-    assert res.rejected[0].reason == "field 'title' (title) is an object or array, not text"
+    assert res.rejected[0].reason == ("field 'title' (title) is an object or array, not text; "
+                                      "map a member with --columns title=title.ko")
 
 
 unicode_text = st.text(min_size=1).filter(lambda s: not is_blank(s))

@@ -184,7 +184,12 @@ def load_corpus(
     else:
         file_fields = list(dict.fromkeys(k for raw in raws for k in raw.fields))
     if header is not None or file_fields:  # records all unreadable: the reject list says why
-        _check_header(path, fmt, file_fields, mapping, columns,
+        # A mapped "a.b" is a member of an object field (JSON, TypeScript): present when a
+        # record has it.
+        members = [] if header is not None else [
+            f for f in mapping.values() if "." in f and f not in file_fields
+            and any(_field(raw.fields, f) is not None for raw in raws)]
+        _check_header(path, fmt, file_fields + members, mapping, columns,
                       raws[0].line if header is None and raws else None)
 
     items, extras, rejected = _validate(path, raws, mapping, file_fields, strict)
@@ -318,8 +323,10 @@ def _columns_hint(absent: Mapping[str, str], fields: list[str]) -> str:
         hits = folded.get(name.casefold(), [])
         return hits[0] if len(hits) == 1 else None
 
-    # The name asked for in another case, else the column's own name (a mistyped mapping).
-    found = {c: m for c, f in absent.items() if (m := one_field(f) or one_field(c))}
+    # The name asked for in another case, else the column's own name (a mistyped mapping;
+    # not for a member path such as source.nam, whose object is no text).
+    found = {c: m for c, f in absent.items()
+             if (m := one_field(f) or (one_field(c) if "." not in f else None))}
     option = ",".join(f"{c}={found.get(c, '<field>')}" for c in absent)
     if len(found) == len(absent):
         return f"map them with --columns {option}"
@@ -418,7 +425,7 @@ def _validate(
     for number, raw in enumerate(raws):
         problem = raw.problem if raw.problem is not None else field_problem(raw.fields)
         if problem is not None:
-            rid = raw.fields.get(mapping["id"])
+            rid = _field(raw.fields, mapping["id"])
             ok_id = isinstance(rid, str) and field_problem({"id": rid}) is None
             reject(raw, rid.strip() if ok_id and isinstance(rid, str) else None, problem)
             continue
@@ -453,10 +460,32 @@ def _dates(raws: list[RawRecord], field: str) -> DateTexts:
     texts = []
     for raw in raws:
         try:
-            texts.append(_as_text(raw.fields.get(field)))
+            texts.append(_as_text(_field(raw.fields, field)))
         except (_NotScalar, _NotText):  # reported as such by _canonical_row
             texts.append("")
     return read_date_texts(texts)
+
+
+def _field(fields: dict[str, Any], name: str) -> Any:
+    """A record's field; ``a.b`` is member ``b`` of object ``a`` when no field is named so.
+
+    News APIs nest what a feed keeps flat (NewsAPI's ``"source": {"id": …, "name": …}``),
+    so ``--columns source=source.name`` reaches into the object.
+
+    Examples:
+        >>> _field({"source": {"name": "BBC"}, "a.b": 1}, "source.name"), _field({"a.b": 1}, "a.b")
+        ('BBC', 1)
+        >>> _field({"source": "x"}, "source.name") is None
+        True
+    """
+    if name in fields or "." not in name:
+        return fields.get(name)
+    value: Any = fields
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
 
 
 def _canonical_row(
@@ -475,11 +504,17 @@ def _canonical_row(
     problem = None
     for name in CANONICAL:
         field = mapping[name]
+        value = _field(raw.fields, field)
         try:
-            row[name] = _as_text(raw.fields.get(field))
+            row[name] = _as_text(value)
         except _NotScalar:
             row[name] = ""
-            problem = problem or f"field {field!r} ({name}) is an object or array, not text"
+            texts = [k for k, v in value.items() if isinstance(v, str) and v.strip()
+                     ] if isinstance(value, dict) else []
+            hint = (f"; map a member with --columns {name}={field}.{texts[0]}" if texts
+                    else "")
+            problem = problem or (f"field {field!r} ({name}) is an object or array, not "
+                                  f"text{hint}")
         except _NotText as exc:
             row[name] = ""
             problem = problem or f"field {field!r} ({name}): {exc}"
