@@ -286,15 +286,7 @@ def _check_header(
     absent = {c: f for c, f in needed.items() if f not in fields}
     if absent:
         wanted = ", ".join(f"{f!r} (for {c!r})" for c, f in absent.items())
-        hint = _columns_hint(absent, fields)
-        if fmt == "csv" and len(fields) == 1:
-            # One field holding a separator: the file is delimited by another character.
-            seps = [c for c in ";\t|," if c in fields[0]]
-            if seps:
-                held, option = ("a tab", "tab") if seps[0] == "\t" else (repr(seps[0]),
-                                                                           repr(seps[0]))
-                hint = (f"the header is one field holding {held}: if that separates the "
-                        f"fields, pass --delimiter {option}")
+        hint = (fmt == "csv" and _delimiter_hint(fields)) or _columns_hint(absent, fields)
         if fmt in ("csv", "parquet"):
             line = None if fmt == "parquet" else 1
             raise CorpusError(path, f"column {wanted} not in the header {fields}; {hint}",
@@ -302,6 +294,23 @@ def _check_header(
         shown = fields[:20] + (["..."] if len(fields) > 20 else [])
         raise CorpusError(path, f"field {wanted} is in no record; the records' fields: {shown}; "
                           f"{hint}", line=first_line)
+
+
+def _delimiter_hint(header: list[str]) -> str | None:
+    """A header of one field holding a separator: the file is delimited by another character.
+
+    Examples:
+        >>> _delimiter_hint(["id;title"])
+        "the header is one field holding ';': if that separates the fields, pass --delimiter ';'"
+        >>> _delimiter_hint(["id", "title"]) is None, _delimiter_hint(["headline"]) is None
+        (True, True)
+    """
+    seps = [c for c in ";\t|," if len(header) == 1 and c in header[0]]
+    if not seps:
+        return None
+    held, option = ("a tab", "tab") if seps[0] == "\t" else (repr(seps[0]), repr(seps[0]))
+    return (f"the header is one field holding {held}: if that separates the fields, pass "
+            f"--delimiter {option}")
 
 
 def _columns_hint(absent: Mapping[str, str], fields: list[str]) -> str:
