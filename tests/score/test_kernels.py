@@ -174,10 +174,17 @@ def test_estimates_pick_numba_for_many_pairs(monkeypatch):
     monkeypatch.setattr(mh, "_numba_agreements", lambda *a: called.append(len(a[1])))
     sigs = np.zeros((3, 4096), dtype=np.uint64)  # wide rows: few pairs reach the bound
     few = np.zeros(2, dtype=np.int64)
-    mh.estimate_pairs(sigs, np.zeros(3, bool), few, few)
-    assert called == []  # below NUMBA_MIN_CELLS: numpy, no numba import
     many = np.zeros(mh.NUMBA_MIN_CELLS // 4096, dtype=np.int64)
-    mh.estimate_pairs(sigs, np.zeros(3, bool), many, many)
-    assert called == [len(many)]
+    with monkeypatch.context() as mp:  # a process that has not loaded numba
+        mp.delitem(sys.modules, "numba", raising=False)
+        mh.estimate_pairs(sigs, np.zeros(3, bool), few, few)
+        assert called == []  # below NUMBA_MIN_CELLS: numpy, no numba import
+        mh.estimate_pairs(sigs, np.zeros(3, bool), many, many)
+        assert called == [len(many)]
+    # Once numba is loaded its import is paid: the compiled path at any size but none.
+    monkeypatch.setitem(sys.modules, "numba", sys.modules.get("numba", object()))
+    mh.estimate_pairs(sigs, np.zeros(3, bool), few, few)
+    mh.estimate_pairs(sigs, np.zeros(3, bool), few[:0], few[:0])
+    assert called == [len(many), len(few)]
     with pytest.raises(ValueError, match="unknown kernel"):
         mh.estimate_pairs(sigs, np.zeros(3, bool), few, few, kernel="gpu")
