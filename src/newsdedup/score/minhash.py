@@ -420,6 +420,18 @@ def estimate_matrix(sigs: np.ndarray, empty: np.ndarray) -> np.ndarray:
     return est
 
 
+def _compiled(kernel: str, cells: int) -> bool:
+    """Whether a pair kernel takes the compiled path for ``cells`` pairs x signature values.
+
+    ``"auto"`` compiles from :data:`NUMBA_MIN_CELLS` on, and below it once numba is
+    loaded: the threshold saves numba's import, not its calls (the sampled
+    measurement's band walk calls the estimates per bucket chunk, 2.6 s of numpy on
+    10k templated English titles).
+    """
+    return kernel == "numba" or (kernel == "auto" and cells > 0 and (
+        cells >= NUMBA_MIN_CELLS or "numba" in sys.modules))
+
+
 def _numba_agreements(sigs: np.ndarray, i: np.ndarray, j: np.ndarray, out: np.ndarray) -> None:
     """Shared signature values per pair, compiled, the pairs split over two threads."""
     from newsdedup.score.kernels import signature_agreements
@@ -466,12 +478,7 @@ def estimate_pairs(
     k = sigs.shape[1]
     chunk = chunk or max(1024, (1 << 22) // max(k, 1))
     agree = np.empty(len(i), dtype=np.int64)
-    cells = len(i) * k
-    # Below NUMBA_MIN_CELLS the compiled path is still faster once numba is loaded: the
-    # threshold saves its import, not its calls (the sampled measurement's band walk calls
-    # this per bucket chunk, 2.6 s of numpy on 10k templated titles).
-    if kernel == "numba" or (kernel == "auto" and cells and (
-            cells >= NUMBA_MIN_CELLS or "numba" in sys.modules)):
+    if _compiled(kernel, len(i) * k):
         _numba_agreements(sigs, i, j, agree)
     else:
         for lo in range(0, len(i), chunk):
@@ -516,9 +523,7 @@ def first_shared_band(sigs: np.ndarray, i: np.ndarray, j: np.ndarray, bands: int
                          f"the signatures have {sigs.shape[1]}")
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     out = np.full(len(i), bands, dtype=np.int64)
-    cells = len(i) * bands * rows
-    if kernel == "numba" or (kernel == "auto" and cells and (
-            cells >= NUMBA_MIN_CELLS or "numba" in sys.modules)):
+    if _compiled(kernel, len(i) * bands * rows):
         from newsdedup.score.kernels import first_shared_band as compiled
 
         sigs = np.ascontiguousarray(sigs)

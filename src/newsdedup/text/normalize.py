@@ -163,19 +163,35 @@ def exact_key(texts: Iterable[str]) -> list[str]:
         >>> exact_key(["與, 예산안 단독 처리", "野, 예산안 단독 처리", "與 예산안 단독처리!"])
         ['與예산안단독처리', '野예산안단독처리', '與예산안단독처리']
     """
-    texts = [t.replace("\0", "") for t in texts]
+    texts = list(texts)
     if not texts:
         return []
     # NFKC again after the fold (a folded text need not be normalized), and NFC after the
     # filter: dropping a space between a letter and a mark lets them compose (R + "¸"
     # is "r" + U+0327, which is "ŗ"), and the key must be the same when taken twice.
-    folded = _each("NFKC", _each("NFKC", "\0".join(texts)).casefold())
+    folded = _each("NFKC", nfkc_folded(texts))
     points = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     kept = np.zeros(sys.maxunicode + 1, dtype=bool)  # a table over Unicode, 1.1 MB
     distinct = np.flatnonzero(np.bincount(points, minlength=1)).tolist()
     kept[distinct] = [code == 0 or _kept(chr(code)) for code in distinct]
     text = points[kept[points]].tobytes().decode("utf-32-le", "surrogatepass")
     return _each("NFC", text).split("\0")
+
+
+def nfkc_folded(texts: Iterable[str]) -> str:
+    r"""The texts in NFKC and case-folded, joined by NUL (their own NULs dropped).
+
+    NUL is changed by no normalization or mapping and produced by none, so each part
+    comes out as its text would alone. NFKC goes text by text: an ASCII text returns
+    at once, while over the joined text one character that needs a look would send
+    every part through the slow path; the case fold, one call, is the same either way.
+
+    Examples:
+        >>> nfkc_folded(["ＡＢＣ", "Straße\0"]).split("\0")
+        ['abc', 'strasse']
+    """
+    return "\0".join([unicodedata.normalize("NFKC", t.replace("\0", "")) for t in texts]
+                     ).casefold()
 
 
 def _each(form: Literal["NFC", "NFKC"], text: str) -> str:

@@ -38,13 +38,14 @@ costs ``O(tokens)`` and a few group-bys, not a Python loop per key.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from newsdedup.text.normalize import nfkc_folded
 
 __all__ = ["SeriesConfig", "Series", "learn_series", "series_pairs", "title_tokens"]
 
@@ -163,18 +164,6 @@ def title_tokens(title: str) -> list[str]:
     return [str(t) for t in tok.vocab[tok.ids]]
 
 
-def _folded(titles: Sequence[str]) -> str:
-    """The titles in NFKC, joined by NUL (their own NULs dropped), in one case fold.
-
-    NUL is changed by no mapping and produced by none, so each part comes out as
-    its title would alone. NFKC goes title by title: an ASCII title is returned
-    as it is, while one non-ASCII character anywhere would send the whole batch
-    through the slow path.
-    """
-    return "\0".join(unicodedata.normalize("NFKC", t.replace("\0", "")) for t in titles
-                      ).casefold()
-
-
 @dataclass(frozen=True)
 class Series:
     """The series of a corpus and which items belong to them.
@@ -247,12 +236,12 @@ def _tokenize(titles: Sequence[str], folded: str | None = None) -> _Tokens:
 
     Args:
         titles: The titles.
-        folded: ``_folded(titles)`` when the caller has it already.
+        folded: ``nfkc_folded(titles)`` when the caller has it already.
     """
     if not len(titles):
         none = np.zeros(0, np.int64)
         return _Tokens(none, none, none, none, np.zeros(0, dtype=object))
-    text = _folded(titles) if folded is None else folded
+    text = nfkc_folded(titles) if folded is None else folded
     found = _TOKEN.findall(_DOTS.sub("…", _DIGITS.sub("#", text)))
     # Sorted: token ids, and the template keys hashed from them, follow the text, not the
     # order of the records. NUL sorts first, so when a title ends somewhere it is code 0.
@@ -386,7 +375,7 @@ def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFram
 
 
 def _title_codes(folded: str) -> np.ndarray:
-    """Equal codes for equal titles, whitespace collapsed, from :func:`_folded`'s text."""
+    """Equal codes for equal titles, whitespace collapsed, from nfkc_folded's text."""
     norm = [" ".join(t.split()) for t in folded.split("\0")]
     return pd.factorize(pd.Series(norm, dtype=object), sort=True)[0].astype(np.int64)
 
@@ -457,7 +446,7 @@ def learn_series(titles: Sequence[str], sources: Sequence[str] | None = None,
     summary_codes = summ[0].astype(np.int64)
     if len(summ[1]) and summ[1][0] != "":
         summary_codes = summary_codes + 1
-    folded = _folded([str(t) for t in titles])
+    folded = nfkc_folded([str(t) for t in titles])
     tok = _tokenize(titles, folded)
     codes = _title_codes(folded) if n else np.zeros(0, np.int64)
     empty = sp.csr_matrix((n, 0), dtype=np.int8)
