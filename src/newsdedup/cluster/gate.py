@@ -31,6 +31,11 @@ Known limitations (the seed's and this implementation's):
   from exact candidates instead (:class:`BucketLimits`), with the same result.
 * Headlines that do not start with their subject (common in English) make the
   gate block true duplicates that begin differently.
+* Chinese and Japanese put no space after the subject: a first fragment written
+  mostly in Han or kana is keyed by its first :data:`CJK_KEY_CHARS` letters
+  (:func:`fragment_key`), a guess at where the subject ends. A subject written in
+  simplified and in Japanese or traditional characters (东京 / 東京) gives two keys;
+  Thai, Lao, Khmer and Burmese, also written without spaces, get no such rule.
 * Stripping the outlet suffix trusts the last ``" - "`` / ``" | "`` when what
   follows is short (at most four words, shorter than the rest); a headline
   whose own text ends in ``"A long headline - B"`` still loses ``B``.
@@ -74,6 +79,46 @@ _RUBRIC = re.compile(r"\s*(?:\[[^\]]*\]|【[^】]*】|<[^>]*>|〈[^〉]*〉|《[
 
 
 _OPENERS = frozenset("[【<〈《(（")  # first characters of the rubrics _RUBRIC matches
+
+# Chinese and Japanese are written without spaces between words, so a headline's
+# first fragment is often the whole headline ("国务院常务会议部署稳就业工作") or a
+# clause ("日銀が金融政策決定会合で利上げを決定"): taken whole as the key, it puts
+# every headline into a bucket of its own and the near pass never merges anything
+# (a Chinese feed lost every near-copy, silently). These headlines still open with
+# their subject, like Korean ones; what is missing is where the subject ends. Most
+# Chinese words and the common subject abbreviations of both languages (央行, 日銀,
+# 北京, 東京) are two characters long, so a fragment written mostly in Han or kana
+# is keyed by its first CJK_KEY_CHARS letters: "日銀、…" and "日銀が…" share the
+# key 日銀. Korean keys are Hangul, or a one-character Hanja abbreviation (與, 北)
+# that the rule leaves as it is.
+CJK_KEY_CHARS = 2
+"""Letters of a Han or kana first fragment that are its subject key (see the comment above)."""
+
+# Han (with extension A, the compatibility ideographs and the supplementary planes),
+# hiragana, katakana and half-width katakana.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                  "\uff66-\uff9f\U00020000-\U0003ffff]")
+
+
+def fragment_key(fragment: str) -> str:
+    """The subject key of one headline fragment: its letters and digits, lower-cased.
+
+    A fragment written mostly in Han or kana (more than half of its letters and
+    digits) keeps its first :data:`CJK_KEY_CHARS` of them: those scripts put no
+    space after the subject.
+
+    Examples:
+        >>> fragment_key("“진천군”"), fragment_key("Nota"), fragment_key("與")
+        ('진천군', 'nota', '與')
+        >>> fragment_key("日銀が金融政策決定会合で利上げを決定"), fragment_key("国务院常务会议")
+        ('日銀', '国务')
+        >>> fragment_key("納凉용"), fragment_key("文대통령")
+        ('納凉', '文대통령')
+    """
+    key = "".join(filter(str.isalnum, fragment)).lower()
+    if len(key) > CJK_KEY_CHARS and 2 * len(_CJK.findall(key)) > len(key):
+        return key[:CJK_KEY_CHARS]
+    return key
 
 MAX_OUTLET_WORDS = 4
 """Longest suffix, in words, taken for an outlet name ("The Korea Herald" is 3)."""
@@ -124,8 +169,9 @@ def lead_token(headline: str) -> str:
     (:func:`strip_outlet`, :func:`strip_rubrics`). The rest is
     split on whitespace, commas, colons and middle dots; the first fragment
     that still has a letter or digit (:meth:`str.isalnum`) after dropping
-    everything else is the key. Skipping punctuation-only fragments means a
-    stray leading ``"…"`` or ``"-"`` does not empty the key.
+    everything else is the key (a fragment mostly in Han or kana keeps its first
+    :data:`CJK_KEY_CHARS` letters: :func:`fragment_key`). Skipping punctuation-only
+    fragments means a stray leading ``"…"`` or ``"-"`` does not empty the key.
 
     Args:
         headline: A raw headline, possibly with an outlet suffix.
@@ -207,7 +253,7 @@ def subject_path(stripped: str, depth: int) -> list[str]:
     keys: list[str] = []
     # finditer stops after the last usable fragment needed instead of splitting the title.
     for fragment in _FRAGMENT.finditer(strip_rubrics(stripped)):
-        key = "".join(filter(str.isalnum, fragment.group())).lower()
+        key = fragment_key(fragment.group())
         if key:
             keys.append(key)
             if len(keys) == depth:
@@ -294,7 +340,7 @@ def from_key(stripped: str, key: str, limits: BucketLimits | None = None) -> str
         return None
     usable = 0
     for fragment in _FRAGMENT.finditer(rest):
-        token = "".join(filter(str.isalnum, fragment.group())).lower()
+        token = fragment_key(fragment.group())
         if not token:
             continue
         usable += 1
@@ -340,7 +386,7 @@ def subject_keys(stripped: Iterable[str]) -> list[str]:
         fragment = first.group()
         key = cache.get(fragment)
         if key is None:
-            key = cache[fragment] = "".join(filter(str.isalnum, fragment)).lower()
+            key = cache[fragment] = fragment_key(fragment)
         # A punctuation-only first fragment: the key is further on.
         out.append(key if key else subject_key(headline))
     return out
