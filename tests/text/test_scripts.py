@@ -25,6 +25,7 @@ from newsdedup.text.normalize import (
     SCHEMES,
     dropped_scripts,
     exact_key,
+    feed_scheme,
     hangul_alnum,
     normalize_many,
     unicode_alnum,
@@ -144,18 +145,57 @@ def test_dropped_scripts_names_what_the_scheme_cannot_compare():
     assert normalize_many(titles, "unicode-alnum") == exact_key(titles)
 
 
-def test_the_command_warns_once_on_stderr_even_when_quiet(tmp_path, capsys):
+def _feed(tmp_path, rows):
     path = tmp_path / "f.jsonl"
-    rows = [("j1", "東京で震度5強の地震　けが人の情報なし"),
-            ("j2", "東京で震度5強の地震、けが人なし"),
-            ("k1", "진천군 스마트 돌봄 구축"), ("r1", "Путин заявил о мерах")]
     path.write_text("".join(json.dumps({"id": i, "title": t}, ensure_ascii=False) + "\n"
                             for i, t in rows), encoding="utf-8")
+    return path
+
+
+def test_the_command_warns_once_on_stderr_even_when_quiet(tmp_path, capsys):
+    path = _feed(tmp_path, [("j1", "東京で震度5強の地震　けが人の情報なし"),
+                            ("k1", "진천군 스마트 돌봄 구축"), ("k2", "진천군 스마트돌봄 본격화"),
+                            ("r1", "Путин заявил о мерах"), ("e1", "Nota and AMD agree")])
     assert main(["dedupe", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     [line] = capsys.readouterr().err.splitlines()
-    assert line.startswith("[newsdedup] warning: 3 of 4 titles of f.jsonl are mostly in scripts "
-                           "the 'hangul-alnum' scheme drops (CJK 2, CYRILLIC 1)")
+    assert line.startswith("[newsdedup] warning: 2 of 5 titles of f.jsonl are mostly in scripts "
+                           "the 'hangul-alnum' scheme drops (CJK 1, CYRILLIC 1)")
     assert "--scheme unicode-alnum" in line
     assert main(["dedupe", str(path), "--out", str(tmp_path / "out"), "--quiet",
                  "--scheme", "unicode-alnum"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("command", ["dedupe", "measure"])
+def test_a_feed_mostly_in_other_scripts_is_compared_in_every_script(tmp_path, capsys, command):
+    # Three of four titles would be compared on their digits under the published scheme.
+    path = _feed(tmp_path, [("j1", "東京で震度5強の地震　けが人の情報なし"),
+                            ("j2", "東京で震度5強の地震、けが人なし"),
+                            ("k1", "진천군 스마트 돌봄 구축"), ("r1", "Путин заявил о мерах")])
+    out = tmp_path / "out"
+    assert main([command, str(path), "--out", str(out), "--name", "f", "--quiet"]) == 0
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == ("[newsdedup] warning: comparing with --scheme unicode-alnum: 3 of 4 titles "
+                    "of f.jsonl are mostly in scripts the default 'hangul-alnum' drops (CJK 2, "
+                    "CYRILLIC 1), so their near-copies would not be grouped; pass --scheme "
+                    "hangul-alnum to keep it")
+    if command == "dedupe":
+        groups = pd.read_csv(out / "f" / "dedupe" / "items.csv").set_index("id")["group"]
+        assert groups["j1"] == groups["j2"] and groups.nunique() == 3
+    else:
+        params = json.loads((out / "f" / "measure" / "params.json").read_text("utf-8"))
+        assert params["config"]["normalization"] == "unicode-alnum"
+    # Named on the command line, the published scheme is kept (and the titles it drops said).
+    assert main([command, str(path), "--out", str(tmp_path / "o2"), "--quiet", "--scheme",
+                 "hangul-alnum"]) == 0
+    assert "3 of 4 titles of f.jsonl are mostly in scripts the 'hangul-alnum' scheme drops" in (
+        capsys.readouterr().err)
+
+
+def test_the_feed_scheme_switches_only_when_most_titles_would_be_dropped():
+    korean, japanese = "진천군 스마트 돌봄 구축", "東京で震度5強の地震"
+    assert feed_scheme([korean, japanese]) == ("hangul-alnum", {"CJK": 1})  # half: not most
+    assert feed_scheme([korean, japanese, japanese]) == ("unicode-alnum", {"CJK": 2})
+    assert feed_scheme([]) == ("hangul-alnum", {})
+    # English and Korean with a Hanja abbreviation keep what they are written in.
+    assert feed_scheme(["Nota and AMD agree", "與, 예산안 단독 처리"]) == ("hangul-alnum", {})

@@ -13,6 +13,7 @@ from newsdedup.cli.options import (
     cluster_study_config,
     crosshost_options,
     embed_cache,
+    feed_scheme_of,
     join_config,
     load,
     measure_config,
@@ -114,6 +115,10 @@ def cmd_dedupe(args) -> None:
     from newsdedup.runs.dedupe import dedupe_config, load_reference, run_dedupe
 
     corpus, name = load(args, None)
+    # A calibration names the scheme it was made with; else the feed's (it names what it drops).
+    chosen = args.scheme is None and args.calibration is None
+    if chosen:
+        args.scheme = feed_scheme_of(corpus)
     if args.calibration is not None and not args.no_model and _model_dedupe(args, corpus, name):
         return
     fields = {k: v for k, v in {
@@ -129,7 +134,8 @@ def cmd_dedupe(args) -> None:
         fields |= {"embedding": args.embeddings[0],
                    "embed_cache": None if cache is None else str(cache)}
     config = dedupe_config(fields, args.calibration, args.threshold)
-    warn_scripts(corpus, config.scheme)
+    if not chosen:
+        warn_scripts(corpus, config.scheme)
     reference = None if args.reference is None else load_reference(
         args.reference, args.reference_columns, args.dialect or "standard", progress)
     run_dedupe(corpus, name, args.out, config, progress, reference=reference, sweep=args.sweep)

@@ -407,9 +407,35 @@ def load(args, scheme: str | None = "") -> tuple[LoadResult, str]:
                               args.name, progress, sep=args.delimiter, encoding=args.encoding,
                               out=args.out, **({"each_reject": 0} if args.quiet else {}))
     warn_markup(corpus)
-    if scheme is not None:
+    if scheme == "" and getattr(args, "scheme", "") is None:
+        args.scheme = feed_scheme_of(corpus)
+    elif scheme is not None:
         warn_scripts(corpus, scheme or getattr(args, "scheme", None) or SCHEME_NAMES[0])
     return corpus, name
+
+
+def feed_scheme_of(corpus: LoadResult) -> str:
+    """The scheme for a corpus whose command names none (``feed_scheme``).
+
+    The published ``hangul-alnum`` unless most titles are in scripts it drops; either
+    way the titles it would drop are named on stderr (even under ``--quiet``).
+    """
+    from newsdedup.text.normalize import DEFAULT_SCHEME, feed_scheme
+
+    chosen, dropped = feed_scheme(corpus.items["title"].tolist())
+    if chosen == DEFAULT_SCHEME:
+        _say_dropped(corpus, DEFAULT_SCHEME, dropped)
+    else:
+        n = sum(dropped.values())
+        progress(f"warning: comparing with --scheme {chosen}: {n:,} of {len(corpus.items):,} "
+                 f"titles of {corpus.path.name} are mostly in scripts the default "
+                 f"{DEFAULT_SCHEME!r} drops ({_scripts(dropped)}), so their near-copies would "
+                 f"not be grouped; pass --scheme {DEFAULT_SCHEME} to keep it")
+    return chosen
+
+
+def _scripts(dropped: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count:,}" for name, count in dropped.items())
 
 
 def warn_markup(corpus: LoadResult) -> None:
@@ -442,20 +468,31 @@ def warn_scripts(corpus: LoadResult, scheme: str) -> None:
     """
     from newsdedup.text.normalize import dropped_scripts
 
-    scripts = dropped_scripts(corpus.items["title"].tolist(), scheme)
-    if scripts:
-        n = sum(scripts.values())
-        which = ", ".join(f"{name} {count:,}" for name, count in scripts.items())
+    _say_dropped(corpus, scheme, dropped_scripts(corpus.items["title"].tolist(), scheme))
+
+
+def _say_dropped(corpus: LoadResult, scheme: str, dropped: dict[str, int]) -> None:
+    if dropped:
+        n = sum(dropped.values())
         progress(f"warning: {n:,} of {len(corpus.items):,} titles of {corpus.path.name} are "
-                 f"mostly in scripts the {scheme!r} scheme drops ({which}): it compares "
-                 "Hangul, a-z and 0-9 only, so these titles are compared on what is left "
-                 "and their near-copies are not grouped; --scheme unicode-alnum compares "
+                 f"mostly in scripts the {scheme!r} scheme drops ({_scripts(dropped)}): it "
+                 "compares Hangul, a-z and 0-9 only, so these titles are compared on what is "
+                 "left and their near-copies are not grouped; --scheme unicode-alnum compares "
                  "every script")
 
 
-def add_scheme_arg(p: argparse.ArgumentParser | Options, default: str | None = SCHEME_NAMES[0],
-                   shown: str = "%(default)s") -> None:
-    """``--scheme``: the text normalization a command compares with."""
+FEED_DEFAULT = ("hangul-alnum, or unicode-alnum when most titles are in scripts hangul-alnum "
+                "drops")
+"""How ``--scheme``'s default reads: :func:`feed_scheme_of` picks it once the corpus is read."""
+
+
+def add_scheme_arg(p: argparse.ArgumentParser | Options, default: str | None = None,
+                   shown: str = FEED_DEFAULT) -> None:
+    """``--scheme``: the text normalization a command compares with.
+
+    Its default, None, is the feed's (:func:`feed_scheme_of`, when :func:`load` reads the
+    corpus), so that a Japanese or Russian feed is not compared on its digits.
+    """
     p.add_argument("--scheme", choices=SCHEME_NAMES, default=default,
                    help=f"text normalization (default {shown}): hangul-alnum, the published "
                         "one, keeps Hangul, a-z and 0-9; unicode-alnum keeps the letters and "

@@ -32,6 +32,7 @@ from newsdedup.cli.commands import (
     cmd_story_signals,
 )
 from newsdedup.cli.options import (
+    FEED_DEFAULT,
     NGRAM,
     PERMUTATIONS,
     SEED,
@@ -181,7 +182,7 @@ def build_dedupe(p: argparse.ArgumentParser) -> None:
     a = g.add_argument("--ngram", type=NGRAM, help="character n-gram size (default 3)")
     renamed(g, "--n", a)
     g.add_argument("--text", choices=["title", "title+summary"], help="what is compared")
-    add_scheme_arg(g, None, "the calibration's, else hangul-alnum")
+    add_scheme_arg(g, None, "the calibration's, else " + FEED_DEFAULT)
     g.add_argument("--gate", action=argparse.BooleanOptionalAction, default=None,
                    help="subject gate on the headline's leading token (default on)")
     g.add_argument("--reference", type=Path,

@@ -337,6 +337,34 @@ def item_texts(items: Any, text: str = "title+summary", scheme: str | None = DEF
     return normalize_many(raw, scheme)
 
 
+FEED_SCHEME = "unicode-alnum"
+"""The scheme a command picks when most of a feed's titles are in scripts the default drops."""
+
+
+def feed_scheme(texts: Iterable[str]) -> tuple[str, dict[str, int]]:
+    """The scheme a command compares a feed with when none is named, and what it drops.
+
+    :data:`DEFAULT_SCHEME`, the published one, unless most titles are mostly in
+    scripts it drops (:func:`dropped_scripts`): then :data:`FEED_SCHEME`, which keeps
+    every script. A Japanese, Chinese or Russian feed under the default would be
+    compared on its digits; a Korean or English one, or one with a few foreign titles,
+    keeps the default (and the commands name the titles it drops).
+
+    Returns:
+        ``(scheme, dropped)``: ``dropped`` is :func:`dropped_scripts` under the default.
+
+    Examples:
+        >>> feed_scheme(["東京で大きな地震", "北京发布暴雨红色预警", "진천군 AI 돌봄"])
+        ('unicode-alnum', {'CJK': 2})
+        >>> feed_scheme(["東京で大きな地震", "진천군 AI 돌봄", "Nota and AMD"])
+        ('hangul-alnum', {'CJK': 1})
+    """
+    texts = list(texts)
+    dropped = dropped_scripts(texts, DEFAULT_SCHEME)
+    # More titles lost than kept: the default cannot be what the user meant.
+    return (FEED_SCHEME if 2 * sum(dropped.values()) > len(texts) else DEFAULT_SCHEME), dropped
+
+
 def dropped_scripts(texts: Iterable[str], scheme: str = DEFAULT_SCHEME) -> dict[str, int]:
     """Texts a scheme mostly discards, counted by the script of what it drops.
 
