@@ -156,3 +156,48 @@ def test_epoch_digits_are_seconds_up_to_ten_digits_then_milliseconds(value):
         assert read.status.tolist() == [OK] and read.dates[0].value == ns
     else:
         assert read.status.tolist() == [OUT_OF_RANGE]
+
+
+def test_dates_as_pages_print_them_are_read_and_stored_as_iso(tmp_path):
+    dates = ["2024.05.01. 오후 2:32", "2024년 5월 1일 (수) 오전 12:05", "2024年5月1日 14:32",
+             "Wednesday, May 1, 2024 at 2:30 PM", "1 Sept. 2024"]
+    res = load_quiet(jsonl(tmp_path, dates))
+    assert not res.rejected
+    assert res.items["published_at"].tolist() == [
+        "2024-05-01T14:32:00", "2024-05-01T00:05:00", "2024-05-01T14:32:00",
+        "2024-05-01T14:30:00", "2024-09-01"]
+
+
+@pytest.mark.parametrize("text", [
+    "05/01/2024",  # May 1 or January 5
+    "2024.02.31",  # no such day
+    "2024.05.01 오후 14:32", "May 1, 2024 2:30 PM AM",  # a 12-hour mark on a 24-hour time
+    "May 1, 2024 2:30 PM EST",  # a zone name: refused, as in RFC 2822 dates
+    "Mayday 1, 2024", "2024년 5월",
+])
+def test_printed_dates_that_could_be_misread_are_refused(text):
+    assert read_date_texts([text]).status.tolist() == [NOT_A_DATE]
+
+
+MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August",
+               "September", "October", "November", "December"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.datetimes(datetime(1900, 1, 1), datetime(2200, 12, 31)).map(
+    lambda d: d.replace(second=0, microsecond=0)), st.integers(0, 5))
+def test_every_printed_form_reads_back_its_moment(moment, form):
+    hour12 = f"{(moment.hour + 11) % 12 + 1}:{moment.minute:02d}"
+    korean = ("오후 " if moment.hour >= 12 else "오전 ") + hour12
+    english = hour12 + (" PM" if moment.hour >= 12 else " AM")
+    month = MONTH_NAMES[moment.month - 1]
+    text = [f"{moment:%Y.%m.%d}. {korean}",
+            f"{moment.year}년 {moment.month}월 {moment.day}일 {korean}",
+            f"{moment.year}年{moment.month}月{moment.day}日 {moment:%H:%M}",
+            f"{month} {moment.day}, {moment.year} {english}",
+            f"{moment.day} {month[:3]} {moment.year}, {moment:%H:%M}",
+            f"{moment:%A}, {month} {moment.day}, {moment.year} at {english}"][form]
+    read = read_date_texts([text])
+    assert read.status.tolist() == [OK], text
+    assert read.dates[0] == pd.Timestamp(moment), text
+    assert read.iso[0] == moment.isoformat(), text

@@ -1,12 +1,17 @@
 """Publication dates: the one rule for ``published_at``, and its vectorized reading.
 
-Feeds write dates in four ways, and every one is read here (:data:`DATE_RULE`):
+Feeds write dates in five ways, and every one is read here (:data:`DATE_RULE`):
 
 * ISO 8601 (``2024-05-01``, ``2024-05-01T09:00:00+09:00``), one vectorized parse;
 * RFC 2822, what RSS carries (``Wed, 01 May 2024 09:00:00 +0900``, ``... GMT``);
 * epoch seconds, 9 or 10 digits with an optional fraction (``1714521600``, as text or
   as a JSON number): 1973-03-03 to 2286-11-20;
-* epoch milliseconds, 11 or more digits (``1394470370698``, the UCI aggregator).
+* epoch milliseconds, 11 or more digits (``1394470370698``, the UCI aggregator);
+* dates as news pages print them, when they cannot be misread: year first with dots,
+  slashes or 년 월 일 / 年 月 日 (``2024.05.01. 오후 2:32``, ``2024/5/1 14:32``,
+  ``2024년 5월 1일``, ``2024年5月1日``), or with an English month name (``May 1, 2024``,
+  ``1 May 2024 2:30 PM``). Without a zone they are read as the naive ISO forms are (UTC),
+  and stored in their ISO spelling. ``05/01/2024`` stays refused: May 1 or January 5.
 
 Dates are held as ``datetime64[ns]`` (naive, UTC), whose range is 1677-09-21 to
 2262-04-11. A value of a date form outside that range (year 9999, a 16-digit epoch) is
@@ -29,7 +34,9 @@ __all__ = ["DATE_RULE", "OK", "NOT_A_DATE", "OUT_OF_RANGE", "DateTexts", "date_p
            "read_date_texts", "parse_date_texts"]
 
 DATE_RULE = ("an ISO 8601 date or time, an RFC 2822 date (RSS), epoch seconds (9 or 10 "
-             "digits) or epoch milliseconds (11 or more digits)")
+             "digits), epoch milliseconds (11 or more digits), a year-first date "
+             "(2024.05.01 14:32, 2024/5/1, 2024년 5월 1일 오후 2:32) or one with an English "
+             "month name (May 1, 2024)")
 """What ``published_at`` may hold; empty means unknown. One rule for loading, the keep
 rules of the dedupe and the date windows of the cross-host study and the signals."""
 
@@ -49,6 +56,54 @@ _RFC2822 = re.compile(
     r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s*)?\d{1,2}\s+"
     r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{2,4}\s+"
     r"\d{1,2}:\d{2}(?::\d{2})?\s*(?:[+-]\d{4}|UT|GMT|Z|[ECMP][SD]T)", re.IGNORECASE)
+
+# Dates as news pages print them (the fifth form of the module docstring). Each is
+# rewritten into its ISO spelling and read by the ISO parse, so a 31 February is refused
+# there. Only unambiguous orders: year first, or the month by name; no zone names.
+_TIME = (r"(?:,?\s*(?:at\s+)?(?P<ampm>오전|오후|AM|PM)?\s*(?P<H>\d{1,2}):(?P<M>\d{2})"
+         r"(?::(?P<S>\d{2}))?\s*(?P<ampm2>AM|PM)?)?")
+_WEEKDAY = r"(?:\s*[(（][^)）]{1,9}[)）])?"  # (수), (Wed), （水）
+_YEAR_FIRST = re.compile(
+    r"(?P<y>\d{4})\s*(?:[./-]|[년年])\s*(?P<m>\d{1,2})\s*(?:[./-]|[월月])\s*(?P<d>\d{1,2})"
+    r"\s*[일日]?\.?" + _WEEKDAY + _TIME, re.IGNORECASE)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = (r"(?P<mon>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?"
+          r"|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_DAY_NAME = r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\.?,?\s+)?"
+_MONTH_NAMED = re.compile(
+    _DAY_NAME + r"(?:" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?|(?P<d2>\d{1,2})\s+"
+    + _MONTH.replace("mon", "mon2") + r"),?\s+(?P<y>\d{4})" + _TIME, re.IGNORECASE)
+
+
+def _printed_iso(text: str) -> str | None:
+    """The ISO spelling of a date as pages print it, or None when it is not one.
+
+    Examples:
+        >>> _printed_iso("2024.05.01. 오후 2:32"), _printed_iso("2024년 5월 1일")
+        ('2024-05-01T14:32:00', '2024-05-01')
+        >>> _printed_iso("Wednesday, May 1, 2024 at 12:05 AM"), _printed_iso("05/01/2024")
+        ('2024-05-01T00:05:00', None)
+    """
+    match = _YEAR_FIRST.fullmatch(text) or _MONTH_NAMED.fullmatch(text)
+    if match is None:
+        return None
+    parts = match.groupdict()
+    if "mon" in parts:
+        name = (parts["mon"] or parts["mon2"])[:3].lower()
+        month, day = _MONTHS.index(name) + 1, int(parts["d"] or parts["d2"])
+    else:
+        month, day = int(parts["m"]), int(parts["d"])
+    date = f"{parts['y']}-{month:02d}-{day:02d}"
+    if parts["H"] is None:
+        return date
+    hour, marks = int(parts["H"]), {(parts["ampm"] or "").upper(), (parts["ampm2"] or "").upper()}
+    marks.discard("")
+    if marks:
+        if len(marks) > 1 or not 1 <= hour <= 12:
+            return "not a date"  # "오후 14:00", "PM 2:00 AM": refused by the ISO parse
+        pm = marks <= {"오후", "PM"}
+        hour = hour % 12 + (12 if pm else 0)
+    return f"{date}T{hour:02d}:{parts['M']}:{parts['S'] or '00'}"
 
 
 @dataclass(frozen=True)
@@ -118,6 +173,7 @@ def read_date_texts(values: Sequence[str]) -> DateTexts:
         _iso_dates(raw, todo, ns, status, known)
     for k in np.flatnonzero(status == NOT_A_DATE).tolist():
         _rfc2822(raw[k], k, ns, status, known, iso)
+    _printed_dates(raw, ns, status, known, iso)
     dates = pd.Series(np.where(known, ns, np.iinfo(np.int64).min).astype("datetime64[ns]"))
     return DateTexts(dates=dates, status=status, iso=iso)
 
@@ -139,6 +195,24 @@ def _iso_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.ndar
     status[at[inside]] = OK
     known[at[inside]] = True
     ns[at[inside]] = naive[inside].astype("datetime64[ns]").astype(np.int64)
+
+
+def _printed_dates(raw: pd.Series, ns: np.ndarray, status: np.ndarray, known: np.ndarray,
+                   iso: list[str | None]) -> None:
+    """The values still not dates that are dates as pages print them, read as ISO."""
+    left = np.flatnonzero(status == NOT_A_DATE)
+    spelled = [_printed_iso(raw[k]) for k in left.tolist()]
+    at = np.array([k for k, text in zip(left.tolist(), spelled, strict=True) if text],
+                  dtype=np.int64)
+    if not at.size:
+        return
+    rewritten = raw.copy()
+    rewritten[at] = [text for text in spelled if text]
+    todo = np.zeros(len(raw), dtype=bool)
+    todo[at] = True
+    _iso_dates(rewritten, todo, ns, status, known)
+    for k in at[status[at] == OK].tolist():
+        iso[k] = rewritten[k]
 
 
 def _rfc2822(text: str, k: int, ns: np.ndarray, status: np.ndarray, known: np.ndarray,
