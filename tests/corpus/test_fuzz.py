@@ -1,4 +1,4 @@
-"""Fuzz tests of the TS, JSONL and CSV loaders: nothing is lost, every error names a line.
+"""Fuzz tests of the TS, JSONL, CSV and RSS loaders: nothing is lost, every error names a line.
 
 Records are written correctly, then quotes, delimiters, newlines, backslashes and NULs are
 inserted at random positions. Whatever the damage, either the load fails with one error
@@ -16,6 +16,7 @@ import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -50,11 +51,17 @@ def serialize_csv(rows: list[tuple[str, str]]) -> list[str]:
     return out
 
 
+def serialize_rss(rows: list[tuple[str, str]]) -> list[str]:
+    return [f"<item><guid>{i}</guid><title>{escape(t)}</title></item>\n" for i, t in rows]
+
+
 FORMATS: dict[str, tuple[str, str, str, Callable[[list[tuple[str, str]]], list[str]]]] = {
     # name: (file name, text before the records, text after them, serializer)
     "ts": ("n.ts", "const entries = [\n", "];\n", serialize_ts),
     "jsonl": ("n.jsonl", "", "", serialize_jsonl),
     "csv": ("n.csv", "id,title\n", "", serialize_csv),
+    "xml": ("n.rss", '<?xml version="1.0"?>\n<rss><channel>\n', "</channel></rss>\n",
+            serialize_rss),
 }
 
 
@@ -127,6 +134,12 @@ def test_fuzz_jsonl(titles: list[str], damage: list[tuple[int, str]]) -> None:
 @given(st.lists(TITLE, min_size=1, max_size=6), DAMAGE)
 def test_fuzz_csv(titles: list[str], damage: list[tuple[int, str]]) -> None:
     check("csv", titles, damage)
+
+
+@SETTINGS
+@given(st.lists(TITLE, min_size=1, max_size=6), DAMAGE)
+def test_fuzz_rss(titles: list[str], damage: list[tuple[int, str]]) -> None:
+    check("xml", titles, damage)
 
 
 def test_a_backtick_swallowing_records_is_a_reject_covering_their_lines() -> None:

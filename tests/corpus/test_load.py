@@ -106,8 +106,8 @@ export const newsItems: NewsItem[] = [...entries].sort((a, b) => a.id.localeComp
 
 
 def test_unknown_extension_and_options_are_refused(tmp_path: Path) -> None:
-    path = write(tmp_path, "news.xml", "<x/>")
-    with pytest.raises(ValueError, match=r"cannot infer the format from extension '\.xml'"):
+    path = write(tmp_path, "news.html", "<x/>")
+    with pytest.raises(ValueError, match=r"cannot infer the format from extension '\.html'"):
         load_corpus(path)
     jsonl = write(tmp_path, "n.jsonl", '{"id": "a", "title": "T"}\n')
     with pytest.raises(ValueError, match="seed.*only to the ts format"):
@@ -115,7 +115,7 @@ def test_unknown_extension_and_options_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown dialect"):
         load_corpus(jsonl, dialect="loose")
     with pytest.raises(ValueError, match="unknown format"):
-        load_corpus(jsonl, fmt="xml")
+        load_corpus(jsonl, fmt="html")
     with pytest.raises(ValueError, match="not a canonical column"):
         load_corpus(jsonl, columns={"headline": "title"})
     with pytest.raises(ValueError, match="a delimiter applies only to the csv"):

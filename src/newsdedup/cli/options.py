@@ -347,9 +347,10 @@ def add_corpus_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("corpus")
     p.set_defaults(positionals=("corpus",))
     g.add_argument("corpus", nargs="?", type=Path,
-                   help="corpus file (.ts, .jsonl, .json, .csv, .tsv, .parquet); default: the "
+                   help="corpus file (.ts, .jsonl, .json, .csv, .tsv, .parquet, or an RSS or "
+                        "Atom feed: .xml, .rss, .atom); default: the "
                         f"pinned {paths.PALDYN.name} archive behind the published tables")
-    g.add_argument("--format", choices=["ts", "jsonl", "json", "csv", "parquet"],
+    g.add_argument("--format", choices=["ts", "jsonl", "json", "csv", "parquet", "xml"],
                    help="file format (default: from the extension)")
     g.add_argument("--dialect", type=dialect, choices=["standard", "seed"],
                    metavar="{standard,published}",

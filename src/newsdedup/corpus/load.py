@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from newsdedup.corpus.dates import OK, DateTexts, date_problem, read_date_texts
+from newsdedup.corpus.feedxml import read_feed_xml
 from newsdedup.corpus.hosts import host_of
 from newsdedup.corpus.records import (
     CorpusError,
@@ -58,7 +59,7 @@ __all__ = [
 CANONICAL: tuple[str, ...] = ("id", "title", "summary", "url", "host", "source", "published_at")
 """Columns every loaded table starts with, in this order, as ``str`` values."""
 
-FORMATS: tuple[str, ...] = ("ts", "jsonl", "json", "csv", "parquet")
+FORMATS: tuple[str, ...] = ("ts", "jsonl", "json", "csv", "parquet", "xml")
 DIALECTS: tuple[str, ...] = ("standard", "seed")
 
 _EXTENSIONS: dict[str, str] = {
@@ -69,6 +70,9 @@ _EXTENSIONS: dict[str, str] = {
     ".csv": "csv",
     ".tsv": "csv",
     ".parquet": "parquet",
+    ".xml": "xml",
+    ".rss": "xml",
+    ".atom": "xml",
 }
 
 # The compared texts are brought to NFC here, before anything else reads them, so that a
@@ -89,7 +93,7 @@ class LoadResult:
         items: Canonical columns first, then the file's other fields; RangeIndex; file order.
         rejected: Records that could not be used, with reasons, in file order.
         path: The file read.
-        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"`` or ``"parquet"``.
+        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"`` or ``"xml"``.
         sha256: Hex digest of the file's bytes.
         dialect: ``"standard"`` or ``"seed"``.
         n_records: Records seen; always ``len(items) + len(rejected)``.
@@ -137,10 +141,12 @@ def load_corpus(
 
     Args:
         path: The file.
-        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"`` or ``"parquet"``; inferred from
-            the extension (``.ts``, ``.jsonl``/``.ndjson``, ``.json``, ``.csv``/``.tsv``,
-            ``.parquet``) when omitted. ``json`` is one document: an array of records, or
-            an object with one member holding them (as news APIs answer).
+        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"`` or ``"xml"``;
+            inferred from the extension (``.ts``, ``.jsonl``/``.ndjson``, ``.json``,
+            ``.csv``/``.tsv``, ``.parquet``, ``.xml``/``.rss``/``.atom``) when omitted.
+            ``json`` is one document: an array of records, or an object with one member
+            holding them (as news APIs answer). ``xml`` is an RSS or Atom feed, one record
+            per item under the canonical names (:mod:`newsdedup.corpus.feedxml`).
         columns: Canonical name -> field name in the file, e.g. ``{"id": "ID"}``. Unmapped
             canonical names are looked up under their own name (and ``published_at`` under
             ``publishedAt`` for ``ts``). Fields not mapped are kept as extra columns.
@@ -251,6 +257,8 @@ def _read_records(
     """The file's records by its format's reader, with the header for CSV and Parquet."""
     if fmt == "parquet":
         return read_parquet(path, data)
+    if fmt == "xml":  # the XML declaration may name the encoding
+        return None, read_feed_xml(path, data, encoding)
     text = decode_bytes(path, data, encoding)
     if not text.strip():  # whitespace in an encoding whose bytes are not ASCII spaces
         raise CorpusError(path, "file is empty (only whitespace)", line=1)
