@@ -53,3 +53,21 @@ def test_the_command_warns_once_with_the_count_and_the_first_title(tmp_path, cap
                             for i, t in decoded), encoding="utf-8")
     assert main(["dedupe", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_summaries_with_block_markup_are_named_apart_from_the_titles(tmp_path, capsys):
+    rows = [("a", "반도체 수출 증가", '<p>반도체 수출이 <a href="https://n.kr/1">늘었다</a></p>'),
+            ("b", "반도체 수출 늘어", "반도체 수출이 늘었다"),
+            ("c", "<b>삼성전자</b> 3분기 실적", "")]
+    path = tmp_path / "f.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "title": t, "summary": s}, ensure_ascii=False)
+                            + "\n" for i, t, s in rows), encoding="utf-8")
+    assert main(["dedupe", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    titles, summaries = capsys.readouterr().err.splitlines()
+    assert titles.startswith("[newsdedup] warning: 1 of 3 titles of f.jsonl carry HTML markup")
+    assert summaries.startswith("[newsdedup] warning: 1 of 3 summaries of f.jsonl carry HTML "
+                                "markup (entities such as &quot;, tags such as <p>, <a>; "
+                                "first: id 'a'")
+    # A block tag in a title is not taken for markup: titles carry inline formatting only.
+    assert has_markup(["<p>"]).tolist() == [False]
+    assert has_markup(["<p>"], blocks=True).tolist() == [True]

@@ -440,24 +440,27 @@ def _scripts(dropped: dict[str, int]) -> str:
 
 
 def warn_markup(corpus: LoadResult) -> None:
-    """Say on stderr (even under ``--quiet``) how many titles still carry HTML markup.
+    """Say on stderr (even under ``--quiet``) how many titles and summaries carry HTML markup.
 
     ``&quot;`` compares as the word ``quot`` and ``<b>`` as ``b`` in every scheme, so
-    an escaped copy of a headline scores lower than its plain twin. The titles are
-    compared as written; the warning names the first, and how to decode them.
+    an escaped copy of a headline scores lower than its plain twin; a summary's
+    ``<a href="…">`` adds its address. The texts are compared as written; each warning
+    names the first, and how to decode them.
     """
     from newsdedup.text.markup import has_markup
 
-    titles = corpus.items["title"].tolist()
-    marked = has_markup(titles)
-    if marked.any():
-        first = int(marked.argmax())
-        progress(f"warning: {int(marked.sum()):,} of {len(titles):,} titles of "
-                 f"{corpus.path.name} carry HTML markup (entities such as &quot;, tags such "
-                 f"as <b>; first: id {corpus.items['id'].iloc[first]!r}: "
-                 f"{titles[first][:80]!r}): they are compared as written, where the "
-                 "markup counts as letters; decode them before loading (Python's "
-                 "html.unescape for the entities)")
+    for column, plural, blocks, such in (("title", "titles", False, "<b>"),
+                                         ("summary", "summaries", True, "<p>, <a>")):
+        texts = corpus.items[column].tolist()
+        marked = has_markup(texts, blocks=blocks)
+        if marked.any():
+            first = int(marked.argmax())
+            progress(f"warning: {int(marked.sum()):,} of {len(texts):,} {plural} of "
+                     f"{corpus.path.name} carry HTML markup (entities such as &quot;, tags "
+                     f"such as {such}; first: id {corpus.items['id'].iloc[first]!r}: "
+                     f"{texts[first][:80]!r}): they are compared as written, where the "
+                     "markup counts as letters; decode them before loading (Python's "
+                     "html.unescape for the entities)")
 
 
 def warn_scripts(corpus: LoadResult, scheme: str) -> None:
