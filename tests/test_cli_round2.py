@@ -161,7 +161,8 @@ def test_quiet_says_one_line_for_many_rejects_and_lists_them_in_a_file(tmp_path)
     [line] = err.getvalue().splitlines()
     listed = tmp_path / "out" / tmp_path.name / "rejected.csv"
     assert line == ("[newsdedup] rejected 39 of 41 records of dups.csv (first: line 3: duplicate "
-                    f"id 'a' (first at record 1, line 2)); every one is listed in {listed}")
+                    f"id 'a' (first at record 1, line 2), with another title); every one is "
+                    f"listed in {listed}")
     assert listed.read_text("utf-8").count("\n") == 40  # header and 39 rejects
     # Without --quiet: the first 20 one per line, then the same summary.
     err = io.StringIO()

@@ -338,7 +338,7 @@ def test_rejects_are_listed_with_record_line_and_reason(tmp_path: Path) -> None:
     reasons = [r.reason for r in res.rejected]
     assert reasons[0] == reasons[1] == "missing id (field 'id' is absent or empty)"
     assert reasons[2] == reasons[3] == "missing title (field 'title' is absent or empty)"
-    assert reasons[4] == "duplicate id 'a' (first at record 1, line 2)"
+    assert reasons[4] == "duplicate id 'a' (first at record 1, line 2), with another title"
 
 
 def test_strict_mode_raises_on_the_first_reject(tmp_path: Path) -> None:
@@ -408,7 +408,8 @@ def test_jsonl_blank_lines_count_for_line_numbers(tmp_path: Path) -> None:
     text = '\n{"id": "a", "title": "A", "tags": {"k": [1]}}\n\n  \n{"id": "a", "title": "B"}\n'
     with pytest.warns(CorpusWarning):
         res = load_corpus(write(tmp_path, "n.jsonl", text))
-    assert res.rejected == [Rejected(2, 5, "a", "duplicate id 'a' (first at record 1, line 2)")]
+    assert res.rejected == [Rejected(2, 5, "a", "duplicate id 'a' (first at record 1, line 2), "
+                                                "with another title")]
     assert res.items.loc[0, "tags"] == {"k": [1]}
 
 
@@ -601,10 +602,12 @@ def test_parquet_records_are_row_numbers(tmp_path: Path) -> None:
     assert res.items["url"].tolist() == ["https://a.com/x", ""]
     assert res.items["host"].tolist() == ["a.com", ""]
     assert res.items["score"].tolist() == [0.5, 1.5]
-    assert res.rejected == [Rejected(3, None, "10", "duplicate id '10' (first at record 1)")]
+    assert res.rejected == [Rejected(3, None, "10", "duplicate id '10' (first at record 1), "
+                                                    "with another title")]
     with pytest.raises(CorpusError) as err:
         load_corpus(path, strict=True)
-    assert str(err.value) == f"{path}: record 3: duplicate id '10' (first at record 1)"
+    assert str(err.value) == (f"{path}: record 3: duplicate id '10' (first at record 1), with "
+                              "another title")
 
 
 def test_parquet_garbage_raises(tmp_path: Path) -> None:
@@ -691,3 +694,18 @@ def test_uci_head_truncated_last_row() -> None:
     with pytest.raises(CorpusError, match="expected 8 fields, got 3") as err:
         load_corpus(path, columns=UCI_COLUMNS, strict=True)
     assert (err.value.line, err.value.record) == (6368, 6367)
+
+
+def test_a_repeated_item_is_told_apart_from_another_item_under_its_id(tmp_path: Path) -> None:
+    # A crawler's log of one feed polled twice repeats an item whole; a feed that reuses
+    # an id for another story is a fault. Both are rejected and listed, and say which.
+    rows = [{"id": "a", "title": "A", "url": "https://n.kr/a", "published_at": "2024-05-01"},
+            {"id": "b", "title": "B", "url": "https://n.kr/b", "published_at": "2024-05-01"},
+            {"id": "a", "title": "A", "url": "https://n.kr/a", "published_at": "2024-05-01"},
+            {"id": "b", "title": "B", "url": "https://n.kr/b", "published_at": "2024-05-02"}]
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    with pytest.warns(CorpusWarning):
+        res = load_corpus(write(tmp_path, "n.jsonl", text))
+    assert [r.reason for r in res.rejected] == [
+        "duplicate id 'a' (first at record 1, line 1), the same item again",
+        "duplicate id 'b' (first at record 2, line 2), with another date"]

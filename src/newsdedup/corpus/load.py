@@ -431,7 +431,7 @@ def _validate(
 
     items: list[dict[str, Any]] = []
     rejected: list[Rejected] = []
-    first_seen: dict[str, RawRecord] = {}
+    first_seen: dict[str, tuple[RawRecord, dict[str, Any]]] = {}
 
     def reject(raw: RawRecord, rid: str | None, reason: str) -> None:
         if strict:
@@ -457,19 +457,39 @@ def _validate(
         # anything that joins on them later. Only accepted records claim an id, so a record
         # rejected for another reason does not make a later, usable one a duplicate.
         if row["id"] in first_seen:
-            first = first_seen[row["id"]]
+            first, kept = first_seen[row["id"]]
             where = f"record {first.record}" + (
                 "" if first.line is None else f", line {first.line}"
             )
-            reject(raw, rid, f"duplicate id {row['id']!r} (first at {where})")
+            reject(raw, rid, f"duplicate id {row['id']!r} (first at {where}){_repeat(row, kept)}")
             continue
-        first_seen[row["id"]] = raw
+        first_seen[row["id"]] = raw, row
         if derive_host:
             row["host"] = host_of(row["url"])
         for field, column in extras.items():
             row[column] = raw.fields.get(field)
         items.append(row)
     return items, list(extras.values()), rejected
+
+
+_COMPARED = {"title": "title", "summary": "summary", "url": "url", "source": "source",
+             "published_at": "date"}
+
+
+def _repeat(row: dict[str, Any], kept: dict[str, Any]) -> str:
+    """How a record with a taken id relates to the one kept: a repeat, or what differs.
+
+    A feed polled again and again (a crawler's log, RSS snapshots appended) repeats its
+    items whole: harmless. Two different items under one id are a fault of the feed.
+
+    Examples:
+        >>> _repeat({"title": "A", "url": "u"}, {"title": "A", "url": "u"})
+        ', the same item again'
+        >>> _repeat({"title": "A", "url": "u"}, {"title": "B", "url": "u"})
+        ', with another title'
+    """
+    differ = [word for c, word in _COMPARED.items() if row.get(c, "") != kept.get(c, "")]
+    return f", with another {differ[0]}" if differ else ", the same item again"
 
 
 def _dates(raws: list[RawRecord], field: str) -> DateTexts:
