@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from newsdedup.cli import main
-from newsdedup.corpus.feedxml import html_text
 from newsdedup.corpus.load import CorpusWarning, load_corpus
 from newsdedup.corpus.records import CorpusError
+from newsdedup.text.markup import html_text
 
 RSS = """<?xml version="1.0" encoding="{encoding}"?>
 <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/">
@@ -144,6 +144,7 @@ def test_an_item_without_id_or_link_is_rejected_with_its_line(tmp_path):
 
 def test_html_text_reads_what_a_reader_sees():
     assert html_text("<p>a</p><p>b<br>c</p>") == "a b c"
+    assert html_text("<div>a</div>b<style>p {}</style><script>var x;</script>") == "a b"
     assert html_text("&lt;X LTD&gt; 1987 NET") == "<X LTD> 1987 NET"
     assert html_text("") == ""
 

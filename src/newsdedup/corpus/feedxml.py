@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import codecs
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 from xml.parsers import expat
 
 from newsdedup.corpus.records import CorpusError, RawRecord, decode_bytes
+from newsdedup.text.markup import html_text
 
-__all__ = ["read_feed_xml", "html_text"]
+__all__ = ["read_feed_xml"]
 
 _ATOM = "http://www.w3.org/2005/Atom"
 _DECLARATION = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
@@ -47,36 +47,6 @@ _BLANKS = re.compile(r"\s+")
 _ROOTS = ("rss", "RDF", "feed")
 _ITEMS = ("item", "entry")
 _HTML_FIELDS = ("description", "summary", "content", "encoded")
-
-
-class _Text(HTMLParser):
-    """The text of an HTML fragment, as a browser shows it (blanks collapsed)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-
-    def handle_data(self, data: str) -> None:
-        self.parts.append(data)
-
-    def handle_starttag(self, tag: str, attrs) -> None:
-        if tag in ("br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4"):
-            self.parts.append(" ")  # a block boundary separates words
-
-
-def html_text(fragment: str) -> str:
-    """The text of an HTML fragment: tags dropped, entities decoded, blanks collapsed.
-
-    Examples:
-        >>> html_text("<p>진천군 <b>스마트</b> 돌봄&nbsp;착수</p><img src='x.jpg'>")
-        '진천군 스마트 돌봄 착수'
-        >>> html_text("AT&amp;T &lt;b&gt;")
-        'AT&T <b>'
-    """
-    parser = _Text()
-    parser.feed(fragment)
-    parser.close()
-    return _BLANKS.sub(" ", "".join(parser.parts)).strip()
 
 
 def _local(name: str) -> str:

@@ -20,17 +20,22 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from html.parser import HTMLParser
 
 import numpy as np
 
-__all__ = ["has_markup"]
+__all__ = ["BLOCK_TAGS", "has_markup", "html_text"]
 
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _INLINE = r"b|i|u|em|strong|mark|span|font|sup|sub|br"
+BLOCK_TAGS = ("p", "div", "li", "ul", "ol", "table", "tr", "td", "h1", "h2", "h3", "h4", "h5",
+              "h6", "figure", "figcaption", "blockquote")
+"""Elements that start a new block of text: a word never runs across their edges."""
+_HIDDEN = ("script", "style")  # elements whose text a reader never sees
 _TAG = re.compile(rf"</?(?:{_INLINE})(?:\s[^<>]*)?/?>", re.IGNORECASE)
-_BLOCK_TAG = re.compile(rf"</?(?:{_INLINE}|p|a|img|div|li|ul|ol|table|tr|td|h[1-6]|figure"
-                        r"|figcaption|blockquote|iframe|script|style)(?:\s[^<>]*)?/?>",
-                        re.IGNORECASE)
+_BLOCK_TAG = re.compile(rf"</?(?:{_INLINE}|{'|'.join(BLOCK_TAGS + _HIDDEN)}|a|img|iframe)"
+                        r"(?:\s[^<>]*)?/?>", re.IGNORECASE)
+_BLANKS = re.compile(r"\s+")
 
 
 def has_markup(texts: Sequence[str], blocks: bool = False) -> np.ndarray:
@@ -54,3 +59,46 @@ def _entity(text: str) -> bool:
 
 def _tag(text: str, tags: re.Pattern[str]) -> bool:
     return "<" in text and tags.search(text) is not None
+
+
+class _Text(HTMLParser):
+    """The text of an HTML fragment as a reader sees it, in pieces."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0  # inside <script> or <style>
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in _HIDDEN:
+            self.hidden += 1
+        elif tag in BLOCK_TAGS or tag == "br":
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN:
+            self.hidden = max(self.hidden - 1, 0)
+        elif tag in BLOCK_TAGS:
+            self.parts.append(" ")
+
+
+def html_text(fragment: str) -> str:
+    """The text of an HTML fragment: tags dropped, entities decoded, blanks collapsed.
+
+    A block's edges (:data:`BLOCK_TAGS`, ``<br>``) separate words; scripts and styles
+    are not text.
+
+    Examples:
+        >>> html_text("<p>진천군 <b>스마트</b> 돌봄&nbsp;착수</p><img src='x.jpg'>")
+        '진천군 스마트 돌봄 착수'
+        >>> html_text("AT&amp;T &lt;b&gt;"), html_text("<p>a</p><p>b<br>c</p><script>x()</script>")
+        ('AT&T <b>', 'a b c')
+    """
+    parser = _Text()
+    parser.feed(fragment)
+    parser.close()
+    return _BLANKS.sub(" ", "".join(parser.parts)).strip()
