@@ -40,7 +40,6 @@ from newsdedup.text.markup import html_text
 
 __all__ = ["read_feed_xml"]
 
-_ATOM = "http://www.w3.org/2005/Atom"
 _DECLARATION = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
 _ENCODING_ATTR = re.compile(r"(^\s*<\?xml[^>]*?)\s+encoding\s*=\s*[\"'][A-Za-z0-9._-]+[\"']")
 _BLANKS = re.compile(r"\s+")
