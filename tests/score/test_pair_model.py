@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -45,6 +46,18 @@ def test_features_of_a_hand_made_corpus():
     assert col["numbers_differ"] == [1, 0, 0, 0]
     assert col["same_lead"] == [1, 0, 0, 0]
     assert col["same_series"] == [1, 0, 0, 0]
+
+
+def test_unknown_times_read_as_the_keep_rules_give_them_raise_no_warning():
+    # cluster.keep writes an unknown date as -inf; -inf minus -inf warned "invalid value".
+    times = np.array([0.0, 3 * HOUR, -np.inf, -np.inf])
+    i, j = np.array([0, 0, 2]), np.array([1, 2, 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = pair_features(signals(times=times), i, j, np.array([0.5, 0.1, 0.2]))
+    col = {f: x[:, k].tolist() for k, f in enumerate(PAIR_FEATURES)}
+    assert col["gap_unknown"] == [0, 1, 1]
+    assert col["log_gap_hours"] == pytest.approx([np.log1p(3), 0.0, 0.0])
 
 
 def test_without_series_the_series_feature_is_zero():

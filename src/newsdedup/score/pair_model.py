@@ -84,7 +84,8 @@ class ItemSignals:
 
     Attributes:
         vectors: L2-normalized sentence embeddings, one row per item.
-        times: Publication time in seconds (NaN: unknown).
+        times: Publication time in seconds (unknown: ``-inf``, as the keep rules read
+            dates, or NaN).
         sources: Source code per item (-1: unknown; equal codes, one outlet).
         lengths: Title length in characters.
         numbers: :func:`number_codes` of the titles.
@@ -117,8 +118,11 @@ def pair_features(signals: ItemSignals, i: np.ndarray, j: np.ndarray, jaccard: n
         ``float64`` array ``(pairs, len(PAIR_FEATURES))``.
     """
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
-    gap = np.abs(signals.times[i] - signals.times[j]) / 3600.0
-    known = np.isfinite(gap)
+    t_i, t_j = signals.times[i], signals.times[j]
+    # Only pairs dated on both sides have a gap: -inf minus -inf would be NaN with a warning.
+    known = np.isfinite(t_i) & np.isfinite(t_j)
+    gap = np.zeros(len(i))
+    gap[known] = np.abs(t_i[known] - t_j[known]) / 3600.0
     src_i, src_j = signals.sources[i], signals.sources[j]
     len_i, len_j = signals.lengths[i].astype(np.float64), signals.lengths[j].astype(np.float64)
     num_i, num_j = signals.numbers[i], signals.numbers[j]
@@ -130,7 +134,7 @@ def pair_features(signals: ItemSignals, i: np.ndarray, j: np.ndarray, jaccard: n
     columns = {
         "jaccard": np.asarray(jaccard, dtype=np.float64),
         "cosine": cosine_pairs(signals.vectors, i, j),
-        "log_gap_hours": np.where(known, np.log1p(np.where(known, gap, 0.0)), 0.0),
+        "log_gap_hours": np.log1p(gap),  # 0.0 where unknown
         "gap_unknown": ~known,
         "same_source": (src_i == src_j) & (src_i >= 0),
         "length_ratio": np.minimum(len_i, len_j) / np.maximum(np.maximum(len_i, len_j), 1.0),
