@@ -351,7 +351,8 @@ def add_corpus_args(p: argparse.ArgumentParser) -> None:
                         "Atom feed: .xml, .rss, .atom); default: the "
                         f"pinned {paths.PALDYN.name} archive behind the published tables")
     g.add_argument("--format", choices=["ts", "jsonl", "json", "csv", "parquet", "xml"],
-                   help="file format (default: from the extension)")
+                   help="file format (default: from the extension; a .gz, .bz2, .xz or "
+                        "one-file .zip is read as the file it holds, e.g. news.jsonl.gz)")
     g.add_argument("--dialect", type=dialect, choices=["standard", "seed"],
                    metavar="{standard,published}",
                    help="how a TypeScript corpus's strings are read: 'standard' JavaScript "

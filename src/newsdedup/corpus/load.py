@@ -1,4 +1,4 @@
-"""Corpus loading: one table of news items from a TypeScript module, JSONL, CSV or Parquet.
+"""Corpus loading: one table of news items from a TypeScript module, JSON, CSV, Parquet or RSS.
 
 :func:`load_corpus` returns a :class:`LoadResult` whose ``items`` frame has the canonical
 columns (:data:`CANONICAL`) first, as plain ``str`` values in ``object`` columns, followed
@@ -10,8 +10,10 @@ Problems with the file as a whole (empty, undecodable, a syntax error) always ra
 
 This module holds the format dispatch, the column mapping and the validation shared by all
 formats; the readers live in :mod:`newsdedup.corpus.typescript` (``news.ts``, both
-dialects) and :mod:`newsdedup.corpus.tabular` (JSONL, CSV, Parquet), the error and record
-types in :mod:`newsdedup.corpus.records`, URL hosts in :mod:`newsdedup.corpus.hosts`.
+dialects), :mod:`newsdedup.corpus.tabular` (JSON, JSONL, CSV, Parquet) and
+:mod:`newsdedup.corpus.feedxml` (RSS, Atom), compressed files in
+:mod:`newsdedup.corpus.compressed`, the error and record types in
+:mod:`newsdedup.corpus.records`, URL hosts in :mod:`newsdedup.corpus.hosts`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from newsdedup.corpus.compressed import COMPRESSED_SUFFIXES, inner_name, unpack
 from newsdedup.corpus.dates import OK, DateTexts, date_problem, read_date_texts
 from newsdedup.corpus.feedxml import read_feed_xml
 from newsdedup.corpus.hosts import host_of
@@ -94,7 +97,7 @@ class LoadResult:
         rejected: Records that could not be used, with reasons, in file order.
         path: The file read.
         fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"`` or ``"xml"``.
-        sha256: Hex digest of the file's bytes.
+        sha256: Hex digest of the file's bytes as stored (compressed, if it is).
         dialect: ``"standard"`` or ``"seed"``.
         n_records: Records seen; always ``len(items) + len(rejected)``.
     """
@@ -140,10 +143,12 @@ def load_corpus(
     r"""Load a news corpus into a table of items.
 
     Args:
-        path: The file.
+        path: The file; gzip, bzip2, xz or a zip of one file is read as the file it holds
+            (:mod:`newsdedup.corpus.compressed`).
         fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"`` or ``"xml"``;
             inferred from the extension (``.ts``, ``.jsonl``/``.ndjson``, ``.json``,
-            ``.csv``/``.tsv``, ``.parquet``, ``.xml``/``.rss``/``.atom``) when omitted.
+            ``.csv``/``.tsv``, ``.parquet``, ``.xml``/``.rss``/``.atom``) when omitted,
+            of the file held when compressed (``news.jsonl.gz``).
             ``json`` is one document: an array of records, or an object with one member
             holding them (as news APIs answer). ``xml`` is an RSS or Atom feed, one record
             per item under the canonical names (:mod:`newsdedup.corpus.feedxml`).
@@ -176,15 +181,21 @@ def load_corpus(
         ['a', 'T', 'x.org', '']
     """
     path = Path(path)
-    fmt = _resolve_format(path, fmt)
+    inner = inner_name(path)  # news.jsonl.gz holds news.jsonl, whose ending gives the format
+    fmt = _resolve_format(path, fmt, inner)
     _check_options(path, fmt, dialect, sep, encoding)
     mapping = _column_mapping(fmt, columns)
 
-    data = path.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if not data.strip():
+    stored = path.read_bytes()
+    digest = hashlib.sha256(stored).hexdigest()  # of the file as stored, compressed or not
+    if not stored.strip():
         raise CorpusError(path, "file is empty", line=1)
-    header, raws = _read_records(path, data, fmt, array_name, dialect, sep, encoding)
+    data = unpack(path, stored)
+    del stored  # a large compressed file's bytes are not kept beside its text
+    if not data.strip():
+        raise CorpusError(path, "file is empty once decompressed", line=1)
+    header, raws = _read_records(path, data, fmt, array_name, dialect, sep, encoding,
+                                 tab=inner.suffix.lower() == ".tsv")
     if header is not None:
         file_fields = header
     else:
@@ -253,8 +264,12 @@ def _read_records(
     dialect: str,
     sep: str | None,
     encoding: str,
+    tab: bool,
 ) -> tuple[list[str] | None, list[RawRecord]]:
-    """The file's records by its format's reader, with the header for CSV and Parquet."""
+    """The file's records by its format's reader, with the header for CSV and Parquet.
+
+    ``tab``: the file is named ``.tsv`` (its delimiter unless ``sep`` is given).
+    """
     if fmt == "parquet":
         return read_parquet(path, data)
     if fmt == "xml":  # the XML declaration may name the encoding
@@ -268,7 +283,7 @@ def _read_records(
         return None, read_jsonl(path, text)
     if fmt == "json":
         return None, read_json(path, text)
-    delimiter = sep if sep is not None else ("\t" if path.suffix.lower() == ".tsv" else ",")
+    delimiter = sep if sep is not None else ("\t" if tab else ",")
     return read_csv(path, text, delimiter)
 
 
@@ -350,13 +365,16 @@ def _columns_hint(absent: Mapping[str, str], fields: list[str]) -> str:
     return f"name the field of each with --columns, e.g. --columns {option}"
 
 
-def _resolve_format(path: Path, fmt: str | None) -> str:
+def _resolve_format(path: Path, fmt: str | None, inner: Path) -> str:
+    """The format named, else the one the ending of ``inner`` (the file ``path`` holds) gives."""
     if fmt is None:
-        suffix = path.suffix.lower()
+        suffix = inner.suffix.lower()
         if suffix not in _EXTENSIONS:
             known = ", ".join(_EXTENSIONS)
+            held = "" if inner == path else f" of the file it holds ({inner.name})"
             raise ValueError(
-                f"{path}: cannot infer the format from extension {suffix!r} (known: {known}); "
+                f"{path}: cannot infer the format from extension {suffix!r}{held} (known: "
+                f"{known}, each also compressed: {', '.join(COMPRESSED_SUFFIXES)}); "
                 f"pass --format (fmt=) one of {FORMATS}"
             )
         return _EXTENSIONS[suffix]

@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 
 from newsdedup import paths
+from newsdedup.corpus.compressed import COMPRESSED_SUFFIXES
 from newsdedup.corpus.load import CorpusError, CorpusWarning, LoadResult, Rejected, load_corpus
 from newsdedup.runs.files import REJECTS, Progress, quiet
 
@@ -18,11 +19,17 @@ from newsdedup.runs.files import REJECTS, Progress, quiet
 def results_name(path: Path) -> str:
     """Default results folder name of a corpus file: its folder, else its stem.
 
+    A compressed file's stem is that of the file it holds.
+
     Examples:
         >>> results_name(Path("corpora/uci/news.csv")), results_name(Path("news.csv"))
         ('uci', 'news')
+        >>> results_name(Path("news.jsonl.gz"))
+        'news'
     """
-    return path.parent.name if path.parent.name not in ("", ".") else path.stem
+    if path.parent.name not in ("", "."):
+        return path.parent.name
+    return Path(path.stem).stem if path.suffix.lower() in COMPRESSED_SUFFIXES else path.stem
 
 
 EACH_REJECT = 20
