@@ -348,7 +348,8 @@ def add_corpus_args(p: argparse.ArgumentParser) -> None:
     p.set_defaults(positionals=("corpus",))
     g.add_argument("corpus", nargs="?", type=Path,
                    help="corpus file (.ts, .jsonl, .json, .csv, .tsv, .parquet, or an RSS or "
-                        "Atom feed: .xml, .rss, .atom); default: the "
+                        "Atom feed: .xml, .rss, .atom), or a folder of such files read as one "
+                        "corpus (a feed's daily files); default: the "
                         f"pinned {paths.PALDYN.name} archive behind the published tables")
     g.add_argument("--format", choices=["ts", "jsonl", "json", "csv", "parquet", "xml"],
                    help="file format (default: from the extension; a .gz, .bz2, .xz or "

@@ -95,11 +95,14 @@ class LoadResult:
     Attributes:
         items: Canonical columns first, then the file's other fields; RangeIndex; file order.
         rejected: Records that could not be used, with reasons, in file order.
-        path: The file read.
+        path: The file or folder read.
         fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"`` or ``"xml"``.
-        sha256: Hex digest of the file's bytes as stored (compressed, if it is).
+        sha256: Hex digest of the file's bytes as stored (compressed, if it is); of a
+            folder, the digest of its files' ``sha256sum`` listing in name order.
         dialect: ``"standard"`` or ``"seed"``.
         n_records: Records seen; always ``len(items) + len(rejected)``.
+        files: The files read, in order, when ``path`` is a folder; else empty.
+        left_out: What a folder holds beside its corpus files (named in a warning).
     """
 
     items: pd.DataFrame
@@ -109,6 +112,8 @@ class LoadResult:
     sha256: str
     dialect: str
     n_records: int
+    files: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
 
     def summary_line(self) -> str:
         """One line for logs and reports.
@@ -144,7 +149,9 @@ def load_corpus(
 
     Args:
         path: The file; gzip, bzip2, xz or a zip of one file is read as the file it holds
-            (:mod:`newsdedup.corpus.compressed`).
+            (:mod:`newsdedup.corpus.compressed`). A folder is read as one corpus: its files
+            of one format, in name order (a feed's daily files); ids are unique across
+            them, and a rejected record names its file.
         fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"`` or ``"xml"``;
             inferred from the extension (``.ts``, ``.jsonl``/``.ndjson``, ``.json``,
             ``.csv``/``.tsv``, ``.parquet``, ``.xml``/``.rss``/``.atom``) when omitted,
@@ -181,11 +188,63 @@ def load_corpus(
         ['a', 'T', 'x.org', '']
     """
     path = Path(path)
-    inner = inner_name(path)  # news.jsonl.gz holds news.jsonl, whose ending gives the format
-    fmt = _resolve_format(path, fmt, inner)
+    files, left_out = _corpus_files(path, fmt) if path.is_dir() else ([path], [])
+    fmt = _one_format(path, files, fmt)
     _check_options(path, fmt, dialect, sep, encoding)
     mapping = _column_mapping(fmt, columns)
 
+    digests, raws, fields, where = [], [], [], []
+    for file in files:
+        digest, file_fields, file_raws = _read_file(file, fmt, mapping, columns, array_name,
+                                                    dialect, sep, encoding)
+        digests.append(digest)
+        raws += file_raws
+        fields += [f for f in file_fields if f not in fields]
+        if file != path:  # a folder's file: its records are counted in it
+            where += [file.name] * len(file_raws)
+    items, extras, rejected = _validate(path, raws, mapping, fields, strict, where or None)
+    if rejected and not items:
+        # Nothing usable is a failure of the input, not a run with an empty result: most
+        # often a mistyped --columns, or a file that is not what it claims to be.
+        first = rejected[0]
+        raise CorpusError(path if first.file is None else path / first.file,
+                          f"every one of its {len(rejected)} records was rejected, so "
+                          f"nothing is left to compare; the first: {first.reason}",
+                          line=first.line, record=first.record)
+    if rejected:
+        _warn_rejected(path, rejected, len(raws))
+    if left_out:
+        warnings.warn(f"{path}: read {len(files)} files; left out {_left_out(left_out)}",
+                      CorpusWarning, stacklevel=2)
+    if files != [path]:
+        # A folder's identity: the sha256 of its `sha256sum` listing, in name order.
+        digest = hashlib.sha256("".join(f"{d}  {f.name}\n" for d, f in zip(digests, files,
+                                                                            strict=True)
+                                        ).encode()).hexdigest()
+    return LoadResult(
+        items=_frame(items, extras),
+        rejected=rejected,
+        path=path,
+        fmt=fmt,
+        sha256=digest,
+        dialect=dialect,
+        n_records=len(raws),
+        files=tuple(f.name for f in files) if files != [path] else (),
+        left_out=tuple(left_out),
+    )
+
+
+def _read_file(
+    path: Path,
+    fmt: str,
+    mapping: dict[str, str],
+    columns: Mapping[str, str] | None,
+    array_name: str,
+    dialect: str,
+    sep: str | None,
+    encoding: str,
+) -> tuple[str, list[str], list[RawRecord]]:
+    """One file's sha256 (as stored), field names and records, its header checked."""
     stored = path.read_bytes()
     digest = hashlib.sha256(stored).hexdigest()  # of the file as stored, compressed or not
     if not stored.strip():
@@ -195,7 +254,7 @@ def load_corpus(
     if not data.strip():
         raise CorpusError(path, "file is empty once decompressed", line=1)
     header, raws = _read_records(path, data, fmt, array_name, dialect, sep, encoding,
-                                 tab=inner.suffix.lower() == ".tsv")
+                                 tab=inner_name(path).suffix.lower() == ".tsv")
     if header is not None:
         file_fields = header
     else:
@@ -208,26 +267,53 @@ def load_corpus(
             and any(_field(raw.fields, f) is not None for raw in raws)]
         _check_header(path, fmt, file_fields + members, mapping, columns,
                       raws[0].line if header is None and raws else None)
+    return digest, file_fields, raws
 
-    items, extras, rejected = _validate(path, raws, mapping, file_fields, strict)
-    if rejected and not items:
-        # Nothing usable is a failure of the input, not a run with an empty result: most
-        # often a mistyped --columns, or a file that is not what it claims to be.
-        first = rejected[0]
-        raise CorpusError(path, f"every one of its {len(rejected)} records was rejected, so "
-                                f"nothing is left to compare; the first: {first.reason}",
-                          line=first.line, record=first.record)
-    if rejected:
-        _warn_rejected(path, rejected, len(raws))
-    return LoadResult(
-        items=_frame(items, extras),
-        rejected=rejected,
-        path=path,
-        fmt=fmt,
-        sha256=digest,
-        dialect=dialect,
-        n_records=len(raws),
-    )
+
+def _corpus_files(folder: Path, fmt: str | None) -> tuple[list[Path], list[str]]:
+    """The corpus files of a folder, in name order, and the names it leaves out.
+
+    A folder of a feed's daily files (``2024-05-01.jsonl``, ...) is one corpus: its
+    files whose names end in a format's extension, compressed or not (only ``fmt``'s
+    when given). Hidden files are passed over; other files and subfolders are left out
+    and named (a README beside the data), never read in part.
+    """
+    if fmt not in (None, *FORMATS):
+        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
+    files, left_out = [], []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.startswith("."):
+            continue
+        suffix = inner_name(entry).suffix.lower() if entry.is_file() else ""
+        if suffix in _EXTENSIONS and fmt in (None, _EXTENSIONS[suffix]):
+            files.append(entry)
+        else:
+            left_out.append(entry.name + ("/" if entry.is_dir() else ""))
+    if not files:
+        wanted = ", ".join(k for k, v in _EXTENSIONS.items() if fmt in (None, v))
+        raise CorpusError(folder, f"the folder holds no corpus file (a name ending in {wanted}, "
+                                  f"or one of these compressed); it holds "
+                                  f"{_left_out(left_out) or 'nothing'}")
+    return files, left_out
+
+
+def _left_out(names: list[str]) -> str:
+    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    return f"{len(names)} ({shown})" if names else ""
+
+
+def _one_format(path: Path, files: list[Path], fmt: str | None) -> str:
+    """The format of the files read: the one named, else the one their names give (one only)."""
+    if fmt is not None or files == [path]:
+        return _resolve_format(files[0], fmt, inner_name(files[0]))
+    first: dict[str, str] = {}
+    for file in files:
+        first.setdefault(_resolve_format(file, None, inner_name(file)), file.name)
+    if len(first) > 1:
+        shown = ", ".join(f"{f} ({name}, ...)" for f, name in first.items())
+        raise CorpusError(path, f"the folder holds files of {len(first)} formats: {shown}; "
+                                "pass --format to read the files of one")
+    return next(iter(first))
 
 
 def _check_options(path: Path, fmt: str, dialect: str, sep: str | None, encoding: str) -> None:
@@ -247,9 +333,8 @@ def _check_options(path: Path, fmt: str, dialect: str, sep: str | None, encoding
 def _warn_rejected(path: Path, rejected: list[Rejected], n_records: int) -> None:
     """The one warning per load that summarises the rejected records."""
     first = rejected[0]
-    where = f"record {first.record}" + ("" if first.line is None else f" (line {first.line})")
     warnings.warn(
-        f"{path}: rejected {len(rejected)} of {n_records} records; first: {where}: "
+        f"{path}: rejected {len(rejected)} of {n_records} records; first: {first.where()}: "
         f"{first.reason}",
         CorpusWarning,
         stacklevel=3,  # the caller of load_corpus, as before this helper existed
@@ -439,8 +524,12 @@ def _validate(
     mapping: dict[str, str],
     file_fields: list[str],
     strict: bool,
+    files: list[str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str], list[Rejected]]:
-    """Map fields to canonical columns and sort records into items and rejects."""
+    """Map fields to canonical columns and sort records into items and rejects.
+
+    ``files``: per record, the name of the folder's file it is in (None: one file).
+    """
     consumed = set(mapping.values())
     derive_host = mapping["host"] not in file_fields
     # A file field named like a canonical column that was mapped elsewhere (say a "title"
@@ -449,12 +538,17 @@ def _validate(
 
     items: list[dict[str, Any]] = []
     rejected: list[Rejected] = []
-    first_seen: dict[str, tuple[RawRecord, dict[str, Any]]] = {}
+    first_seen: dict[str, tuple[int, dict[str, Any]]] = {}
 
-    def reject(raw: RawRecord, rid: str | None, reason: str) -> None:
+    def file_of(number: int) -> str | None:
+        return None if files is None else files[number]
+
+    def reject(number: int, rid: str | None, reason: str) -> None:
+        raw, file = raws[number], file_of(number)
         if strict:
-            raise CorpusError(path, reason, line=raw.line, record=raw.record)
-        rejected.append(Rejected(raw.record, raw.line, rid or None, reason, raw.last_line))
+            raise CorpusError(path if file is None else path / file, reason, line=raw.line,
+                              record=raw.record)
+        rejected.append(Rejected(raw.record, raw.line, rid or None, reason, raw.last_line, file))
 
     dates = _dates(raws, mapping["published_at"])
     for number, raw in enumerate(raws):
@@ -462,26 +556,28 @@ def _validate(
         if problem is not None:
             rid = _field(raw.fields, mapping["id"])
             ok_id = isinstance(rid, str) and field_problem({"id": rid}) is None
-            reject(raw, rid.strip() if ok_id and isinstance(rid, str) else None, problem)
+            reject(number, rid.strip() if ok_id and isinstance(rid, str) else None, problem)
             continue
         row, problem = _canonical_row(raw, mapping, int(dates.status[number]),
                                       dates.iso[number])
         # Reported ids are as written; a blank one is reported as None.
         rid = row["id"] if row["id"].strip() else ""
         if problem is not None:
-            reject(raw, rid, problem)
+            reject(number, rid, problem)
             continue
         # Ids are compared as written: " a" and "a" are different ids, as they are to
         # anything that joins on them later. Only accepted records claim an id, so a record
         # rejected for another reason does not make a later, usable one a duplicate.
         if row["id"] in first_seen:
-            first, kept = first_seen[row["id"]]
-            where = f"record {first.record}" + (
+            at, kept = first_seen[row["id"]]
+            first, file = raws[at], file_of(at)
+            where = ("" if file is None else f"{file} ") + f"record {first.record}" + (
                 "" if first.line is None else f", line {first.line}"
             )
-            reject(raw, rid, f"duplicate id {row['id']!r} (first at {where}){_repeat(row, kept)}")
+            reject(number, rid,
+                   f"duplicate id {row['id']!r} (first at {where}){_repeat(row, kept)}")
             continue
-        first_seen[row["id"]] = raw, row
+        first_seen[row["id"]] = number, row
         if derive_host:
             row["host"] = host_of(row["url"])
         for field, column in extras.items():

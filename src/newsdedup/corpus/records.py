@@ -81,6 +81,8 @@ class Rejected:
         reason: Why it was rejected.
         last_line: The last line of the record's text when it runs over lines that
             look like further records (an unclosed quote swallowing them), else ``None``.
+        file: The file of a folder the record is in (``record`` and ``line`` count in
+            that file); ``None`` when one file was read.
     """
 
     record: int
@@ -88,6 +90,19 @@ class Rejected:
     id: str | None
     reason: str
     last_line: int | None = None
+    file: str | None = None
+
+    def where(self) -> str:
+        """Where the record is, for messages: ``record 3 (line 4)``, after its file's name.
+
+        Examples:
+            >>> Rejected(3, 4, None, "x").where()
+            'record 3 (line 4)'
+            >>> Rejected(2, None, None, "x", file="b.csv").where()
+            'b.csv record 2'
+        """
+        head = f"{self.file} " if self.file is not None else ""
+        return f"{head}record {self.record}" + ("" if self.line is None else f" (line {self.line})")
 
 
 class RawRecord(NamedTuple):

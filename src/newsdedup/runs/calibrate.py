@@ -637,12 +637,17 @@ def recalibrate(name: str, corpus_path: Path | None = None, root: Path | None = 
     params = json.loads(params_path.read_text(encoding="utf-8"))
     recorded = params["corpus"]
     path = paths.locate_pinned() if corpus_path is None else Path(corpus_path)
-    digest = sha256_file(path)
+    dialect = recorded.get("dialect") or "standard"
+    # A file is checked before it is read (another corpus may not read with these options);
+    # a folder's checksum is over the files its load takes, so it is loaded first.
+    corpus = load_corpus(path, columns=columns, dialect=dialect) if path.is_dir() else None
+    digest = corpus.sha256 if corpus is not None else sha256_file(path)
     if digest != recorded["sha256"]:
         raise RecalibrationError(
             f"{path} (sha256 {digest[:12]}...) is not the corpus calibrated in "
             f"{params_path} ({recorded['file']}, sha256 {recorded['sha256'][:12]}...)")
-    corpus = load_corpus(path, columns=columns, dialect=recorded.get("dialect") or "standard")
+    if corpus is None:
+        corpus = load_corpus(path, columns=columns, dialect=dialect)
     sens = params["sensitivity"]
     grid = params["sweep"]["thresholds"]
     options = CalibrateConfig(n=sens["n"], fractions=tuple(sens["fractions"]),

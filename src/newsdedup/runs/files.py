@@ -374,18 +374,28 @@ REJECTS = "rejected.csv"
 def write_rejects(rejected: Iterable, path: Path) -> Path:
     """Write every rejected record (record, line, last line, id, reason) as CSV.
 
-    The console says one line per load under ``--quiet``; this file holds the list.
+    The console says one line per load under ``--quiet``; this file holds the list. The
+    records of a folder's files also name their file (first column).
     """
     import pandas as pd
 
-    rows = [{"record": r.record, "line": r.line, "last_line": r.last_line, "id": r.id,
-             "reason": r.reason} for r in rejected]
-    table = pd.DataFrame(rows, columns=["record", "line", "last_line", "id", "reason"])
+    rejected = list(rejected)
+    named = any(getattr(r, "file", None) is not None for r in rejected)
+    columns = ["file"] * named + ["record", "line", "last_line", "id", "reason"]
+    rows = [{"file": getattr(r, "file", None), "record": r.record, "line": r.line,
+             "last_line": r.last_line, "id": r.id, "reason": r.reason} for r in rejected]
+    table = pd.DataFrame(rows, columns=columns)
     return write_csv(table.astype({"line": "Int64", "last_line": "Int64"}), path)
 
 
 def corpus_meta(corpus, name: str) -> dict:
-    """What identifies the input of a run: name, file, checksum, format, counts, rejects."""
+    """What identifies the input of a run: name, file, checksum, format, counts, rejects.
+
+    A folder read as one corpus adds its files and what it left out; its rejects name
+    their file.
+    """
+    folder = {"files": list(corpus.files), "left_out": list(corpus.left_out)
+              } if getattr(corpus, "files", ()) else {}
     return {
         "name": name,
         "file": Path(corpus.path).name,
@@ -394,8 +404,10 @@ def corpus_meta(corpus, name: str) -> dict:
         "dialect": corpus.dialect,
         "records": corpus.n_records,
         "items": len(corpus.items),
+        **folder,
         "rejected": [
-            {"record": r.record, "line": r.line, "id": r.id, "reason": r.reason}
+            ({"file": r.file} if getattr(r, "file", None) is not None else {})
+            | {"record": r.record, "line": r.line, "id": r.id, "reason": r.reason}
             for r in corpus.rejected
         ],
     }

@@ -19,7 +19,8 @@ from newsdedup.runs.files import REJECTS, Progress, quiet
 def results_name(path: Path) -> str:
     """Default results folder name of a corpus file: its folder, else its stem.
 
-    A compressed file's stem is that of the file it holds.
+    A compressed file's stem is that of the file it holds; a folder read as one
+    corpus names its results itself.
 
     Examples:
         >>> results_name(Path("corpora/uci/news.csv")), results_name(Path("news.csv"))
@@ -27,6 +28,8 @@ def results_name(path: Path) -> str:
         >>> results_name(Path("news.jsonl.gz"))
         'news'
     """
+    if path.is_dir():
+        return path.resolve().name
     if path.parent.name not in ("", "."):
         return path.parent.name
     return Path(path.stem).stem if path.suffix.lower() in COMPRESSED_SUFFIXES else path.stem
@@ -75,6 +78,12 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
         warnings.simplefilter("ignore", CorpusWarning)
         corpus = load_corpus(path, fmt, columns=columns, strict=strict, dialect=dialect,
                              sep=sep, encoding=encoding)
+    if corpus.left_out:
+        shown = ", ".join(corpus.left_out[:5]) + (", ..." if len(corpus.left_out) > 5 else "")
+        # Said even under --quiet: what a folder holds and is not read is never passed silently.
+        progress(f"warning: left out {len(corpus.left_out):,} of what {path.name}/ holds, whose "
+                 f"names give no corpus format ({shown}); read its {len(corpus.files):,} "
+                 "corpus files in name order")
     rejected = corpus.rejected
     for rej in rejected[:each_reject]:
         progress(f"rejected {path.name} {_where(rej)}: {rej.reason}")
@@ -87,7 +96,8 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
 
 
 def _where(rej: Rejected) -> str:
-    return f"line {rej.line}" if rej.line is not None else f"record {rej.record}"
+    head = f"{rej.file} " if rej.file is not None else ""
+    return head + (f"line {rej.line}" if rej.line is not None else f"record {rej.record}")
 
 
 def require_pairs(corpus: LoadResult, what: str) -> None:
