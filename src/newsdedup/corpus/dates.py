@@ -13,6 +13,10 @@ Feeds write dates in five ways, and every one is read here (:data:`DATE_RULE`):
   ``1 May 2024 2:30 PM``). Without a zone they are read as the naive ISO forms are (UTC),
   and stored in their ISO spelling. ``05/01/2024`` stays refused: May 1 or January 5.
 
+The written forms may end in a zone name with one meaning (:data:`ZONE_OFFSETS`: UTC,
+GMT, UT, Z, KST, JST; ``2024-05-01 09:00:00 UTC``, ``Wed, 01 May 2024 09:00:00 KST``),
+read as its offset and stored in the ISO spelling; other names are refused.
+
 Dates are held as ``datetime64[ns]`` (naive, UTC), whose range is 1677-09-21 to
 2262-04-11. A value of a date form outside that range (year 9999, a 16-digit epoch) is
 not a parse failure but a date that cannot be placed: :func:`read_date_texts` marks it
@@ -36,7 +40,8 @@ __all__ = ["DATE_RULE", "OK", "NOT_A_DATE", "OUT_OF_RANGE", "DateTexts", "date_p
 DATE_RULE = ("an ISO 8601 date or time, an RFC 2822 date (RSS), epoch seconds (9 or 10 "
              "digits), epoch milliseconds (11 or more digits), a year-first date "
              "(2024.05.01 14:32, 2024/5/1, 2024년 5월 1일 오후 2:32) or one with an English "
-             "month name (May 1, 2024)")
+             "month name (May 1, 2024); a date with a time may end in an offset or the zone "
+             "name UTC, GMT, KST or JST")
 """What ``published_at`` may hold; empty means unknown. One rule for loading, the keep
 rules of the dedupe and the date windows of the cross-host study and the signals."""
 
@@ -56,6 +61,16 @@ _RFC2822 = re.compile(
     r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s*)?\d{1,2}\s+"
     r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{2,4}\s+"
     r"\d{1,2}:\d{2}(?::\d{2})?\s*(?:[+-]\d{4}|UT|GMT|Z|[ECMP][SD]T)", re.IGNORECASE)
+
+# Zone names read after any of the written forms above ("2024-05-01 09:00:00 UTC" as
+# BigQuery exports it, "Wed, 01 May 2024 09:00:00 KST" as some Korean RSS writes it):
+# only names with one meaning. Others stay refused rather than guessed: CST is US Central
+# (RFC 822) or China, IST India, Ireland or Israel, and EST also the Australian east.
+# Inside an RFC 2822 date, the RFC's own names (EST, PDT, ...) keep the RFC's meaning.
+ZONE_OFFSETS: dict[str, str] = {"UTC": "+00:00", "GMT": "+00:00", "UT": "+00:00",
+                                "Z": "+00:00", "KST": "+09:00", "JST": "+09:00"}
+"""Zone name -> UTC offset, for a date written with a zone name after it."""
+_ZONED = re.compile(r"(?P<body>.*?(?:\d|AM|PM))\s*(?P<zone>" + "|".join(ZONE_OFFSETS) + r")")
 
 # Dates as news pages print them (the fifth form of the module docstring). Each is
 # rewritten into its ISO spelling and read by the ISO parse, so a 31 February is refused
@@ -174,6 +189,7 @@ def read_date_texts(values: Sequence[str]) -> DateTexts:
     for k in np.flatnonzero(status == NOT_A_DATE).tolist():
         _rfc2822(raw[k], k, ns, status, known, iso)
     _printed_dates(raw, ns, status, known, iso)
+    _zoned_dates(raw, ns, status, known, iso)
     dates = pd.Series(np.where(known, ns, np.iinfo(np.int64).min).astype("datetime64[ns]"))
     return DateTexts(dates=dates, status=status, iso=iso)
 
@@ -208,6 +224,35 @@ def _printed_dates(raw: pd.Series, ns: np.ndarray, status: np.ndarray, known: np
         return
     rewritten = raw.copy()
     rewritten[at] = [text for text in spelled if text]
+    todo = np.zeros(len(raw), dtype=bool)
+    todo[at] = True
+    _iso_dates(rewritten, todo, ns, status, known)
+    for k in at[status[at] == OK].tolist():
+        iso[k] = rewritten[k]
+
+
+def _zoned_dates(raw: pd.Series, ns: np.ndarray, status: np.ndarray, known: np.ndarray,
+                 iso: list[str | None]) -> None:
+    """The values still not dates that are one of the forms followed by a zone name.
+
+    The name becomes its offset (:data:`ZONE_OFFSETS`), and the value is read again: as
+    RFC 2822, else as ISO or as a page prints it, stored in its ISO spelling.
+    """
+    spelled: dict[int, str] = {}
+    for k in np.flatnonzero(status == NOT_A_DATE).tolist():
+        match = _ZONED.fullmatch(raw[k])
+        if match is None:
+            continue
+        body, offset = match["body"], ZONE_OFFSETS[match["zone"]]
+        _rfc2822(f"{body} {offset.replace(':', '')}", k, ns, status, known, iso)
+        printed = _printed_iso(body) if status[k] != OK else "not a date"
+        if printed != "not a date":  # ISO, or as pages print it; a date alone has no zone
+            spelled[k] = (printed or body) + ("" if printed and "T" not in printed else offset)
+    if not spelled:
+        return
+    at = np.fromiter(spelled, dtype=np.int64, count=len(spelled))
+    rewritten = raw.copy()
+    rewritten[at] = list(spelled.values())
     todo = np.zeros(len(raw), dtype=bool)
     todo[at] = True
     _iso_dates(rewritten, todo, ns, status, known)
