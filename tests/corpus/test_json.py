@@ -107,3 +107,36 @@ def test_a_member_of_an_object_field_maps_with_a_dotted_name(tmp_path):
     with pytest.raises(CorpusError, match=r"'source\.nam' \(for 'source'\) is in no record; .*"
                                           r"e\.g\. --columns source=<field>$"):
         load_corpus(path, columns=columns | {"source": "source.nam"})
+
+
+@pytest.mark.parametrize(("name", "text", "says"), [
+    ("feed.json", '{"id": "a", "title": "x"}\n{"id": "b", "title": "y"}\n',
+     r"feed\.json:2: invalid JSON: Extra data \(column 1\); the file is JSON Lines .*"
+     r"pass --format jsonl"),
+    ("feed.jsonl", '[{"id": "a", "title": "x"},\n {"id": "b", "title": "y"}]\n',
+     r"feed\.jsonl:1: record 1: invalid JSON: .*; the file is one JSON document .*"
+     r"pass --format json"),
+    ("feed.jsonl", '[{"id": "a", "title": "x"}, {"id": "b", "title": "y"}]\n',
+     r"feed\.jsonl:1: record 1: expected a JSON object, got list; the file is one JSON "
+     r"document"),
+])
+def test_json_lines_and_a_json_document_in_each_others_names_say_which_they_are(
+        tmp_path, name, text, says):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CorpusError, match=says):
+        load_corpus(path)
+    other = {"feed.json": "jsonl", "feed.jsonl": "json"}[name]
+    assert load_corpus(path, other).items["id"].tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("feed.json", '{"id": "a", "title": "x"}\n"more"\n'),  # extra data, not an object
+    ("feed.jsonl", '{"id": "a", "title": "x"\n'),  # a broken first line
+])
+def test_broken_json_is_not_said_to_be_the_other_format(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CorpusError) as err:
+        load_corpus(path)
+    assert "the file is" not in str(err.value)

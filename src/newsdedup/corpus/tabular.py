@@ -76,9 +76,10 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
             raws.append(RawRecord(record, lineno, {}, str(exc)))
             continue
         except json.JSONDecodeError as exc:
+            hint = "; " + _DOCUMENT_HINT if record == 1 and _is_document(text) else ""
             raise CorpusError(
-                path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno, record=record
-            ) from exc
+                path, f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", line=lineno,
+                record=record) from exc
         except RecursionError:
             # Valid JSON nested deeper than Python's parser recurses: this record only.
             raws.append(RawRecord(record, lineno, {}, "arrays or objects nested deeper than "
@@ -89,11 +90,37 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
             continue
         if not isinstance(value, dict):
             kind = type(value).__name__
+            hint = "; " + _DOCUMENT_HINT if record == 1 and isinstance(value, list) else ""
             raise CorpusError(
-                path, f"expected a JSON object, got {kind}", line=lineno, record=record
+                path, f"expected a JSON object, got {kind}{hint}", line=lineno, record=record
             )
         raws.append(RawRecord(record, lineno, value, None))
     return raws
+
+
+# A .json file written as JSON Lines, or a .jsonl file holding one document, is common
+# (exports name both ".json"); the error says which format the text is.
+_LINES_HINT = ("the file is JSON Lines (one object per line): pass --format jsonl, or name "
+               "it .jsonl")
+_DOCUMENT_HINT = ("the file is one JSON document (an array, or an object holding one): pass "
+                  "--format json, or name it .json")
+
+
+def _is_lines(text: str) -> bool:
+    """Whether the first two non-blank lines of ``text`` are each a JSON object."""
+    lines = [line for line in text.split("\n", 50) if line.strip()][:2]
+    try:
+        return len(lines) == 2 and all(isinstance(json.loads(line), dict) for line in lines)
+    except ValueError:
+        return False
+
+
+def _is_document(text: str) -> bool:
+    """Whether ``text`` is one JSON array, or an object, over several lines."""
+    try:
+        return "\n" in text.strip() and isinstance(json.loads(text), (list, dict))
+    except (ValueError, RecursionError):
+        return False
 
 
 def read_json(path: Path, text: str) -> list[RawRecord]:
@@ -123,7 +150,8 @@ def read_json(path: Path, text: str) -> list[RawRecord]:
     try:
         document = json.loads(text)  # the whole file valid first: its faults are the file's
     except json.JSONDecodeError as exc:
-        raise CorpusError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
+        hint = "; " + _LINES_HINT if exc.msg == "Extra data" and _is_lines(text) else ""
+        raise CorpusError(path, f"invalid JSON: {exc.msg} (column {exc.colno}){hint}",
                           line=exc.lineno) from exc
     except RecursionError as exc:
         raise CorpusError(path, "arrays or objects nested deeper than the JSON reader can "
