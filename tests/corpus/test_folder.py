@@ -168,3 +168,17 @@ def test_recalibrate_checks_a_folder_by_its_listing(tmp_path):
         with pytest.raises(RecalibrationError, match=r"feed \(sha256 \w+\.\.\.\) is not the "
                                                      r"corpus calibrated"):
             recalibrate("feed", folder, tmp_path / "out")
+
+
+def test_several_files_on_the_command_line_are_pointed_to_their_folder(tmp_path, capsys):
+    folder = _folder(tmp_path, compress_first=False)
+    files = [str(folder / name) for name in DAYS]
+    with pytest.raises(SystemExit) as stop:
+        main(["dedupe", *files, "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "pass the folder that holds these files to read them as one" in err
+    with pytest.raises(SystemExit):
+        main(["dedupe", files[0], "--bogus"])
+    assert "folder" not in capsys.readouterr().err  # an unknown option is not a file

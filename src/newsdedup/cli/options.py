@@ -53,6 +53,11 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print ``prog: error: message (see prog -h)`` and exit with status 2."""
         origin = f"from {OneLineParser.source}; " if OneLineParser.source else ""
+        extra = message.removeprefix("unrecognized arguments: ")
+        if extra != message and all(Path(word).is_file() for word in extra.split(" ")):
+            # `newsdedup run feed/*.jsonl`: the shell gave several corpus files.
+            message += ("; a command reads one corpus: pass the folder that holds these files "
+                        "to read them as one")
         self.exit(2, f"{self.prog}: error: {message} ({origin}see {self.prog} -h)\n")
 
 
