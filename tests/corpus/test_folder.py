@@ -182,3 +182,14 @@ def test_several_files_on_the_command_line_are_pointed_to_their_folder(tmp_path,
     with pytest.raises(SystemExit):
         main(["dedupe", files[0], "--bogus"])
     assert "folder" not in capsys.readouterr().err  # an unknown option is not a file
+
+
+def test_an_empty_file_of_a_folder_holds_no_record(tmp_path):
+    folder = _folder(tmp_path)
+    (folder / "2024-05-03.jsonl").write_bytes(b"")  # a day without news
+    (folder / "2024-05-04.jsonl.gz").write_bytes(gzip.compress(b"\n"))
+    corpus = _load(folder)
+    assert corpus.files[-2:] == ("2024-05-03.jsonl", "2024-05-04.jsonl.gz")
+    assert corpus.n_records == 5 and len(corpus.items) == 3
+    with pytest.raises(CorpusError, match=r"2024-05-03\.jsonl:1: file is empty"):
+        load_corpus(folder / "2024-05-03.jsonl")  # alone, it is an error

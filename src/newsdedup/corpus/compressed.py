@@ -130,7 +130,7 @@ def unpack(path: Path, data: bytes) -> bytes:
             zipfile.BadZipFile) as exc:
         # Truncated data raises EOFError, a bad header OSError (gzip.BadGzipFile), a bad
         # stream zlib.error / LZMAError / OSError (bzip2), a bad CRC BadZipFile or OSError.
-        raise CorpusError(path, f"not a readable {kind} file ({exc or type(exc).__name__}); "
+        raise CorpusError(path, f"not a readable {kind} file ({str(exc) or type(exc).__name__}); "
                                 "it may be truncated or damaged") from None
 
 

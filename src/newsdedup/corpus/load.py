@@ -193,16 +193,21 @@ def load_corpus(
     _check_options(path, fmt, dialect, sep, encoding)
     mapping = _column_mapping(fmt, columns)
 
-    digests, raws, fields, where = [], [], [], []
+    digests: list[str] = []
+    raws: list[RawRecord] = []
+    fields: dict[str, None] = {}  # every file's field names, in the order first seen
+    where: list[str] = []
     for file in files:
         digest, file_fields, file_raws = _read_file(file, fmt, mapping, columns, array_name,
-                                                    dialect, sep, encoding)
+                                                    dialect, sep, encoding,
+                                                    empty_ok=file != path)
         digests.append(digest)
         raws += file_raws
-        fields += [f for f in file_fields if f not in fields]
+        fields.update(dict.fromkeys(file_fields))
         if file != path:  # a folder's file: its records are counted in it
             where += [file.name] * len(file_raws)
-    items, extras, rejected = _validate(path, raws, mapping, fields, strict, where or None)
+    items, extras, rejected = _validate(path, raws, mapping, list(fields), strict,
+                                        where or None)
     if rejected and not items:
         # Nothing usable is a failure of the input, not a run with an empty result: most
         # often a mistyped --columns, or a file that is not what it claims to be.
@@ -243,16 +248,24 @@ def _read_file(
     dialect: str,
     sep: str | None,
     encoding: str,
+    empty_ok: bool = False,
 ) -> tuple[str, list[str], list[RawRecord]]:
-    """One file's sha256 (as stored), field names and records, its header checked."""
+    """One file's sha256 (as stored), field names and records, its header checked.
+
+    ``empty_ok``: an empty file holds no record (a day without news in a folder of daily
+    files) instead of being an error.
+    """
     stored = path.read_bytes()
     digest = hashlib.sha256(stored).hexdigest()  # of the file as stored, compressed or not
-    if not stored.strip():
-        raise CorpusError(path, "file is empty", line=1)
-    data = unpack(path, stored)
+    empty = "file is empty" if not stored.strip() else None
+    data = unpack(path, stored) if empty is None else b""
     del stored  # a large compressed file's bytes are not kept beside its text
-    if not data.strip():
-        raise CorpusError(path, "file is empty once decompressed", line=1)
+    if empty is None and not data.strip():
+        empty = "file is empty once decompressed"
+    if empty is not None:
+        if empty_ok:
+            return digest, [], []
+        raise CorpusError(path, empty, line=1)
     header, raws = _read_records(path, data, fmt, array_name, dialect, sep, encoding,
                                  tab=inner_name(path).suffix.lower() == ".tsv")
     if header is not None:
