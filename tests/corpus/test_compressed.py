@@ -11,6 +11,7 @@ import lzma
 import warnings
 import zipfile
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 import pandas as pd
 import pytest
@@ -44,6 +45,15 @@ def _plain(fmt: str) -> tuple[str, bytes]:
         return "news.csv", frame.to_csv(index=False).encode()
     if fmt == "tsv":
         return "news.tsv", frame.to_csv(index=False, sep="\t").encode()
+    if fmt == "rss":
+        items = "".join(
+            f"<item><guid>{r['id']}</guid><title>{escape(r['title'])}</title>"
+            f"<link>{escape(r['url'])}</link>"
+            + (f"<pubDate>{r['published_at']}</pubDate>" if "published_at" in r else "")
+            + (f"<description>{escape(r['summary'])}</description>" if "summary" in r else "")
+            + "</item>\n" for r in ROWS)
+        return "news.rss", (f'<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0">'
+                            f"<channel><title>feed</title>\n{items}</channel></rss>\n").encode()
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     return "news.parquet", buffer.getvalue()
@@ -69,7 +79,7 @@ def _load(path: Path):
 
 
 @pytest.mark.parametrize("kind", ["gzip", "bzip2", "xz", "zip"])
-@pytest.mark.parametrize("fmt", ["jsonl", "json", "csv", "tsv", "parquet"])
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "csv", "tsv", "parquet", "rss"])
 def test_a_compressed_file_loads_as_the_file_it_holds(tmp_path, fmt, kind):
     name, data = _plain(fmt)
     (tmp_path / name).write_bytes(data)
