@@ -142,8 +142,8 @@ def test_the_commands_read_a_folder(tmp_path, capsys):
         said.append(capsys.readouterr())
     assert "3 items -> 2 kept, 1 merged groups" in said[0].out
     assert said[0].out == said[1].out
-    assert ("warning: left out 1 of what feed/ holds, whose names give no corpus format "
-            "(README.md); read its 2 corpus files in name order") in said[0].err
+    assert ("warning: feed/: read its 2 jsonl files in name order; left out 1 (README.md)"
+            in said[0].err)
     rejects = pd.read_csv(tmp_path / "out" / "feed" / "rejected.csv", dtype=str)
     assert rejects.columns.tolist()[:3] == ["file", "record", "line"]
     assert rejects["file"].tolist() == ["2024-05-02.jsonl"] * 2

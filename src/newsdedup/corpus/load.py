@@ -23,7 +23,7 @@ import datetime
 import hashlib
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -219,7 +219,7 @@ def load_corpus(
     if rejected:
         _warn_rejected(path, rejected, len(raws))
     if left_out:
-        warnings.warn(f"{path}: read {len(files)} files; left out {_left_out(left_out)}",
+        warnings.warn(f"{path}: read {len(files)} files; left out {named(left_out)}",
                       CorpusWarning, stacklevel=2)
     if files != [path]:
         # A folder's identity: the sha256 of its `sha256sum` listing, in name order.
@@ -306,13 +306,19 @@ def _corpus_files(folder: Path, fmt: str | None) -> tuple[list[Path], list[str]]
         wanted = ", ".join(k for k, v in _EXTENSIONS.items() if fmt in (None, v))
         raise CorpusError(folder, f"the folder holds no corpus file (a name ending in {wanted}, "
                                   f"or one of these compressed); it holds "
-                                  f"{_left_out(left_out) or 'nothing'}")
+                                  f"{named(left_out) or 'nothing'}")
     return files, left_out
 
 
-def _left_out(names: list[str]) -> str:
-    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    return f"{len(names)} ({shown})" if names else ""
+def named(names: Sequence[str], shown: int = 5) -> str:
+    """How many names, and the first ``shown`` of them, for a message; ``""`` for none.
+
+    Examples:
+        >>> named(["README.md", "notes/"]), named([f"{d}.txt" for d in range(7)], 2)
+        ('2 (README.md, notes/)', '7 (0.txt, 1.txt, ...)')
+    """
+    head = ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+    return f"{len(names):,} ({head})" if names else ""
 
 
 def _one_format(path: Path, files: list[Path], fmt: str | None) -> str:

@@ -12,7 +12,14 @@ from pathlib import Path
 
 from newsdedup import paths
 from newsdedup.corpus.compressed import COMPRESSED_SUFFIXES
-from newsdedup.corpus.load import CorpusError, CorpusWarning, LoadResult, Rejected, load_corpus
+from newsdedup.corpus.load import (
+    CorpusError,
+    CorpusWarning,
+    LoadResult,
+    Rejected,
+    load_corpus,
+    named,
+)
 from newsdedup.runs.files import REJECTS, Progress, quiet
 
 
@@ -79,11 +86,9 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
         corpus = load_corpus(path, fmt, columns=columns, strict=strict, dialect=dialect,
                              sep=sep, encoding=encoding)
     if corpus.left_out:
-        shown = ", ".join(corpus.left_out[:5]) + (", ..." if len(corpus.left_out) > 5 else "")
         # Said even under --quiet: what a folder holds and is not read is never passed silently.
-        progress(f"warning: left out {len(corpus.left_out):,} of what {path.name}/ holds, whose "
-                 f"names give no corpus format ({shown}); read its {len(corpus.files):,} "
-                 "corpus files in name order")
+        progress(f"warning: {path.name}/: read its {len(corpus.files):,} {corpus.fmt} files in "
+                 f"name order; left out {named(corpus.left_out)}")
     rejected = corpus.rejected
     for rej in rejected[:each_reject]:
         progress(f"rejected {path.name} {_where(rej)}: {rej.reason}")
