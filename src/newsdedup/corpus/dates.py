@@ -74,7 +74,8 @@ _ZONED = re.compile(r"(?P<body>.*?(?:\d|AM|PM))\s*(?P<zone>" + "|".join(ZONE_OFF
 
 # Dates as news pages print them (the fifth form of the module docstring). Each is
 # rewritten into its ISO spelling and read by the ISO parse, so a 31 February is refused
-# there. Only unambiguous orders: year first, or the month by name; no zone names.
+# there. Only unambiguous orders: year first, or the month by name; a zone name after one
+# is read by _zoned_dates, once every form without it has been tried.
 _TIME = (r"(?:,?\s*(?:at\s+)?(?P<ampm>오전|오후|AM|PM)?\s*(?P<H>\d{1,2}):(?P<M>\d{2})"
          r"(?::(?P<S>\d{2}))?\s*(?P<ampm2>AM|PM)?)?")
 _WEEKDAY = r"(?:\s*[(（][^)）]{1,9}[)）])?"  # (수), (Wed), （水）
@@ -245,7 +246,7 @@ def _zoned_dates(raw: pd.Series, ns: np.ndarray, status: np.ndarray, known: np.n
             continue
         body, offset = match["body"], ZONE_OFFSETS[match["zone"]]
         _rfc2822(f"{body} {offset.replace(':', '')}", k, ns, status, known, iso)
-        printed = _printed_iso(body) if status[k] != OK else "not a date"
+        printed = _printed_iso(body) if status[k] == NOT_A_DATE else "not a date"
         if printed != "not a date":  # ISO, or as pages print it; a date alone has no zone
             spelled[k] = (printed or body) + ("" if printed and "T" not in printed else offset)
     if not spelled:
