@@ -188,8 +188,10 @@ def load_corpus(
         ['a', 'T', 'x.org', '']
     """
     path = Path(path)
-    files, left_out = _corpus_files(path, fmt) if path.is_dir() else ([path], [])
-    fmt = _one_format(path, files, fmt)
+    folder = path.is_dir()
+    # Each file read, with the name of the file it holds (news.jsonl.gz holds news.jsonl).
+    held, left_out = _corpus_files(path, fmt) if folder else ({path: inner_name(path)}, [])
+    fmt = _one_format(path, held, fmt)
     _check_options(path, fmt, dialect, sep, encoding)
     mapping = _column_mapping(fmt, columns)
 
@@ -197,14 +199,15 @@ def load_corpus(
     raws: list[RawRecord] = []
     fields: dict[str, None] = {}  # every file's field names, in the order first seen
     where: list[str] = []
-    for file in files:
+    for file, inner in held.items():
         digest, file_fields, file_raws = _read_file(file, fmt, mapping, columns, array_name,
                                                     dialect, sep, encoding,
-                                                    empty_ok=file != path)
+                                                    tab=inner.suffix.lower() == ".tsv",
+                                                    empty_ok=folder)
         digests.append(digest)
         raws += file_raws
         fields.update(dict.fromkeys(file_fields))
-        if file != path:  # a folder's file: its records are counted in it
+        if folder:  # a folder's file: its records are counted in it
             where += [file.name] * len(file_raws)
     items, extras, rejected = _validate(path, raws, mapping, list(fields), strict,
                                         where or None)
@@ -219,11 +222,11 @@ def load_corpus(
     if rejected:
         _warn_rejected(path, rejected, len(raws))
     if left_out:
-        warnings.warn(f"{path}: read {len(files)} files; left out {named(left_out)}",
+        warnings.warn(f"{path}: read {len(held)} files; left out {named(left_out)}",
                       CorpusWarning, stacklevel=2)
-    if files != [path]:
+    if folder:
         # A folder's identity: the sha256 of its `sha256sum` listing, in name order.
-        digest = hashlib.sha256("".join(f"{d}  {f.name}\n" for d, f in zip(digests, files,
+        digest = hashlib.sha256("".join(f"{d}  {f.name}\n" for d, f in zip(digests, held,
                                                                             strict=True)
                                         ).encode()).hexdigest()
     return LoadResult(
@@ -234,7 +237,7 @@ def load_corpus(
         sha256=digest,
         dialect=dialect,
         n_records=len(raws),
-        files=tuple(f.name for f in files) if files != [path] else (),
+        files=tuple(f.name for f in held) if folder else (),
         left_out=tuple(left_out),
     )
 
@@ -248,12 +251,14 @@ def _read_file(
     dialect: str,
     sep: str | None,
     encoding: str,
+    tab: bool = False,
     empty_ok: bool = False,
 ) -> tuple[str, list[str], list[RawRecord]]:
     """One file's sha256 (as stored), field names and records, its header checked.
 
-    ``empty_ok``: an empty file holds no record (a day without news in a folder of daily
-    files) instead of being an error.
+    ``tab``: the file (or the one it holds) is named ``.tsv``. ``empty_ok``: an empty file
+    holds no record (a day without news in a folder of daily files) instead of being an
+    error.
     """
     stored = path.read_bytes()
     digest = hashlib.sha256(stored).hexdigest()  # of the file as stored, compressed or not
@@ -266,8 +271,7 @@ def _read_file(
         if empty_ok:
             return digest, [], []
         raise CorpusError(path, empty, line=1)
-    header, raws = _read_records(path, data, fmt, array_name, dialect, sep, encoding,
-                                 tab=inner_name(path).suffix.lower() == ".tsv")
+    header, raws = _read_records(path, data, fmt, array_name, dialect, sep, encoding, tab)
     if header is not None:
         file_fields = header
     else:
@@ -283,8 +287,11 @@ def _read_file(
     return digest, file_fields, raws
 
 
-def _corpus_files(folder: Path, fmt: str | None) -> tuple[list[Path], list[str]]:
+def _corpus_files(folder: Path, fmt: str | None) -> tuple[dict[Path, Path], list[str]]:
     """The corpus files of a folder, in name order, and the names it leaves out.
+
+    Each file comes with the name of the file it holds
+    (:func:`~newsdedup.corpus.compressed.inner_name`), which gives its format.
 
     A folder of a feed's daily files (``2024-05-01.jsonl``, ...) is one corpus: its
     files whose names end in a format's extension, compressed or not (only ``fmt``'s
@@ -293,13 +300,15 @@ def _corpus_files(folder: Path, fmt: str | None) -> tuple[list[Path], list[str]]
     """
     if fmt not in (None, *FORMATS):
         raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
-    files, left_out = [], []
+    files: dict[Path, Path] = {}
+    left_out: list[str] = []
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.startswith("."):
             continue
-        suffix = inner_name(entry).suffix.lower() if entry.is_file() else ""
-        if suffix in _EXTENSIONS and fmt in (None, _EXTENSIONS[suffix]):
-            files.append(entry)
+        inner = inner_name(entry) if entry.is_file() else None
+        kind = _EXTENSIONS.get(inner.suffix.lower()) if inner is not None else None
+        if inner is not None and kind is not None and fmt in (None, kind):
+            files[entry] = inner
         else:
             left_out.append(entry.name + ("/" if entry.is_dir() else ""))
     if not files:
@@ -321,13 +330,17 @@ def named(names: Sequence[str], shown: int = 5) -> str:
     return f"{len(names):,} ({head})" if names else ""
 
 
-def _one_format(path: Path, files: list[Path], fmt: str | None) -> str:
-    """The format of the files read: the one named, else the one their names give (one only)."""
-    if fmt is not None or files == [path]:
-        return _resolve_format(files[0], fmt, inner_name(files[0]))
+def _one_format(path: Path, held: dict[Path, Path], fmt: str | None) -> str:
+    """The format of the files read: the one named, else the one their names give (one only).
+
+    ``held``: each file read, with the name of the file it holds.
+    """
+    file, inner = next(iter(held.items()))
+    if fmt is not None or file == path:
+        return _resolve_format(file, fmt, inner)
     first: dict[str, str] = {}
-    for file in files:
-        first.setdefault(_resolve_format(file, None, inner_name(file)), file.name)
+    for file, inner in held.items():
+        first.setdefault(_resolve_format(file, None, inner), file.name)
     if len(first) > 1:
         shown = ", ".join(f"{f} ({name}, ...)" for f, name in first.items())
         raise CorpusError(path, f"the folder holds files of {len(first)} formats: {shown}; "
