@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import functools
+import io
 import json
 import re
 import tempfile
@@ -397,6 +399,49 @@ def test_undecodable_bytes_name_an_encoding_that_decodes_the_file(tmp_path: Path
 def test_utf8_bom_is_dropped(tmp_path: Path) -> None:
     path = write(tmp_path, "n.csv", "\ufeffid,title\n1,T\n".encode())
     assert load_quiet(path).items["id"].tolist() == ["1"]
+
+
+UNICODE_TEXT = "id\ttitle\tsummary\n1\t속보 \"뉴스\"\tcafé ẞ 😀\n2\t둘째 기사\t\n"
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-be"])
+@pytest.mark.parametrize("name", ["n.tsv", "n.jsonl", "n.json"])
+def test_a_utf16_or_utf32_file_is_read_by_its_byte_order_mark(tmp_path: Path, codec: str,
+                                                               name: str) -> None:
+    # Excel's "Unicode Text" is UTF-16 with a byte-order mark; the mark names the encoding.
+    frame = pd.read_csv(io.StringIO(UNICODE_TEXT), sep="\t", dtype=str, keep_default_na=False)
+    text = {"n.tsv": UNICODE_TEXT,
+            "n.jsonl": frame.to_json(orient="records", lines=True, force_ascii=False),
+            "n.json": frame.to_json(orient="records", force_ascii=False)}[name]
+    bom = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE,
+           "utf-32-be": codecs.BOM_UTF32_BE}.get(codec, b"")
+    plain = load_quiet(write(tmp_path, "plain-" + name, text.encode()))
+    marked = load_quiet(write(tmp_path, name, bom + text.encode(codec)))
+    pd.testing.assert_frame_equal(marked.items, plain.items)
+    assert marked.items["summary"].tolist() == ["café ẞ 😀", ""]
+
+
+def test_a_damaged_utf16_file_names_its_line_and_its_byte_order_mark(tmp_path: Path) -> None:
+    text = "".join(f"{k}\t기사 {k}\n" for k in range(1, 40))
+    data = ("id\ttitle\n" + text).encode("utf-16")
+    cut = 301  # an odd number of bytes: the last character is cut in half
+    # The line of the cut character, counted in the text itself (two bytes a character).
+    line = ("id\ttitle\n" + text)[: (cut - 2) // 2].count("\n") + 1
+    with pytest.raises(CorpusError, match=rf"c\.tsv:{line}: cannot decode byte 0x[0-9a-f]{{2}} at "
+                                          rf"byte offset 300 as utf-16; its byte-order mark "
+                                          rf"says utf-16: the file is damaged or cut short$"):
+        load_corpus(write(tmp_path, "c.tsv", data[:cut]))
+    surrogate = data[:100] + b"\x00\xdc" + data[102:]  # a low surrogate alone (little-endian)
+    with pytest.raises(CorpusError, match=r"s\.tsv:\d+: cannot decode bytes 0x00 dc at byte "
+                                          r"offset 100 as utf-16"):
+        load_corpus(write(tmp_path, "s.tsv", surrogate))
+
+
+def test_an_encoding_the_user_names_is_kept_over_a_byte_order_mark(tmp_path: Path) -> None:
+    path = write(tmp_path, "k.tsv", "id\ttitle\n1\t뉴스\n".encode("utf-16"))
+    with pytest.raises(CorpusError, match=r"at byte offset 0 as cp949; "):
+        load_corpus(path, encoding="cp949")
+    assert load_quiet(path, encoding="utf-16").items["title"].tolist() == ["뉴스"]
 
 
 # ---------------------------------------------------------------------------------------

@@ -123,11 +123,40 @@ class RawRecord(NamedTuple):
     last_line: int | None = None
 
 
+UNICODE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16's: FF FE 00 00 begins with FF FE
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+"""Byte-order marks that name a UTF-16 or UTF-32 file (:func:`decode_bytes`)."""
+
+
+def bom_encoding(data: bytes, encoding: str) -> str:
+    r"""The encoding to read ``data`` in: ``encoding``, or the UTF-16/32 its byte-order mark names.
+
+    Excel's "Unicode Text" export and some Windows tools write UTF-16 with a byte-order
+    mark. Such a file is never valid UTF-8 (FF and FE are no UTF-8 bytes), so when
+    UTF-8 is asked (the default) the mark decides; an encoding the user named otherwise
+    is kept.
+
+    Examples:
+        >>> bom_encoding("id".encode("utf-16"), "utf-8"), bom_encoding(b"id", "utf-8")
+        ('utf-16', 'utf-8')
+        >>> bom_encoding("id".encode("utf-32"), "UTF8"), bom_encoding(b"\xff\xfei", "cp949")
+        ('utf-32', 'cp949')
+    """
+    if codecs.lookup(encoding).name != "utf-8":
+        return encoding
+    return next((name for bom, name in UNICODE_BOMS if data.startswith(bom)), encoding)
+
+
 def decode_bytes(path: str | Path, data: bytes, encoding: str = "utf-8") -> str:
     r"""Decode a text file's bytes, naming the line and byte offset of a bad sequence.
 
     A leading byte-order mark is dropped (spreadsheet exports often carry one, and it
-    would otherwise stick to the first header name).
+    would otherwise stick to the first header name); a UTF-16 or UTF-32 one is read
+    as its encoding when UTF-8 is asked (:func:`bom_encoding`).
 
     Args:
         path: The file, for the error message.
@@ -143,21 +172,27 @@ def decode_bytes(path: str | Path, data: bytes, encoding: str = "utf-8") -> str:
     Examples:
         >>> decode_bytes("f.txt", "가나".encode())
         '가나'
+        >>> decode_bytes("f.txt", "id\n가나".encode("utf-16"))
+        'id\n가나'
         >>> decode_bytes("f.txt", b"ok\n\xff")
         Traceback (most recent call last):
         ...
         newsdedup.corpus.records.CorpusError: f.txt:2: cannot decode byte 0xff at byte offset 3 ...
     """
+    asked, encoding = encoding, bom_encoding(data, encoding)
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        # Lines are counted in the text before the bad bytes: in UTF-16 a newline is
+        # two bytes, and one of them may be 0x0A inside another character.
+        line = data[: exc.start].decode(encoding, errors="replace").count("\n") + 1
         bad = data[exc.start : exc.end].hex(" ")
         plural = "s" if exc.end - exc.start > 1 else ""
         raise CorpusError(
             path,
             f"cannot decode byte{plural} 0x{bad} at byte offset {exc.start} as {encoding}; "
-            + _encoding_hint(data, encoding),
+            + (_encoding_hint(data, encoding) if encoding == asked else
+               f"its byte-order mark says {encoding}: the file is damaged or cut short"),
             line=line,
         ) from exc
     return text.removeprefix("\ufeff")
