@@ -123,7 +123,9 @@ def test_the_curves_measure_what_dedupe_runs(modelled):
     for cut, merged in zip(pairs["cut"], pairs["merged_pairs"], strict=True):
         assert merged == int((prob >= cut).sum()), cut
     # Each cut's row counts the pairs that the dedupe at that cut merges.
-    spec = ModelSpec(model, None, cal["floor"], cal["ngram"], cal["scheme"], cal["embedding"])
+    assert cal["link"] == "average"  # the groups the curve measured, and dedupe runs
+    spec = ModelSpec(model, None, cal["floor"], cal["ngram"], cal["scheme"], cal["embedding"],
+                     link=cal["link"])
     groups = pd.read_csv(folder / "calibrate" / "pair_model.csv")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(modelled_step, "embed", bag_of_words)

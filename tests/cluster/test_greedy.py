@@ -6,6 +6,8 @@ from hypothesis.extra.numpy import arrays
 
 from newsdedup.cluster.greedy import Clustering, connected_components, greedy_clusters, greedy_pairs
 
+from .conftest import average_link_reference
+
 # A ~ B, B ~ C, A !~ C.
 CHAIN = np.array([[1.0, 0.5, 0.1], [0.5, 1.0, 0.5], [0.1, 0.5, 1.0]])
 
@@ -190,3 +192,46 @@ def test_greedy_pairs_ignores_pairs_below_the_threshold_and_nan():
     assert c.labels.tolist() == [0, 1, 2]
     with pytest.raises(ValueError, match="permutation"):
         greedy_pairs(2, np.array([0]), np.array([1]), np.array([1.0]), 0.3, order=[0, 0])
+
+
+# Scores in eighths: every sum of them is exact, so no summation order can move a mean
+# across the threshold.
+EIGHTHS = st.sampled_from([k / 8 for k in range(9)])
+
+
+@st.composite
+def sparse_problems(draw):
+    n = draw(st.integers(1, 12))
+    i, j = np.triu_indices(n, 1)
+    listed = np.asarray(draw(st.lists(st.booleans(), min_size=len(i), max_size=len(i))),
+                        dtype=bool)
+    score = np.asarray(draw(st.lists(EIGHTHS, min_size=len(i), max_size=len(i))),
+                       dtype=np.float64)
+    threshold = draw(EIGHTHS)
+    order = draw(st.permutations(range(n)))
+    rank = draw(arrays(np.int64, (n,), elements=st.integers(0, 3)))
+    return n, i[listed], j[listed], score[listed], threshold, list(order), rank
+
+
+@given(sparse_problems())
+def test_average_link_equals_a_plain_oracle(problem):
+    n, i, j, score, threshold, order, rank = problem
+    for r in (rank, None):
+        want = average_link_reference(n, i, j, score, threshold, order, r)
+        for compiled in (False, True):  # the Python loop and the numba walk
+            got = greedy_pairs(n, i, j, score, threshold, order=order, rank=r,
+                               compiled=compiled, link="average")
+            assert got.labels.tolist() == want.tolist()
+            joined = got.joined_to >= 0
+            assert (got.join_scores[joined] >= threshold).all()
+
+
+def test_a_member_below_the_threshold_with_the_group_keeps_a_newcomer_out():
+    # 2 scores 0.9 with the representative 0 and 0.1 with member 1: mean 0.5 < 0.6.
+    i, j, p = np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([0.8, 0.9, 0.1])
+    assert greedy_pairs(3, i, j, p, 0.6).labels.tolist() == [0, 0, 0]
+    assert greedy_pairs(3, i, j, p, 0.6, link="average").labels.tolist() == [0, 0, 1]
+    # At 0.5 the mean reaches the threshold exactly: it joins.
+    assert greedy_pairs(3, i, j, p, 0.5, link="average").labels.tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="link must be one of"):
+        greedy_pairs(3, i, j, p, 0.5, link="single")

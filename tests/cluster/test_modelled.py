@@ -14,8 +14,17 @@ import newsdedup.cluster.modelled as modelled
 from newsdedup.calibration.file import CalibrationFileError
 from newsdedup.cli import main
 from newsdedup.cluster.dedupe import dedupe
-from newsdedup.cluster.modelled import ModelSpec, model_config, model_dedupe, read_model_spec
+from newsdedup.cluster.modelled import (
+    ModelSpec,
+    item_signals,
+    model_config,
+    model_dedupe,
+    read_model_spec,
+    score_candidates,
+)
 from newsdedup.score.pair_model import PairModel
+
+from .conftest import average_link_reference
 
 
 def bag_of_words(texts, **_kw) -> np.ndarray:
@@ -61,6 +70,50 @@ def test_a_model_of_the_jaccard_alone_groups_as_the_character_dedupe(at):
     assert by_model.items["representative"].tolist() == by_score.items["representative"].tolist()
 
 
+def drifting(n: int = 90, per: int = 5, seed: int = 0) -> pd.DataFrame:
+    """Stories of ``per`` versions, each changing one more word of the last (a drift)."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{k}" for k in range(40)]
+    rows = []
+    for s in range(n // per):
+        title = list(rng.choice(words, 7))
+        for k in range(per):
+            if k:
+                title[int(rng.integers(0, 7))] = str(rng.choice(words))
+            rows.append({"id": f"{s}-{k}", "title": " ".join(title), "summary": "",
+                         "published_at": f"2024-01-{1 + s % 28:02d}T0{k}:00:00Z"})
+    return pd.DataFrame(rows)
+
+
+# A model on Jaccard and the cosine: its probabilities are not one score's ranks.
+TWO_SIGNALS = PairModel(("jaccard", "cosine"), (0.0, 0.0), (1.0, 1.0), -6.0, (8.0, 4.0),
+                        (0.0, 1.0), "by hand")
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.5, 0.8])
+def test_the_model_groups_by_average_link_as_the_plain_oracle_does(cut):
+    items = drifting()
+    spec = ModelSpec(TWO_SIGNALS, cut, 0.05, 3, "hangul-alnum", "use", link="average")
+    got = model_dedupe(items, spec)
+    scored = score_candidates(items, TWO_SIGNALS, 0.05, 3, "hangul-alnum",
+                              item_signals(items, model_config(3, "hangul-alnum"), "use", None))
+    # Survivors are every row, in visiting order: the oracle visits them so.
+    want = average_link_reference(len(items), scored.i, scored.j, scored.probability, cut,
+                                  rank=scored.prep.rank[scored.prep.survivors])
+    per_row = np.empty(len(items), dtype=np.int64)
+    per_row[scored.prep.survivors] = want
+    assert pd.factorize(got.items["group"])[0].tolist() == pd.factorize(per_row)[0].tolist()
+
+
+def test_the_spec_link_decides_the_groups():
+    # On drifting stories the two rules group differently (the oracle test says which is
+    # right): the spec's link reaches the clustering.
+    spec = ModelSpec(TWO_SIGNALS, 0.5, 0.05, 3, "hangul-alnum", "use", link="average")
+    by_average = model_dedupe(drifting(), spec).items["group"]
+    by_rep = model_dedupe(drifting(), replace(spec, link="representative")).items["group"]
+    assert by_average.tolist() != by_rep.tolist()
+
+
 def test_the_cut_is_required_and_the_error_says_what_to_do():
     spec = ModelSpec(jaccard_only(0.3), None, 0.05, 3, "hangul-alnum", "use", "cal.json")
     with pytest.raises(ValueError, match="cal.json: the pair model has no recommended cut"):
@@ -86,7 +139,13 @@ def test_read_model_spec_reads_the_model_file_beside_the_calibration(tmp_path):
     assert read_model_spec(tmp_path / "plain.json") is None
 
 
+def test_the_link_is_read_and_a_file_without_one_was_measured_by_the_representative(tmp_path):
+    assert read_model_spec(_calibration(tmp_path, link="average")).link == "average"
+    assert read_model_spec(_calibration(tmp_path)).link == "representative"
+
+
 @pytest.mark.parametrize(("change", "message"), [
+    ({"link": "single"}, "'link' must be one of"),
     ({"recommended_cut": 2}, "'recommended_cut' must be a number in"),
     ({"file": "calibrate/missing.json"}, "its model file .* does not exist"),
 ])

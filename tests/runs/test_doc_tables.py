@@ -131,6 +131,29 @@ def test_the_uci_rows_are_the_ones_the_labels_choose(tmp_path):
     assert last.endswith("| 5 (3) | 4 (1) |")
 
 
+def test_the_representative_link_rows_are_never_picked_and_follow_the_pick(tmp_path):
+    folder = tmp_path / "pair-model-study"
+    folder.mkdir()
+    base = [0.8, 0.3, 0.7, 0.2, 10, 5]
+    nan = float("nan")
+    rows = [("calibrated dedupe", 0.2, *base, 0.95, 0.9, 0.99, 0.1, 0.05, 0.2),
+            ("model dedupe", 0.5, *base, 0.92, 0.8, 0.99, 0.4, 0.3, 0.6),
+            ("model dedupe", 0.6, *base, 0.95, 0.85, 0.99, 0.3, 0.2, 0.5),
+            # Stated values a comparison row never has, to prove it is never picked.
+            ("model dedupe", 0.5, 0.6, 0.5, 0.5, 0.4, 20, 40, 0.99, 0.9, 1.0, 0.9, 0.8, 1.0),
+            ("model dedupe", 0.6, 0.7, 0.4, 0.6, 0.3, 15, 30, nan, nan, nan, nan, nan, nan)]
+    study = _study(rows).assign(link=["representative", "average", "average",
+                                      "representative", "representative"])
+    study.to_csv(folder / "uci-head.csv", index=False)
+    lines = uci_block(tmp_path).splitlines()
+    assert len(lines) == 5
+    assert lines[3].startswith("| with the aggregator's timestamps | model, hold-out's pick | "
+                               "0.50 | 0.920 [0.800, 0.990] | 0.800 | 0.300 |")
+    assert lines[4].startswith("| with the aggregator's timestamps | model, same cut, through "
+                               "the representative alone | 0.50 | 0.990 [0.900, 1.000] | "
+                               "0.600 | 0.500 |")
+
+
 def test_the_planted_rows_count_seeds_and_coverage(tmp_path):
     folder = tmp_path / "pair-model-study"
     folder.mkdir()

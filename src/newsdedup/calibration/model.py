@@ -78,6 +78,8 @@ class ModelEvidence:
         floor: Lowest character Jaccard of a candidate (the population's floor).
         ngram: Character n-gram size of that Jaccard.
         scheme: Its normalization scheme.
+        link: How the curve's groups were formed (``link`` of
+            :func:`~newsdedup.cluster.greedy.greedy_pairs`).
     """
 
     model: PairModel
@@ -90,6 +92,7 @@ class ModelEvidence:
     floor: float
     ngram: int
     scheme: str
+    link: str
 
 
 def _inclusion(pop: Population, drawn: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -212,7 +215,8 @@ def model_evidence(items: pd.DataFrame, pop: Population, labels: Path,
                                     f"({int(np.sum(loop.same))} same)")
     prob = model.probability(features)
     # The model's dedupe, exactly as `dedupe --calibration` runs it (cluster.modelled):
-    # the candidates at the floor (no exact pass), greedy groups at each cut (no chaining).
+    # the candidates at the floor (no exact pass), greedy groups at each cut by average
+    # link (no chaining, no topic drawn in through its representative).
     scored = score_candidates(items, model, pop.floor, base.n, base.scheme, signals)
     groups = {c: scored.labels(c) for c in CUTS}
     both = {"": loop} | ({"_holdout": held} if held is not None else {})
@@ -248,7 +252,7 @@ def model_evidence(items: pd.DataFrame, pop: Population, labels: Path,
               "model_pairs": _best_recall(pairs, "cut", target, prefix),
               "character_pairs": _best_recall(character, "threshold", target, prefix)}
     return ModelEvidence(model, curve, pairs, character, table, choice, backend, pop.floor,
-                         base.n, base.scheme)
+                         base.n, base.scheme, scored.link)
 
 
 def _held_inclusion(pop: Population, held: LabelSample, loop_drawn: np.ndarray) -> np.ndarray:

@@ -54,6 +54,7 @@ def model_record(model: ModelEvidence, path: str) -> dict:
         "features": list(model.model.features),
         "embedding": model.backend,
         "floor": model.floor, "ngram": model.ngram, "scheme": model.scheme,
+        "link": model.link,
         "fitted_on": model.model.fitted_on,
         "target_precision": choice["target"],
         "recommended_cut": choice["cut"],

@@ -637,13 +637,15 @@ def deciding_pairs(prep: Prepared, threshold: float,
 
 
 def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
-              threshold: float) -> Clustering:
+              threshold: float, link: str = "representative") -> Clustering:
     """Greedy clustering of the survivors from their scored pairs at ``threshold``.
 
     Args:
         prep: From :func:`prepare`.
         pairs: From :func:`near_pairs` at a threshold ``<= threshold``.
         threshold: The near-pass threshold.
+        link: How a newcomer is compared with a group
+            (:func:`~newsdedup.cluster.greedy.greedy_pairs`).
 
     Returns:
         The :class:`~newsdedup.cluster.greedy.Clustering` of the survivors.
@@ -652,7 +654,7 @@ def near_pass(prep: Prepared, pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
     # Survivors are already in visiting order, best first: the founder of a
     # group outranks every later member, so it stays the representative.
     return greedy_pairs(prep.survivors.size, i, j, score, threshold,
-                        rank=prep.rank[prep.survivors])
+                        rank=prep.rank[prep.survivors], link=link)
 
 
 @dataclass(frozen=True)

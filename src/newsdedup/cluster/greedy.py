@@ -11,6 +11,12 @@ the *current representative* of each existing group. It joins the best one at
 or above the threshold, otherwise it founds a new group. Members are never
 compared with each other, so no chain can form.
 
+With ``link="average"`` (:func:`greedy_pairs`) a newcomer must also reach the
+threshold on average over the group's members, not only with the
+representative: a representative with generic wording (a topic's usual
+words) otherwise draws in items of neighbouring stories that resemble it and
+nothing else in the group. The pair model's dedupe groups this way.
+
 The trade-off is deliberate: greedy clustering over-splits. Seed 000 kept a
 "진천군 스마트돌봄" group and a "진천군 내년까지 어린이집 16곳" group apart
 although both report the same project, because their representatives scored
@@ -196,6 +202,7 @@ def greedy_pairs(
     order: Sequence[int] | None = None,
     rank: np.ndarray | None = None,
     compiled: bool | None = None,
+    link: str = "representative",
 ) -> Clustering:
     """:func:`greedy_clusters` from a sparse list of scored pairs instead of a matrix.
 
@@ -218,34 +225,57 @@ def greedy_pairs(
         compiled: Run the numba walk (:func:`greedy_walk`); None: from
             :data:`COMPILED_MIN` items plus pairs on (a sixteenth of it once numba is
             imported). Both give the same clustering.
+        link: ``"representative"``: join the best representative at or above the
+            threshold. ``"average"``: join it only if the mean score over that
+            group's members (pairs not listed count as 0) also reaches the threshold;
+            otherwise found a group (a second-best group is not tried: the item is
+            closest to the one that refused it).
 
     Returns:
         The :class:`Clustering`.
+
+    Raises:
+        ValueError: ``link`` is neither.
 
     Examples:
         >>> c = greedy_pairs(3, np.array([0, 1]), np.array([1, 2]), np.array([.5, .5]), 0.4)
         >>> c.labels.tolist(), c.joined_to.tolist()
         ([0, 0, 1], [-1, 0, -1])
+
+        Item 2 matches the representative 0 (0.9) but not member 1 (unlisted: 0), a
+        mean of 0.45; by average link it founds its own group:
+
+        >>> i, j, p = np.array([0, 0]), np.array([1, 2]), np.array([.8, .9])
+        >>> greedy_pairs(3, i, j, p, 0.5).labels.tolist()
+        [0, 0, 0]
+        >>> greedy_pairs(3, i, j, p, 0.5, link="average").labels.tolist()
+        [0, 0, 1]
     """
+    if link not in LINKS:
+        raise ValueError(f"link must be one of {LINKS}, got {link!r}")
+    average = link == "average"
     visit, pref = _visit_and_rank(n, order, rank)
     if compiled is None:
         # Once numba is imported (a large dedupe scored its buckets compiled) only the
         # compiled walk's own load is left to repay.
         compiled = n + len(i) >= (COMPILED_MIN >> 4 if "numba" in sys.modules else COMPILED_MIN)
     if not compiled:
-        return _greedy_python(n, i, j, score, threshold, visit, pref)
+        return _greedy_python(n, i, j, score, threshold, visit, pref, average)
+    # The average reads every listed pair of a newcomer, those below the threshold too.
     labels, reps, join_scores, joined_to = greedy_walk(
-        visit, *pair_csr(n, i, j, score, threshold), threshold, *_prefs(pref), False)
+        visit, *pair_csr(n, i, j, score, -np.inf if average else threshold), threshold,
+        *_prefs(pref), False, average)
     return Clustering(labels=labels, representatives=reps, join_scores=join_scores,
                       joined_to=joined_to)
 
 
 def _greedy_python(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, threshold: float,
-                   visit: np.ndarray, pref: np.ndarray | None) -> Clustering:
+                   visit: np.ndarray, pref: np.ndarray | None, average: bool = False
+                   ) -> Clustering:
     """:func:`greedy_pairs` as a Python loop over lists (small inputs: no numba import)."""
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
-    hit = ~np.isnan(score) & (score >= threshold) & (i != j)
+    hit = ~np.isnan(score) & (i != j) & ((score >= threshold) | average)
     src = np.concatenate([i[hit], j[hit]])
     dst = np.concatenate([j[hit], i[hit]])
     val = np.concatenate([score[hit], score[hit]])
@@ -257,22 +287,33 @@ def _greedy_python(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, thre
     labels = [-1] * n
     rep_group = [-1] * n  # group id while an item is a current representative
     reps: list[int] = []
+    size: list[int] = []  # members per group
     join_scores = np.full(n, np.nan)
     joined_to = np.full(n, -1, dtype=np.int64)
-    # A loop over items (not pairs): each visits only its above-threshold neighbours.
+    # A loop over items (not pairs): each visits only its listed neighbours.
     for item in visit.tolist():
         best_g, best_s = -1, -1.0
+        total: dict[int, float] = {}  # the item's summed scores per group (average link)
+        if average:
+            for k in range(ptr[item], ptr[item + 1]):
+                if labels[nbr[k]] >= 0:
+                    total[labels[nbr[k]]] = total.get(labels[nbr[k]], 0.0) + nval[k]
         for k in range(ptr[item], ptr[item + 1]):
             g = rep_group[nbr[k]]
-            if g >= 0 and (nval[k] > best_s or (nval[k] == best_s and g < best_g)):
+            if (g >= 0 and nval[k] >= threshold
+                    and (nval[k] > best_s or (nval[k] == best_s and g < best_g))):
                 best_g, best_s = g, nval[k]
+        if average and best_g >= 0 and total[best_g] / size[best_g] < threshold:
+            best_g = -1  # the closest group is not close on average: found a new one
         if best_g < 0:
             labels[item] = len(reps)
             rep_group[item] = len(reps)
             reps.append(item)
+            size.append(1)
             continue
         rep = reps[best_g]
         labels[item] = best_g
+        size[best_g] += 1
         join_scores[item] = best_s
         joined_to[item] = rep
         if prefs is not None and prefs[item] > prefs[rep]:
@@ -282,6 +323,10 @@ def _greedy_python(n: int, i: np.ndarray, j: np.ndarray, score: np.ndarray, thre
     return Clustering(labels=np.asarray(labels, dtype=np.int64),
                       representatives=np.asarray(reps, dtype=np.int64),
                       join_scores=join_scores, joined_to=joined_to)
+
+
+LINKS = ("representative", "average")
+"""How a newcomer is compared with a group (:func:`greedy_pairs`'s ``link``)."""
 
 
 COMPILED_MIN = 1 << 17
@@ -360,28 +405,36 @@ def _prefs(pref: np.ndarray | None) -> tuple[np.ndarray, bool]:
 
 def greedy_walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
                 top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool,
-                alone_last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                alone_last: bool, average: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The greedy rule of :func:`greedy_pairs` over :func:`pair_csr` lists, compiled.
 
     Items are visited in ``visit``; only neighbours scoring ``>= threshold``
     count, and an item whose ``top`` score is below it founds a group without
     reading its list. With ``alone_last``, items with no such neighbour touch no
     other item and are numbered after every other group, in index order
-    (:func:`newsdedup.cluster.sweep.sparse_partition`'s numbering).
+    (:func:`newsdedup.cluster.sweep.sparse_partition`'s numbering). With
+    ``average``, the best group is joined only when the mean of the item's listed
+    scores over its members also reaches the threshold, else the item founds one
+    (``link="average"``; the lists must then hold the scores below the threshold too).
 
     Returns:
         ``(labels, representatives, join_scores, joined_to)`` as in :class:`Clustering`.
     """
-    return _kernels()[1](visit, ptr, nbr, val, top, threshold, prefs, use_prefs, alone_last)
+    return _kernels()[1](visit, ptr, nbr, val, top, threshold, prefs, use_prefs, alone_last,
+                         average)
 
 
 def _walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
           top: np.ndarray, threshold: float, prefs: np.ndarray, use_prefs: bool,
-          alone_last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+          alone_last: bool, average: bool
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     n = ptr.shape[0] - 1
     labels = np.full(n, -1, dtype=np.int64)
     rep_group = np.full(n, -1, dtype=np.int64)  # group id while an item is a representative
     reps = np.empty(n, dtype=np.int64)
+    size = np.zeros(n if average else 0, dtype=np.int64)  # members per group
+    total = np.zeros(n if average else 0)  # the visited item's summed scores per group
     join_scores = np.full(n, np.nan)
     joined_to = np.full(n, -1, dtype=np.int64)
     groups = 0
@@ -397,20 +450,34 @@ def _walk(visit: np.ndarray, ptr: np.ndarray, nbr: np.ndarray, val: np.ndarray,
             groups += 1
             continue
         best_g, best_s = -1, -1.0
+        if average:  # the item's sum over each group it has listed pairs in
+            for k in range(ptr[item], ptr[item + 1]):
+                if labels[nbr[k]] >= 0:
+                    total[labels[nbr[k]]] += val[k]
         for k in range(ptr[item], ptr[item + 1]):
             if val[k] < threshold:
                 continue
             g = rep_group[nbr[k]]
             if g >= 0 and (val[k] > best_s or (val[k] == best_s and g < best_g)):
                 best_g, best_s = g, val[k]
+        if average:
+            if best_g >= 0 and total[best_g] / size[best_g] < threshold:
+                best_g = -1  # the closest group is not close on average: found a new one
+            for k in range(ptr[item], ptr[item + 1]):
+                if labels[nbr[k]] >= 0:
+                    total[labels[nbr[k]]] = 0.0
         if best_g < 0:
             labels[item] = groups
             rep_group[item] = groups
             reps[groups] = item
+            if average:
+                size[groups] = 1
             groups += 1
             continue
         rep = reps[best_g]
         labels[item] = best_g
+        if average:
+            size[best_g] += 1
         join_scores[item] = best_s
         joined_to[item] = rep
         if use_prefs and prefs[item] > prefs[rep]:

@@ -120,7 +120,9 @@ def uci_block(results: Path = paths.RESULTS_DIR) -> str:
 
     Rows: the calibrated dedupe at its threshold; the model at its recommended cut, or
     where none is, at the hold-out's pick (the highest hold-out recall among the cuts whose
-    hold-out point precision reaches 0.90). Nothing here is chosen by the story ids.
+    hold-out point precision reaches 0.90), then the same cut's groups formed through the
+    representative alone (the rule before average link). Nothing here is chosen by the
+    story ids.
     """
     lines = ["| run | dedupe | at | stated precision (hold-out) | true precision | "
              "true recall | pairwise precision | pairwise recall | largest group (stories) | "
@@ -135,6 +137,12 @@ def uci_block(results: Path = paths.RESULTS_DIR) -> str:
         rows = [("calibrated dedupe", r) for _, r in
                 table[table["method"] == "calibrated dedupe"].iterrows()]
         rows += [(label, pick)] if pick is not None else []
+        if pick is not None and "link" in table:  # the same cut, the groups of the old rule
+            alone = table[(table["link"] == "representative")
+                          & table["method"].str.startswith("model")
+                          & ((table["at"] - pick["at"]).abs() < 1e-9)]
+            rows += [("model, same cut, through the representative alone", r)
+                     for _, r in alone.iterrows()]
         for method, r in rows:
             lines.append(f"| {what} | {method} | {r['at']:.2f} | {_stated(r, 'precision')} | "
                          f"{r['true_precision']:.3f} | {r['true_recall']:.3f} | "

@@ -13,7 +13,8 @@ pair's truth is known, each dedupe is then scored against it:
   :data:`LARGE_GROUP` items there are and mix stories.
 
 Rows: the calibrated character dedupe at its threshold, and the model's dedupe at the
-recommended cut and at every cut (``at`` column). Writes
+recommended cut and at every cut (``at`` column), grouped by the model's average link
+and, for comparison, through the representative alone (``link`` column). Writes
 ``results/pair-model-study/uci-head.csv`` and ``.json``, and the same without the items'
 dates (``uci-head-no-dates``): the head's timestamps are the aggregator's crawl times,
 seconds apart within a story, so with them the date gap gives the story away.
@@ -47,7 +48,7 @@ from newsdedup.calibration.evidence import EvidenceConfig
 from newsdedup.calibration.model import CUTS, model_evidence
 from newsdedup.calibration.simulate import answer_sheet, calibrate_items, run_loop, true_scores
 from newsdedup.cluster.dedupe import DedupeConfig, dedupe
-from newsdedup.cluster.modelled import item_signals, model_config, score_candidates
+from newsdedup.cluster.modelled import MODEL_LINK, item_signals, model_config, score_candidates
 from newsdedup.corpus.load import load_corpus
 from newsdedup.evaluate.metrics import pairwise_scores
 from newsdedup.runs.calibrate import calibration_order
@@ -154,7 +155,8 @@ def model_study(items: pd.DataFrame, story_column: str, budget: int = 200, holdo
     t = evidence.choice["threshold"]
     if t is not None:
         labels = dedupe(items, replace(evidence.config, threshold=t)).clustering.labels
-        rows.append(_row("calibrated dedupe", t, labels, evidence, story, evidence.choice))
+        rows.append(_row("calibrated dedupe", t, labels, evidence, story, evidence.choice)
+                    | {"link": "representative"})
     signals = item_signals(items, model_config(4, base.scheme), backend, cache_dir)
     scored = score_candidates(items, model.model, evidence.population.floor, 4, base.scheme,
                               signals)
@@ -165,7 +167,15 @@ def model_study(items: pd.DataFrame, story_column: str, budget: int = 200, holdo
                          "high": at[f"{name}_holdout_high"]} for name in ("precision", "recall")}
         method = ("model dedupe (recommended cut)" if model.choice["cut"] == cut
                   else "model dedupe")
-        rows.append(_row(method, cut, scored.labels(cut), evidence, story, stated))
+        rows.append(_row(method, cut, scored.labels(cut), evidence, story, stated)
+                    | {"link": scored.link})
+    # The same candidates grouped through the representative alone, the rule before
+    # average link: beside each cut, what the link changes. No stated interval (the
+    # model's curve measured the average link's groups), and never the labels' pick.
+    alone = replace(scored, link="representative")
+    for cut in CUTS:
+        rows.append(_row("model dedupe", cut, alone.labels(cut), evidence, story, None)
+                    | {"link": alone.link})
     table = pd.DataFrame(rows)
     summary = {"labels": budget, "holdout": holdout, "story_column": story_column,
                "seed": seed, "embedding": backend, "candidate_pairs": len(evidence.population),
@@ -185,9 +195,13 @@ reaches this (the target), when the loop recommended no cut."""
 def labels_pick(table: pd.DataFrame) -> tuple[str, pd.Series | None]:
     """The model's row the labels choose: the recommended cut, else the hold-out's pick.
 
-    Never chosen by the truth columns (``true_*``, ``pairwise_*``).
+    Never chosen by the truth columns (``true_*``, ``pairwise_*``), and only among the
+    rows of the model's own grouping (its ``link``; the comparison rows grouped through
+    the representative alone carry no stated interval).
     """
     model = table[table["method"].str.startswith("model")]
+    if "link" in table:  # a table written before the comparison rows has no column
+        model = model[model["link"] == MODEL_LINK]
     pick = model[model["method"].str.contains("recommended")]
     if len(pick):
         return "model, recommended cut", pick.iloc[0]
