@@ -176,6 +176,7 @@ def test_dedupe_with_the_calibration_runs_the_model_and_says_so(tmp_path):
                  "--name", "f", "--quiet"]) == 0
     meta = json.loads((tmp_path / "o" / "f" / "dedupe" / "dedupe.json").read_text("utf-8"))
     assert meta["pair_model"]["cut"] == 0.5 and meta["pair_model"]["calibration"] == str(cal)
+    assert meta["pair_model"]["link"] == "representative"  # a file without one: as measured
     expected = dedupe(pd.read_csv(feed, dtype=str, keep_default_na=False),
                       replace(model_config(3, "hangul-alnum"), threshold=0.3))
     assert meta["kept"] == len(expected.kept())

@@ -19,8 +19,9 @@ The steps, each the character dedupe's own except the score:
    if its mean probability over the group's members also reaches the cut (pairs that
    are no candidate count as 0). Through the representative alone, a representative
    with a topic's usual wording drew in items of neighbouring stories: on the UCI head
-   without dates, 37 of the 45 groups over 30 items at cut 0.5 mixed stories, and
-   after the change 12 of 28 (``make model-study``, docs/calibration.md).
+   without dates, 37 of the 45 groups over 30 items at cut 0.5 mixed stories, and 12
+   of 28 by average link (``make model-study``: both rules at every cut in
+   ``results/pair-model-study/uci-head-no-dates.csv``).
 
 ``newsdedup calibrate --model`` measures exactly this function at every cut, and
 ``newsdedup dedupe --calibration`` runs it at the recommended cut.

@@ -128,13 +128,14 @@ def run_model_dedupe(corpus, name: str, out: Path, spec: ModelSpec,
     Returns:
         The :class:`~newsdedup.cluster.dedupe.DedupeResult`.
     """
-    progress(f"dedupe: pair model of {spec.source}, merge at P >= {spec.cut:.2f}; candidates "
-             f"scoring >= {spec.floor:g} (character {spec.n}-grams of title and summary); "
-             f"cosine of {spec.backend} embeddings")
+    progress(f"dedupe: pair model of {spec.source}, merge at P >= {spec.cut:.2f} by "
+             f"{spec.link} link; candidates scoring >= {spec.floor:g} (character "
+             f"{spec.n}-grams of title and summary); cosine of {spec.backend} embeddings")
     result = model_dedupe(corpus.items, spec, cache_dir, progress=progress)
     out_dir = out / name / "dedupe"
     meta = _write_result(corpus, name, out_dir, result, echo) | {
-        "pair_model": {"calibration": spec.source, "cut": spec.cut, "floor": spec.floor,
+        "pair_model": {"calibration": spec.source, "cut": spec.cut, "link": spec.link,
+                       "floor": spec.floor,
                        "ngram": spec.n, "scheme": spec.scheme,
                        "embedding": backend_identity(spec.backend),
                        "features": list(spec.model.features),
