@@ -105,6 +105,29 @@ def test_the_model_groups_by_average_link_as_the_plain_oracle_does(cut):
     assert pd.factorize(got.items["group"])[0].tolist() == pd.factorize(per_row)[0].tolist()
 
 
+def test_the_candidates_are_the_join_s_pairs_the_model_finds_likely():
+    from newsdedup.cluster.dedupe import near_pairs, prepare
+    from newsdedup.cluster.modelled import UNLIKELY
+    from newsdedup.score.pair_model import pair_features
+
+    items = drifting(150, seed=3)
+    config = model_config(3, "hangul-alnum")
+    signals = item_signals(items, config, "use", None)
+    # A model under which many candidates fall below UNLIKELY, so the filter has work.
+    model = PairModel(("jaccard", "cosine"), (0.0, 0.0), (1.0, 1.0), -9.0, (12.0, 3.0),
+                      (0.0, 1.0), "by hand")
+    scored = score_candidates(items, model, 0.05, 3, "hangul-alnum", signals)
+    prep = prepare(items, config)
+    i, j, jaccard = near_pairs(prep, 0.05)  # every candidate, scored afterwards
+    prob = model.probability(model.columns(pair_features(
+        signals, prep.survivors[i], prep.survivors[j], jaccard)))
+    likely = prob >= UNLIKELY
+    assert 0 < likely.sum() < len(i)
+    assert list(zip(scored.i.tolist(), scored.j.tolist(), strict=True)) == list(
+        zip(i[likely].tolist(), j[likely].tolist(), strict=True))
+    assert scored.probability.tolist() == prob[likely].tolist()
+
+
 def test_the_spec_link_decides_the_groups():
     # On drifting stories the two rules group differently (the oracle test says which is
     # right): the spec's link reaches the clustering.

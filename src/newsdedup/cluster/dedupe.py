@@ -59,6 +59,7 @@ from newsdedup.cluster.keep import (
     text_codes,
     text_column,
 )
+from newsdedup.cluster.listed import PairFilter
 from newsdedup.cluster.rules import PairRules, exact_codes, summary_shingles
 from newsdedup.corpus.hosts import hosts_of
 from newsdedup.score.jaccard import DocumentFrequency
@@ -566,6 +567,7 @@ def prepare(items: pd.DataFrame, config: DedupeConfig,
 
 def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
                progress: Callable[[int, int], None] | None = None,
+               keep: PairFilter | None = None,
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Survivor pairs of one bucket scoring at least ``threshold``.
 
@@ -574,6 +576,9 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
         threshold: Lowest score kept.
         chunk: Rows scored per block (memory knob only).
         progress: Called with ``(items scored, items to score)``.
+        keep: A further filter over survivor positions, applied with the rules to each
+            block of scored pairs as it comes (the pair model drops its unlikely pairs
+            so: they are never held together).
 
     Returns:
         ``(i, j, score)`` over survivor positions, as
@@ -586,10 +591,21 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
     # threshold, and the series rule keeps every one of those pairs apart.
     allowed = (None if rules is None or not rules.active else
                lambda i, j: rules.allowed(prep.survivors[i], prep.survivors[j]))
+    if keep is not None:
+        allowed = keep if allowed is None else _both(allowed, keep)
     return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
                           candidate_source(prep.shingles, prep.weights, threshold),
                           pair_scores=prep.scorer.run_pairs,
                           pairs_above=prep.scorer.pairs_above, allowed=allowed)
+
+
+def _both(first: PairFilter, second: PairFilter) -> PairFilter:
+    """The pairs both filters keep (``second`` asked only about those ``first`` keeps)."""
+    def both(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        ok = first(i, j)
+        ok[ok] = second(i[ok], j[ok])
+        return ok
+    return both
 
 
 def deciding_pairs(prep: Prepared, threshold: float,
