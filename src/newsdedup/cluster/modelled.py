@@ -59,10 +59,9 @@ from newsdedup.score.neighbours import window_neighbours
 from newsdedup.score.pair_model import ItemSignals, PairModel, number_codes, pair_features
 from newsdedup.text.normalize import item_text
 
-__all__ = ["BY_CHARACTERS", "BY_EMBEDDINGS", "MODEL_LINK", "DoorSpec", "ModelSpec",
-           "ScoredCandidates",
-           "door_rows", "item_signals", "model_config", "model_dedupe", "read_model_spec",
-           "score_candidates"]
+__all__ = ["BY_CHARACTERS", "BY_EMBEDDINGS", "MODEL_LINK", "UNLIKELY", "DoorSpec", "ModelSpec",
+           "ScoredCandidates", "door_rows", "item_signals", "model_config", "model_dedupe",
+           "read_model_spec", "score_candidates"]
 
 UNLIKELY = 0.01
 """Candidates whose probability is below this are dropped as the join scores them.
