@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from newsdedup.calibration.file import CalibrationFileError, read_json_object
 from newsdedup.cluster.dedupe import (
@@ -247,19 +248,24 @@ def _likely(prep: Prepared, signals: ItemSignals, model: PairModel
     x = prep.shingles
     if x is None:
         raise ValueError("the model's candidates need the survivors' shingle matrix")
-    sizes = np.diff(x.indptr).astype(np.float64)
     # Rounded once here, not on each of the join's blocks (the cosine's own rounding of
     # every item's vector took a quarter of the filter's time).
     if not isinstance(signals.vectors, Quantized):
         signals = replace(signals, vectors=Quantized.of(signals.vectors))
 
     def likely(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        inter = pair_intersections(x, a, b).astype(np.float64)
-        union = sizes[a] + sizes[b] - inter
-        jaccard = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-        features = pair_features(signals, prep.survivors[a], prep.survivors[b], jaccard)
+        features = pair_features(signals, prep.survivors[a], prep.survivors[b],
+                                 _pair_jaccard(x, a, b))
         return model.probability(model.columns(features)) >= UNLIKELY
     return likely
+
+
+def _pair_jaccard(x: sp.csr_matrix, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Character Jaccard of survivor pairs from their shingle rows, as the join scores it."""
+    inter = pair_intersections(x, a, b).astype(np.float64)
+    sizes = np.diff(x.indptr).astype(np.float64)
+    union = sizes[a] + sizes[b] - inter
+    return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
 
 
 def _with_door(prep: Prepared, signals: ItemSignals, door: DoorSpec, i: np.ndarray,
@@ -283,10 +289,7 @@ def _with_door(prep: Prepared, signals: ItemSignals, door: DoorSpec, i: np.ndarr
     x = prep.shingles
     if x is None:
         raise ValueError("the model's candidates need the survivors' shingle matrix")
-    inter = pair_intersections(x, a, b).astype(np.float64)
-    sizes = np.diff(x.indptr).astype(np.float64)
-    union = sizes[a] + sizes[b] - inter
-    extra = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    extra = _pair_jaccard(x, a, b)
     return (np.concatenate([i, a]), np.concatenate([j, b]), np.concatenate([jaccard, extra]),
             np.concatenate([found, np.full(len(a), BY_EMBEDDINGS, dtype=np.int8)]))
 
