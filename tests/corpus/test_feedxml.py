@@ -99,6 +99,16 @@ def test_rss_items_load_under_the_canonical_names(tmp_path, encoding):
     assert items["category"].tolist()[0] == "지역; IT"
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-32"])
+def test_a_byte_order_mark_decides_over_the_declaration(tmp_path, codec):
+    # The declaration says UTF-8; the mark says how the bytes are written.
+    plain = load_corpus(_write(tmp_path, "a.rss", RSS.format(encoding="utf-8")))
+    marked = load_corpus(_write(tmp_path, "b.rss", RSS.format(encoding="utf-8"), codec))
+    assert marked.items.drop(columns="line", errors="ignore").equals(
+        plain.items.drop(columns="line", errors="ignore"))
+    assert marked.items["title"].tolist()[1] == "진천군 온디바이스 AI기반 스마트돌봄 본격화"
+
+
 def test_atom_entries_take_the_alternate_link_and_the_published_date(tmp_path):
     items = load_corpus(_write(tmp_path, "kh.atom", ATOM)).items
     assert items["id"].tolist() == ["tag:koreaherald.com,2024:1", "tag:koreaherald.com,2024:2"]

@@ -35,7 +35,7 @@ import re
 from pathlib import Path
 from xml.parsers import expat
 
-from newsdedup.corpus.records import CorpusError, RawRecord, decode_bytes
+from newsdedup.corpus.records import CorpusError, RawRecord, bom_encoding, decode_bytes
 from newsdedup.text.markup import html_text
 
 __all__ = ["read_feed_xml"]
@@ -171,8 +171,9 @@ def read_feed_xml(path: Path, data: bytes, encoding: str = "utf-8") -> list[RawR
         (3, 'https://n.kr/1', 'News 1', 'Wed, 01 May 2024 09:00:00 +0900')
     """
     declared = _DECLARATION.match(data)
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        encoding = "utf-16"  # a byte-order mark says it before any declaration can
+    # A UTF-16 or UTF-32 byte-order mark says it before any declaration (or option) can.
+    if (marked := bom_encoding(data, "utf-8")) != "utf-8":
+        encoding = marked
     elif declared:
         encoding = declared.group(1).decode("ascii")
         try:
