@@ -40,26 +40,29 @@ def rate_reporter(say: Callable[[str], None] | None, label: str, every: float = 
                   ) -> Callable[[int, int], None]:
     """A ``(done, total)`` callback that tells ``say`` a :func:`rate_line`.
 
-    It speaks at most once per ``every`` seconds, and always at the end; with
-    ``say`` None it says nothing.
+    It speaks at most once per ``every`` seconds, and always at the end (once: a
+    step and the loop around it may both report the last count); with ``say`` None
+    it says nothing.
 
     Examples:
-        >>> said, ticks = [], iter([0.0, 10.0, 20.0])
+        >>> said, ticks = [], iter([0.0, 10.0, 20.0, 21.0])
         >>> tell = rate_reporter(said.append, "pairs", clock=lambda: next(ticks))
-        >>> tell(50, 100); tell(100, 100)
+        >>> tell(50, 100); tell(100, 100); tell(100, 100)
         >>> said
         ['pairs: 50 / 100 (50.0%), 5/s, ETA 10 s', 'pairs: 100 / 100 (100.0%), 5/s, ETA 0 s']
     """
     start = clock()
     last = [start]
+    ended = [False]
 
     def tell(done: int, total: int) -> None:
-        if say is None:
+        if say is None or ended[0]:
             return
         now = clock()
         if now - last[0] < every and done < total:
             return
         last[0] = now
+        ended[0] = done >= total
         say(rate_line(label, done, total, now - start, unit))
 
     return tell

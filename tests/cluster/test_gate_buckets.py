@@ -330,3 +330,26 @@ def test_refused_pairs_are_filtered_a_group_of_buckets_at_a_time(monkeypatch, ab
     assert i.size == 0
     assert sum(pieces) == kept.size == 12 * 60 * 59 // 2  # every pair reached the filter
     assert len(pieces) >= 12 // 2 and max(pieces) <= 2 * 60 * 59 // 2
+
+
+def test_an_oversized_bucket_tells_its_progress_as_its_blocks_go():
+    # One bucket of the whole batch (no gate), as the pair model's join has: the bar
+    # must move inside it, not only when it ends.
+    texts = enlarge(headline_pool("ko"), 300, seed=5).text.tolist()
+    shingled = shingle_matrix(texts, 3)
+    x = shingled.matrix.tocsr()
+    x.sort_indices()
+    told: list[tuple[int, int]] = []
+    blocks = list(prefix_candidates(x, np.ones(x.shape[1]), 0.3, np.arange(300), block=64,
+                                    progress=lambda d, t: told.append((d, t))))
+    assert told == [(min(hi, 300), 300) for hi in range(64, 364, 64)]
+    assert len(blocks) == len(told)
+    items = pd.DataFrame({"id": [str(k) for k in range(300)], "title": texts})
+    prep = prepare(items, DedupeConfig(scorer="jaccard", exact_pass=False, gate=False))
+    seen: list[tuple[int, int]] = []
+    bucketed_pairs(prep.scorer.block, prep.buckets, 0.3, 32,
+                   candidates=candidate_source(prep.shingles, prep.weights, 0.3),
+                   limits=EVERY_BUCKET, progress=lambda d, t: seen.append((d, t)))
+    done = [d for d, _ in seen]
+    assert {t for _, t in seen} == {len(prep.survivors)}
+    assert done == sorted(done) and done[-1] == len(prep.survivors)

@@ -196,6 +196,29 @@ def test_quantized_block_and_pairs_are_bit_equal_in_any_block() -> None:
     assert zero.pairs(np.array([0]), np.array([1])).tolist() == [0.0]
 
 
+@pytest.mark.parametrize("compiled", [False, True])
+def test_quantized_pairs_are_the_same_bits_compiled_or_not(
+        compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    import newsdedup.score.jaccard as jac
+
+    rng = np.random.default_rng(2)
+    v = rng.normal(size=(60, 512))
+    v[:3] = 0.0
+    v[0, 0] = v[1, 0] = 1.0  # the largest products: 2**14 * 2**14 per component
+    v[2, 0] = -1.0
+    v[3:] /= np.linalg.norm(v[3:], axis=1, keepdims=True)
+    q = em.Quantized.of(v)
+    i, j = np.triu_indices(60, 1)
+    # the float64 dot of the gathered rows, computed here apart from both paths
+    dot = np.einsum("ij,ij->i", q.q[i].astype(np.float64), q.q[j].astype(np.float64))
+    den = q.norm[i] * q.norm[j]
+    expected = np.clip(dot / den, -1.0, 1.0)
+    monkeypatch.setattr(jac, "compiled_pairs", lambda n: compiled)
+    got = q.pairs(i, j)
+    assert got.view(np.int64).tolist() == expected.view(np.int64).tolist()
+    assert got[0] == 1.0 and got[1] == -1.0  # pairs (0, 1) and (0, 2)
+
+
 def test_a_killed_run_keeps_its_parts_and_the_next_run_merges_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(em, "CHUNK", 2)

@@ -455,11 +455,14 @@ def bucket_ids(leads: Sequence[str] | None, n: int | None = None) -> np.ndarray:
     return ids.astype(np.int64)
 
 
-Candidates = Callable[[np.ndarray], Iterable[tuple[np.ndarray, np.ndarray, np.ndarray | None]]]
-"""``candidates(members) -> blocks of (i, j, score or None)``.
+Candidates = Callable[[np.ndarray, "Callable[[int, int], None] | None"],
+                     Iterable[tuple[np.ndarray, np.ndarray, np.ndarray | None]]]
+"""``candidates(members, progress) -> blocks of (i, j, score or None)``.
 
 Every pair of ``members`` that may reach the threshold, each once; ``score`` is
-None when the generator does not score (then ``block`` does).
+None when the generator does not score (then ``block`` does). ``progress``, when not
+None, is told ``(members done, members)`` as the blocks are consumed: one bucket of a
+whole feed (no gate) can take minutes.
 """
 
 
@@ -623,8 +626,9 @@ def _packed_path(block: Callable[[np.ndarray, np.ndarray], np.ndarray], buckets:
         advance(idx.size)
     for lo_b, hi_b in zip(starts[huge], ends[huge], strict=True):
         # Oversized (a rubric or an outlet opens every headline): candidates only.
+        inside = None if progress is None else _offset(progress, done, total)
         for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b], block,  # type: ignore[arg-type]
-                                                   threshold, allowed), strict=True):
+                                                   threshold, allowed, inside), strict=True):
             acc.extend(part)
         advance(hi_b - lo_b)
     for lo_b, hi_b in zip(starts[big], ends[big], strict=True):
@@ -648,8 +652,10 @@ def _listed_path(scoring: tuple[PairScoring, PairsAbove | None],
                        int(items.size), pairs_above=scoring[1], allowed=allowed)
     done = int((ends - starts)[listed].sum())
     for lo_b, hi_b in zip(starts[~listed], ends[~listed], strict=True):
+        inside = None if progress is None else _offset(progress, done, int(items.size))
         for acc, part in zip(out, _candidate_pairs(candidates, items[lo_b:hi_b],  # type: ignore[arg-type]
-                                                   block, threshold, allowed), strict=True):
+                                                   block, threshold, allowed, inside),
+                             strict=True):
             acc.extend(part)
         done += hi_b - lo_b
         if progress:
@@ -670,13 +676,20 @@ def _segments(small_starts: np.ndarray, chunk: int) -> tuple[np.ndarray, np.ndar
     return bounds, np.r_[bounds[1:], segment.size]
 
 
+def _offset(progress: Callable[[int, int], None], before: int, total: int
+            ) -> Callable[[int, int], None]:
+    """``progress`` told of one bucket's members done, after ``before`` of ``total``."""
+    return lambda done, _: progress(before + done, total)
+
+
 def _candidate_pairs(candidates: Candidates, members: np.ndarray,
                      block: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                     threshold: float, allowed: PairFilter | None = None
+                     threshold: float, allowed: PairFilter | None = None,
+                     progress: Callable[[int, int], None] | None = None
                      ) -> tuple[list[np.ndarray], ...]:
     """Pairs of an oversized bucket at ``threshold`` or above that may merge, by candidates."""
     out: tuple[list[np.ndarray], ...] = ([], [], [])
-    for ci, cj, sc in candidates(members):
+    for ci, cj, sc in candidates(members, progress):
         if sc is None:
             kept = verified_pairs(block, ci, cj, threshold)
         else:

@@ -54,6 +54,7 @@ from newsdedup.cluster.dedupe import (
 )
 from newsdedup.cluster.greedy import LINKS, Clustering
 from newsdedup.cluster.keep import keep_criteria, text_column
+from newsdedup.progress import rate_reporter
 from newsdedup.score.embed import Quantized, embed
 from newsdedup.score.jaccard import pair_intersections
 from newsdedup.score.neighbours import window_neighbours
@@ -220,15 +221,18 @@ class ScoredCandidates:
 
 def score_candidates(items: pd.DataFrame, model: PairModel, floor: float, n: int, scheme: str,
                      signals: ItemSignals, door: DoorSpec | None = None,
-                     link: str = MODEL_LINK) -> ScoredCandidates:
+                     link: str = MODEL_LINK,
+                     progress: Callable[[int, int], None] | None = None) -> ScoredCandidates:
     """Steps 1-3 (module docstring); with ``door``, its pairs are candidates too.
 
     A pair only the door proposes scores below the floor in character Jaccard; its
-    Jaccard (a feature of the model) is computed for it alone. ``link`` is step 4's.
+    Jaccard (a feature of the model) is computed for it alone. ``link`` is step 4's;
+    ``progress`` is told ``(items, items in all)`` as the join goes.
     """
     config = model_config(n, scheme)
     prep = prepare(items, config)
-    i, j, jaccard = near_pairs(prep, floor, keep=_likely(prep, signals, model))
+    i, j, jaccard = near_pairs(prep, floor, progress=progress,
+                               keep=_likely(prep, signals, model))
     found = np.full(len(i), BY_CHARACTERS, dtype=np.int8)
     if door is not None:
         i, j, jaccard, found = _with_door(prep, signals, door, i, j, jaccard, found)
@@ -305,7 +309,7 @@ def model_dedupe(items: pd.DataFrame, spec: ModelSpec, cache_dir: Path | None = 
         spec: The model, its cut and its candidates' settings.
         cache_dir: This corpus's embedding cache folder, or None.
         cut: Merge at ``P >= cut``; None takes ``spec.cut``.
-        progress: Told the encoder's progress.
+        progress: Told the encoder's and the candidates' progress.
 
     Returns:
         The :class:`~newsdedup.cluster.dedupe.DedupeResult`; ``score_to_rep`` holds each
@@ -322,7 +326,8 @@ def model_dedupe(items: pd.DataFrame, spec: ModelSpec, cache_dir: Path | None = 
     config = model_config(spec.n, spec.scheme)
     signals = item_signals(items, config, spec.backend, cache_dir, progress=progress)
     scored = score_candidates(items, spec.model, spec.floor, spec.n, spec.scheme, signals,
-                              link=spec.link)
+                              link=spec.link, progress=rate_reporter(
+                                  progress, "dedupe: candidates", unit=" items"))
     return assemble(items, config, scored.prep, scored.clustering(cut))
 
 

@@ -604,7 +604,16 @@ class Quantized:
         return self._divide(dot, self.norm[rows][:, None], self.norm[cols][None, :])
 
     def pairs(self, i: np.ndarray, j: np.ndarray, step: int = 1 << 16) -> np.ndarray:
-        """Cosines of the pairs ``(i[p], j[p])``, ``float64``, bit-equal to :meth:`block`."""
+        """Cosines of the pairs ``(i[p], j[p])``, ``float64``, bit-equal to :meth:`block`.
+
+        Many pairs (or any, once numba is loaded) take the compiled integer dot
+        (:func:`newsdedup.score.kernels.integer_dots`), the same exact integers.
+        """
+        from newsdedup.score.jaccard import compiled_pairs
+
+        if compiled_pairs(len(i)):
+            return self._compiled_pairs(np.asarray(i, dtype=np.int64),
+                                        np.asarray(j, dtype=np.int64))
         out = np.empty(len(i), dtype=np.float64)
         for s in range(0, len(i), step):
             a, b = i[s:s + step], j[s:s + step]
@@ -612,6 +621,16 @@ class Quantized:
                             self.q[b].astype(np.float64))
             out[s:s + step] = self._divide(dot, self.norm[a], self.norm[b])
         return out
+
+    def _compiled_pairs(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        from newsdedup.score.kernels import integer_dots
+        from newsdedup.score.minhash import on_two_threads
+
+        q = np.ascontiguousarray(self.q)
+        dot = np.empty(len(i), dtype=np.float64)
+        on_two_threads(lambda lo, hi: integer_dots(q, i[lo:hi], j[lo:hi], dot[lo:hi]),
+                       len(i), q.shape[1])
+        return self._divide(dot, self.norm[i], self.norm[j])
 
 
 def cosine_pairs(vectors: np.ndarray | Quantized, i: Sequence[int] | np.ndarray,

@@ -62,6 +62,7 @@ def prefix_candidates(
     threshold: float,
     members: np.ndarray,
     block: int = 2048,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Candidate pairs ``i < j`` among ``members`` for weighted Jaccard ``>= threshold``.
 
@@ -72,6 +73,7 @@ def prefix_candidates(
         members: Item indices (rows of ``x``) to pair among themselves.
         block: At most this many member rows per sparse product, fewer where the
             product's bound exceeds :data:`PRODUCT_ENTRIES` (memory knobs only).
+        progress: Told ``(member rows done, member rows)`` after each block is consumed.
 
     Yields:
         ``(i, j)`` ``int64`` arrays of item indices, ``i < j``, one block of
@@ -109,6 +111,8 @@ def prefix_candidates(
         ok = common + rest >= need
         a, b = members[r[ok]], members[c[ok]]
         yield np.minimum(a, b), np.maximum(a, b)
+        if progress is not None:
+            progress(hi, len(members))
 
 
 def _product_bound(prefix: sp.csr_matrix, ones_t: sp.csr_matrix) -> np.ndarray:
@@ -334,7 +338,7 @@ def candidate_source(
             there is nothing to filter.
 
     Returns:
-        ``members -> blocks of (i, j, score)`` (:func:`prefix_candidates` scored
+        ``(members, progress) -> blocks of (i, j, score)`` (:func:`prefix_candidates` scored
         by :func:`pair_scores`), which :func:`newsdedup.cluster.gate.bucketed_pairs`
         takes, or None.
     """
@@ -344,13 +348,14 @@ def candidate_source(
     # batches have none, and at 100k items they cost 35 ms.
     made: list[tuple[sp.csr_matrix, np.ndarray]] = []
 
-    def candidates(members: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def candidates(members: np.ndarray, progress: Callable[[int, int], None] | None = None
+                   ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         if not made:
             x = shingles.tocsr()
             x.sort_indices()
             made.append((x, row_mass(x, weights)))
         x, mass = made[0]
-        for i, j in prefix_candidates(x, weights, threshold, members):
+        for i, j in prefix_candidates(x, weights, threshold, members, progress=progress):
             yield i, j, pair_scores(x, weights, mass, i, j)
 
     return candidates
