@@ -328,7 +328,8 @@ _PAIR_CHUNK = 1 << 18  # pairs scored at once
 
 def candidate_source(
     shingles: sp.csr_matrix | None, weights: np.ndarray | None, threshold: float
-) -> Callable[[np.ndarray], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]] | None:
+) -> Callable[[np.ndarray, Callable[[int, int], None] | None],
+              Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]] | None:
     """Scored prefix candidates of a bucket for one threshold, or None where no prefix applies.
 
     Args:
