@@ -274,7 +274,7 @@ def test_a_lead_token_on_40_percent_of_a_feed_keeps_the_duplicates(token):
     assert found <= kept
 
 
-def _blocked_parity(i, j):
+def _blocked_parity(i, j, score=None):
     """A pair filter no scorer knows of: items of unlike parity never merge."""
     return (np.asarray(i) % 2) == (np.asarray(j) % 2)
 
@@ -317,7 +317,7 @@ def test_refused_pairs_are_filtered_a_group_of_buckets_at_a_time(monkeypatch, ab
     prep = prepare(items, DedupeConfig(scorer="jaccard", exact_pass=False))
     pieces = []
 
-    def refuse_all(i, j):
+    def refuse_all(i, j, score):
         pieces.append(len(i))
         return np.zeros(len(i), dtype=bool)
 

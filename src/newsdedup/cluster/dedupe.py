@@ -590,7 +590,7 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
     # The rules filter each scored block: a template's members all score above any
     # threshold, and the series rule keeps every one of those pairs apart.
     allowed = (None if rules is None or not rules.active else
-               lambda i, j: rules.allowed(prep.survivors[i], prep.survivors[j]))
+               lambda i, j, _score: rules.allowed(prep.survivors[i], prep.survivors[j]))
     if keep is not None:
         allowed = keep if allowed is None else _both(allowed, keep)
     return bucketed_pairs(prep.scorer.block, prep.buckets, threshold, chunk, progress,
@@ -601,9 +601,9 @@ def near_pairs(prep: Prepared, threshold: float, chunk: int = 256,
 
 def _both(first: PairFilter, second: PairFilter) -> PairFilter:
     """The pairs both filters keep (``second`` asked only about those ``first`` keeps)."""
-    def both(i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        ok = first(i, j)
-        ok[ok] = second(i[ok], j[ok])
+    def both(i: np.ndarray, j: np.ndarray, score: np.ndarray) -> np.ndarray:
+        ok = first(i, j, score)
+        ok[ok] = second(i[ok], j[ok], score[ok])
         return ok
     return both
 

@@ -28,11 +28,12 @@ PairsAbove = Callable[[np.ndarray, np.ndarray, np.ndarray, float],
 (:meth:`newsdedup.score.scorers.BlockScorer.pairs_above`); None when the scorer has no
 such path."""
 
-PairFilter = Callable[[np.ndarray, np.ndarray], np.ndarray]
-"""``allowed(i, j) -> bool`` per pair: whether items ``i[p]`` and ``j[p]`` may merge at all
-(the dedupe's window and series rules). Applied to each piece of pairs as it is scored,
-so pairs it refuses are never held together: the members of one template all score
-above any threshold and all are kept apart."""
+PairFilter = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""``allowed(i, j, score) -> bool`` per pair: whether items ``i[p]`` and ``j[p]``, scoring
+``score[p]``, may merge at all (the dedupe's window and series rules read the items; the
+pair model's filter also reads the score, one of its features). Applied to each piece of
+pairs as it is scored, so pairs it refuses are never held together: the members of one
+template all score above any threshold and all are kept apart."""
 
 _PAIRS_PER_STEP = 1 << 22  # listed pairs scored at once (memory knob only)
 
@@ -42,7 +43,7 @@ def keep_allowed(allowed: PairFilter | None, i: np.ndarray, j: np.ndarray, score
     """The pairs ``allowed`` lets merge (all of them when it is None)."""
     if allowed is None or not len(i):
         return i, j, score
-    ok = allowed(i, j)
+    ok = allowed(i, j, score)
     return i[ok], j[ok], score[ok]
 
 

@@ -54,6 +54,7 @@ from newsdedup.cluster.dedupe import (
 )
 from newsdedup.cluster.greedy import LINKS, Clustering
 from newsdedup.cluster.keep import keep_criteria, text_column
+from newsdedup.cluster.listed import PairFilter
 from newsdedup.progress import rate_reporter
 from newsdedup.score.embed import Quantized, embed
 from newsdedup.score.jaccard import pair_intersections
@@ -231,35 +232,28 @@ def score_candidates(items: pd.DataFrame, model: PairModel, floor: float, n: int
     """
     config = model_config(n, scheme)
     prep = prepare(items, config)
+    # Rounded once here, not by each cosine of the join's blocks and the features below.
+    rounded = (signals if isinstance(signals.vectors, Quantized)
+               else replace(signals, vectors=Quantized.of(signals.vectors)))
     i, j, jaccard = near_pairs(prep, floor, progress=progress,
-                               keep=_likely(prep, signals, model))
+                               keep=_likely(prep, rounded, model))
     found = np.full(len(i), BY_CHARACTERS, dtype=np.int8)
     if door is not None:
         i, j, jaccard, found = _with_door(prep, signals, door, i, j, jaccard, found)
     rows_i, rows_j = prep.survivors[i], prep.survivors[j]
-    features = pair_features(signals, rows_i, rows_j, jaccard)
+    features = pair_features(rounded, rows_i, rows_j, jaccard)
     return ScoredCandidates(config, prep, i, j, model.probability(model.columns(features)),
                             found, link)
 
 
-def _likely(prep: Prepared, signals: ItemSignals, model: PairModel
-            ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def _likely(prep: Prepared, signals: ItemSignals, model: PairModel) -> PairFilter:
     """The candidates worth holding: probability at least :data:`UNLIKELY` (survivor positions).
 
-    Asked about each block of pairs as the character join scores it; their Jaccard is
-    computed again here (the join's filter sees the pair, not its score).
+    Asked about each block of pairs as the character join scores it, with their
+    Jaccard (the join's score, the model's first feature).
     """
-    x = prep.shingles
-    if x is None:
-        raise ValueError("the model's candidates need the survivors' shingle matrix")
-    # Rounded once here, not on each of the join's blocks (the cosine's own rounding of
-    # every item's vector took a quarter of the filter's time).
-    if not isinstance(signals.vectors, Quantized):
-        signals = replace(signals, vectors=Quantized.of(signals.vectors))
-
-    def likely(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        features = pair_features(signals, prep.survivors[a], prep.survivors[b],
-                                 _pair_jaccard(x, a, b))
+    def likely(a: np.ndarray, b: np.ndarray, jaccard: np.ndarray) -> np.ndarray:
+        features = pair_features(signals, prep.survivors[a], prep.survivors[b], jaccard)
         return model.probability(model.columns(features)) >= UNLIKELY
     return likely
 
