@@ -74,6 +74,27 @@ def test_cache_rerun_encodes_nothing(backend: str, tmp_path: Path,
     assert calls == [["한 줄 더"]]
 
 
+def test_chunks_added_one_by_one_give_the_cache_of_one_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"뉴스 {k} 번째 제목" for k in range(11)]
+    whole = em.embed(texts, backend="use", cache_dir=tmp_path / "one")
+    monkeypatch.setattr(em, "CHUNK", 2)
+    chunked = em.embed(texts, backend="use", cache_dir=tmp_path / "six")
+    assert np.array_equal(chunked, whole)
+    one, six = (np.load(em.cache_file(tmp_path / d, "use")) for d in ("one", "six"))
+    assert np.array_equal(one["keys"], six["keys"])
+    assert np.array_equal(one["vectors"], six["vectors"])
+    assert list(six["keys"]) == sorted(six["keys"])
+    # Adding a chunk does not re-sort the cache; the next lookup merges them all once.
+    cache = em._Cache(None, {}, np.empty(0, dtype="S16"), np.empty((0, 2), np.float32))
+    cache.add(np.array([b"b"], dtype="S16"), np.ones((1, 2), np.float32))
+    cache.add(np.array([b"a"], dtype="S16"), np.zeros((1, 2), np.float32))
+    assert len(cache.keys) == 0
+    rows, hit = cache.lookup(np.array([b"a", b"b", b"c"], dtype="S16"))
+    assert hit.tolist() == [True, True, False]
+    assert cache.vectors[rows[:2]].tolist() == [[0.0, 0.0], [1.0, 1.0]]
+
+
 def test_cache_is_keyed_by_identity_and_role(tmp_path: Path) -> None:
     names = {em.cache_file(tmp_path, b, r).name for b in BUNDLED for r in em.ROLES}
     assert len(names) == 4

@@ -415,7 +415,9 @@ class _Cache:
     most every :data:`FLUSH_SECONDS`), so the work of a killed run is kept and a long run
     never rewrites the whole cache; :meth:`close` merges everything into the main file
     and removes the parts. Every file is written atomically. Total I/O is linear in
-    the cache size per run.
+    the cache size per run, and so is the memory traffic: added vectors are merged
+    into the sorted arrays once, when they are next looked up or written (merging each
+    chunk as it came copied the whole cache per chunk, 20 s of 150 for 92,839 texts).
     """
 
     path: Path | None
@@ -425,6 +427,7 @@ class _Cache:
     parts: list[Path] = field(default_factory=list)
     pending: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     flushed: float = field(default_factory=time.monotonic)
+    unmerged: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     @classmethod
     def open(cls, path: Path | None, identity: dict[str, Any], dim: int) -> _Cache:
@@ -447,21 +450,29 @@ class _Cache:
         return cls(path, identity, uniq, np.concatenate(vectors)[first], parts)
 
     def lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Row of each key in the cache and whether it is there."""
+        """Row of each key in :attr:`vectors` and whether it is there."""
+        self._merge()
         pos = np.searchsorted(self.keys, keys)
         pos = np.minimum(pos, max(len(self.keys) - 1, 0))
         hit = (self.keys[pos] == keys) if len(self.keys) else np.zeros(len(keys), dtype=bool)
         return pos, hit
 
     def add(self, keys: np.ndarray, vectors: np.ndarray) -> None:
-        """Merge new keys (not in the cache); write a part file when one is due."""
-        all_keys = np.concatenate([self.keys, keys])
-        order = np.argsort(all_keys, kind="stable")
-        self.keys = all_keys[order]
-        self.vectors = np.concatenate([self.vectors, vectors])[order]
+        """Add new keys (not in the cache); write a part file when one is due."""
+        self.unmerged.append((keys, vectors))
         self.pending.append((keys, vectors))
         if time.monotonic() - self.flushed >= FLUSH_SECONDS:
             self.flush()
+
+    def _merge(self) -> None:
+        """Sort what was added since the last merge into :attr:`keys` and :attr:`vectors`."""
+        if not self.unmerged:
+            return
+        all_keys = np.concatenate([self.keys, *(k for k, _ in self.unmerged)])
+        order = np.argsort(all_keys, kind="stable")
+        self.keys = all_keys[order]
+        self.vectors = np.concatenate([self.vectors, *(v for _, v in self.unmerged)])[order]
+        self.unmerged = []
 
     def flush(self) -> None:
         """Write the vectors added since the last flush to a new part file."""
@@ -476,6 +487,7 @@ class _Cache:
 
     def close(self) -> None:
         """Merge the parts and what is pending into the main file; remove the parts."""
+        self._merge()
         if self.path is None or not (self.pending or self.parts):
             return
         _write_npz(self.path, self.keys, self.vectors, json.dumps(self.identity, sort_keys=True))
