@@ -275,9 +275,11 @@ def integer_dots(q, i, j, out):  # pragma: no cover - compiled
     The cosine of :class:`newsdedup.score.embed.Quantized` without gathering both rows
     of every pair as ``float64`` copies (16 bytes a component read, and written, per
     pair: at 512 dimensions and 35 million candidate pairs that was most of the pair
-    model's dedupe). The products are summed in ``int64``, where no sum of ``int16``
-    products of a few thousand components can overflow, so ``out`` (``float64``) holds
-    the exact integer the ``float64`` sum of the gathered copies gives in any order.
+    model's dedupe). The products are summed in ``int64``: the components of
+    :class:`~newsdedup.score.embed.Quantized` are at most ``2**14`` in size, so below
+    ``2**25`` dimensions every partial sum is an integer under ``2**53``, and ``out``
+    (``float64``) holds the exact value the ``float64`` sum of the gathered copies gives
+    in any order.
     Disjoint slices may run in two threads.
     """
     d = q.shape[1]
