@@ -168,10 +168,16 @@ def test_zstandard_and_empty_contents_are_refused_with_what_to_do(tmp_path):
 
 
 def test_the_format_comes_from_the_file_held(tmp_path):
-    path = tmp_path / "news.txt.gz"
+    path = tmp_path / "news.doc.gz"
     path.write_bytes(gzip.compress(b"{}"))
-    with pytest.raises(ValueError, match=r"extension '\.txt' of the file it holds \(news\.txt\)"):
+    with pytest.raises(ValueError, match=r"extension '\.doc' of the file it holds \(news\.doc\)"):
         load_corpus(path)
+    # A list of headlines, compressed: read as the lines it holds.
+    listed = tmp_path / "headlines.txt.gz"
+    listed.write_bytes(gzip.compress("첫 기사\n둘째 기사\n".encode()))
+    with pytest.warns(CorpusWarning, match="record number"):
+        corpus = load_corpus(listed)
+    assert corpus.fmt == "lines" and corpus.items["title"].tolist() == ["첫 기사", "둘째 기사"]
 
 
 @pytest.mark.parametrize("data, kind", [

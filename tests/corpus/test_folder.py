@@ -109,10 +109,25 @@ def test_what_a_folder_cannot_be_read_as_says_so(tmp_path):
 
     empty = tmp_path / "empty"
     (empty / "sub").mkdir(parents=True)
-    (empty / "notes.txt").write_text("x")
+    (empty / "notes.md").write_text("x")
     with pytest.raises(CorpusError, match=r"empty: the folder holds no corpus file .*holds 2 "
-                                          r"\(notes\.txt, sub/\)"):
+                                          r"\(notes\.md, sub/\)"):
         load_corpus(empty)
+
+
+def test_text_beside_data_files_is_their_notes_and_alone_a_list_of_headlines(tmp_path):
+    folder = _folder(tmp_path, compress_first=False)
+    (folder / "LICENSE.txt").write_text("Licensed to the public\n")
+    corpus = _load(folder)
+    assert corpus.fmt == "jsonl" and corpus.left_out == ("LICENSE.txt", "README.md")
+    lists = tmp_path / "lists"
+    lists.mkdir()
+    (lists / "a.txt").write_text("첫 기사\n")
+    (lists / "b.txt").write_text("둘째 기사\n")
+    with pytest.warns(CorpusWarning, match="record number"):
+        listed = load_corpus(lists)
+    assert listed.files == ("a.txt", "b.txt") and listed.items["id"].tolist() == ["a.txt:1",
+                                                                                   "b.txt:1"]
 
 
 def test_a_broken_file_of_a_folder_is_named(tmp_path):

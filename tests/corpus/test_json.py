@@ -59,7 +59,7 @@ def test_faults_name_their_line_and_record(tmp_path):
 
 def test_unknown_extensions_name_the_format_option(tmp_path):
     with pytest.raises(ValueError, match=r"pass --format \(fmt=\) one of .*'json'"):
-        load_corpus(write(tmp_path, "f.txt", "[]"))
+        load_corpus(write(tmp_path, "f.doc", "[]"))
 
 
 records = st.lists(st.dictionaries(st.sampled_from(["id", "title", "n", "x y"]),

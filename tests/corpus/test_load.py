@@ -540,6 +540,69 @@ def test_csv_mapped_column_missing_from_header(tmp_path: Path) -> None:
         load_corpus(write(tmp_path, "m.csv", "ID,title\n1,T\n"))
 
 
+def test_records_without_an_id_field_are_numbered_and_the_load_says_so(tmp_path: Path) -> None:
+    text = 'title,published_at\nFed raises rates,2024-05-01\n"Fed, again",2024-05-02\nx,y,z\n'
+    with pytest.warns(CorpusWarning) as said:
+        corpus = load_corpus(write(tmp_path, "h.csv", text))
+    assert corpus.numbered
+    # The record number as the rejects and sheets count records (the header is no record).
+    assert corpus.items["id"].tolist() == ["1", "2"]
+    assert corpus.items["title"].tolist() == ["Fed raises rates", "Fed, again"]
+    assert [(r.record, r.id) for r in corpus.rejected] == [(3, "3")]
+    messages = [str(w.message) for w in said]
+    assert any("each item's id is its record number" in m for m in messages)
+    # JSON Lines whose objects carry no id: numbered the same way (blank lines are no records).
+    with pytest.warns(CorpusWarning, match="record number"):
+        jl = load_corpus(write(tmp_path, "h.jsonl", '{"title": "a"}\n\n{"title": "b"}\n'))
+    assert jl.numbered and jl.items["id"].tolist() == ["1", "2"]
+    # A file with ids is read as before, and says nothing.
+    assert not load_quiet(write(tmp_path, "i.csv", "id,title\nq,T\n")).numbered
+
+
+def test_records_missing_an_id_beside_others_that_have_one_are_still_rejected(
+        tmp_path: Path) -> None:
+    # Some records name their ids: the others are faulty, not a list without ids.
+    path = write(tmp_path, "m.jsonl", '{"id": "a", "title": "T"}\n{"title": "U"}\n')
+    with pytest.warns(CorpusWarning, match="rejected 1 of 2"):
+        corpus = load_corpus(path)
+    assert not corpus.numbered and corpus.items["id"].tolist() == ["a"]
+    # A column spelling the id's name in another case holds the ids: asked to map, not
+    # numbered over.
+    with pytest.raises(CorpusError, match="--columns id=ID"):
+        load_corpus(write(tmp_path, "u.csv", "ID,title\n1,T\n"))
+
+
+def test_a_txt_file_is_one_headline_per_line(tmp_path: Path) -> None:
+    text = ("삼성전자 3분기 실적 발표\r\n\n  \n"  # CRLF, blank and blank-looking lines
+            "삼성전자, 3분기 실적 발표했다\nU+2028 stays\u2028inside\n")
+    with pytest.warns(CorpusWarning, match="record number"):
+        corpus = load_corpus(write(tmp_path, "headlines.txt", text))
+    assert corpus.fmt == "lines" and corpus.numbered
+    assert corpus.items["id"].tolist() == ["1", "2", "3"]
+    assert corpus.items["title"].tolist() == ["삼성전자 3분기 실적 발표",
+                                              "삼성전자, 3분기 실적 발표했다",
+                                              "U+2028 stays\u2028inside"]
+    assert set(corpus.items["summary"]) == {""}
+    # --format lines reads any file so; a tab on the first line names the option for a table.
+    with pytest.warns(CorpusWarning, match="record number"):
+        listed = load_corpus(write(tmp_path, "h.list", "a\nb\n"), "lines")
+    assert listed.items["id"].tolist() == ["1", "2"]
+    with pytest.raises(CorpusError, match=r"t\.txt:2: record 1: the first headline holds a "
+                                          r"tab: .*--format csv --delimiter tab"):
+        load_corpus(write(tmp_path, "t.txt", "\nid\ttitle\n1\tT\n"))
+
+
+def test_a_folder_of_lists_numbers_each_file_by_its_name(tmp_path: Path) -> None:
+    folder = tmp_path / "days"
+    folder.mkdir()
+    write(folder, "2024-05-01.txt", "a\nb\n")
+    write(folder, "2024-05-02.txt", "c\n")
+    with pytest.warns(CorpusWarning, match=r"after its file's name"):
+        corpus = load_corpus(folder)
+    assert corpus.items["id"].tolist() == ["2024-05-01.txt:1", "2024-05-01.txt:2",
+                                           "2024-05-02.txt:1"]
+
+
 def test_a_header_of_one_field_holding_a_separator_names_the_delimiter(tmp_path: Path) -> None:
     semi = write(tmp_path, "s.csv", "id;title\n1;T\n")
     with pytest.raises(CorpusError, match=r"holding ';': if that separates the fields, pass "
@@ -558,8 +621,9 @@ def test_missing_columns_say_which_option_maps_them(tmp_path: Path) -> None:
         load_corpus(path)
     loaded = load_quiet(path, columns={"id": "ID", "title": "TITLE"}).items
     assert loaded.loc[0, "title"] == "T"
-    # No field matches, or two do: the option is named with a placeholder.
-    with pytest.raises(CorpusError, match=r"e\.g\. --columns id=<field>,title=<field>$"):
+    # No field matches, or two do: the option is named with a placeholder (without an id
+    # field only the title is asked for: the records would be numbered).
+    with pytest.raises(CorpusError, match=r"e\.g\. --columns title=<field>$"):
         load_corpus(write(tmp_path, "v.csv", "key,headline\n1,T\n"))
     with pytest.raises(CorpusError, match=r"e\.g\. --columns id=ID,title=<field>$"):
         load_corpus(write(tmp_path, "v.csv", "ID,Title,TITLE\n1,T,U\n"))

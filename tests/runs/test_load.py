@@ -15,6 +15,23 @@ def test_name_and_rejects_are_reported(tmp_path):
     assert load_named(path, name="other")[1] == "other"
 
 
+def test_a_list_of_headlines_is_deduped_and_its_numbered_ids_are_said_and_recorded(
+        tmp_path, capsys):
+    from newsdedup.cli import main
+
+    path = tmp_path / "headlines.txt"
+    path.write_text("삼성전자 3분기 실적 발표\n삼성전자, 3분기 실적 발표했다\n오늘의 날씨\n",
+                    encoding="utf-8")
+    assert main(["dedupe", str(path), "--out", str(tmp_path / "out"), "--name", "headlines"]) == 0
+    said = capsys.readouterr()
+    assert "note: headlines.txt: no record has an 'id' field" in said.err
+    assert "3 items -> 2 kept, 1 merged groups" in said.out
+    run = tmp_path / "out" / "headlines" / "dedupe"
+    assert json.loads((run / "dedupe.json").read_text())["corpus"]["ids"] == "record numbers"
+    items = (run / "items.csv").read_text(encoding="utf-8").splitlines()
+    assert [line.split(",")[0] for line in items[1:]] == ["1", "2", "3"]
+
+
 # --- tiny corpora (issue 16, defect 4) ---------------------------------------------------
 
 import warnings  # noqa: E402

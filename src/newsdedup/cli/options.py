@@ -352,13 +352,16 @@ def add_corpus_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("corpus")
     p.set_defaults(positionals=("corpus",))
     g.add_argument("corpus", nargs="?", type=Path,
-                   help="corpus file (.ts, .jsonl, .json, .csv, .tsv, .parquet, or an RSS or "
-                        "Atom feed: .xml, .rss, .atom), or a folder of such files read as one "
-                        "corpus (a feed's daily files); default: the "
+                   help="corpus file (.ts, .jsonl, .json, .csv, .tsv, .parquet, .xlsx, an RSS "
+                        "or Atom feed: .xml, .rss, .atom, or .txt: one headline per line), or a "
+                        "folder of such files read as one corpus (a feed's daily files); a "
+                        "file without ids has its items numbered; default: the "
                         f"pinned {paths.PALDYN.name} archive behind the published tables")
-    g.add_argument("--format", choices=["ts", "jsonl", "json", "csv", "parquet", "xml"],
+    g.add_argument("--format",
+                   choices=["ts", "jsonl", "json", "csv", "parquet", "xml", "lines", "xlsx"],
                    help="file format (default: from the extension; a .gz, .bz2, .xz or "
-                        "one-file .zip is read as the file it holds, e.g. news.jsonl.gz)")
+                        "one-file .zip is read as the file it holds, e.g. news.jsonl.gz; "
+                        "'lines': one headline per line)")
     g.add_argument("--dialect", type=dialect, choices=["standard", "seed"],
                    metavar="{standard,published}",
                    help="how a TypeScript corpus's strings are read: 'standard' JavaScript "

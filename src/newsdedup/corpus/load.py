@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from newsdedup.corpus.compressed import COMPRESSED_SUFFIXES, inner_name, unpack
+from newsdedup.corpus.compressed import COMPRESSED_SUFFIXES, compression_of, inner_name, unpack
 from newsdedup.corpus.dates import OK, DateTexts, date_problem, read_date_texts
 from newsdedup.corpus.feedxml import read_feed_xml
 from newsdedup.corpus.hosts import host_of
@@ -43,7 +43,14 @@ from newsdedup.corpus.records import (
     decode_bytes,
     field_problem,
 )
-from newsdedup.corpus.tabular import read_csv, read_json, read_jsonl, read_parquet
+from newsdedup.corpus.tabular import (
+    read_csv,
+    read_json,
+    read_jsonl,
+    read_lines,
+    read_parquet,
+    read_xlsx,
+)
 from newsdedup.corpus.typescript import read_ts
 from newsdedup.text.normalize import canonical, is_blank
 
@@ -57,12 +64,13 @@ __all__ = [
     "Rejected",
     "decode_bytes",
     "load_corpus",
+    "numbered_note",
 ]
 
 CANONICAL: tuple[str, ...] = ("id", "title", "summary", "url", "host", "source", "published_at")
 """Columns every loaded table starts with, in this order, as ``str`` values."""
 
-FORMATS: tuple[str, ...] = ("ts", "jsonl", "json", "csv", "parquet", "xml")
+FORMATS: tuple[str, ...] = ("ts", "jsonl", "json", "csv", "parquet", "xml", "lines", "xlsx")
 DIALECTS: tuple[str, ...] = ("standard", "seed")
 
 _EXTENSIONS: dict[str, str] = {
@@ -76,6 +84,9 @@ _EXTENSIONS: dict[str, str] = {
     ".xml": "xml",
     ".rss": "xml",
     ".atom": "xml",
+    ".txt": "lines",
+    ".xlsx": "xlsx",
+    ".xls": "xlsx",  # read_xlsx says to save it as .xlsx
 }
 
 # The compared texts are brought to NFC here, before anything else reads them, so that a
@@ -96,13 +107,16 @@ class LoadResult:
         items: Canonical columns first, then the file's other fields; RangeIndex; file order.
         rejected: Records that could not be used, with reasons, in file order.
         path: The file or folder read.
-        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"`` or ``"xml"``.
+        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"``, ``"xml"``,
+            ``"lines"`` or ``"xlsx"``.
         sha256: Hex digest of the file's bytes as stored (compressed, if it is); of a
             folder, the digest of its files' ``sha256sum`` listing in name order.
         dialect: ``"standard"`` or ``"seed"``.
         n_records: Records seen; always ``len(items) + len(rejected)``.
         files: The files read, in order, when ``path`` is a folder; else empty.
         left_out: What a folder holds beside its corpus files (named in a warning).
+        numbered: No record had an id field, so each item's id is its record number
+            (``"7"``; ``"<file>:7"`` in a folder), said in a warning.
     """
 
     items: pd.DataFrame
@@ -114,6 +128,7 @@ class LoadResult:
     n_records: int
     files: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
+    numbered: bool = False
 
     def summary_line(self) -> str:
         """One line for logs and reports.
@@ -152,16 +167,21 @@ def load_corpus(
             (:mod:`newsdedup.corpus.compressed`). A folder is read as one corpus: its files
             of one format, in name order (a feed's daily files); ids are unique across
             them, and a rejected record names its file.
-        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"`` or ``"xml"``;
-            inferred from the extension (``.ts``, ``.jsonl``/``.ndjson``, ``.json``,
-            ``.csv``/``.tsv``, ``.parquet``, ``.xml``/``.rss``/``.atom``) when omitted,
-            of the file held when compressed (``news.jsonl.gz``).
+        fmt: ``"ts"``, ``"jsonl"``, ``"json"``, ``"csv"``, ``"parquet"``, ``"xml"``,
+            ``"lines"`` or ``"xlsx"``; inferred from the extension (``.ts``,
+            ``.jsonl``/``.ndjson``, ``.json``, ``.csv``/``.tsv``, ``.parquet``,
+            ``.xml``/``.rss``/``.atom``, ``.txt``, ``.xlsx``) when omitted, of the file held
+            when compressed (``news.jsonl.gz``).
             ``json`` is one document: an array of records, or an object with one member
             holding them (as news APIs answer). ``xml`` is an RSS or Atom feed, one record
             per item under the canonical names (:mod:`newsdedup.corpus.feedxml`).
+            ``lines`` is plain text, one headline per non-blank line; ``xlsx`` the one sheet
+            of an Excel workbook that holds data, its first row the header.
         columns: Canonical name -> field name in the file, e.g. ``{"id": "ID"}``. Unmapped
             canonical names are looked up under their own name (and ``published_at`` under
-            ``publishedAt`` for ``ts``). Fields not mapped are kept as extra columns.
+            ``publishedAt`` for ``ts``). Fields not mapped are kept as extra columns. When
+            no record has the id field (and ``columns`` names none), each item's id is its
+            record number, and a warning says so (:attr:`LoadResult.numbered`).
         strict: Raise :class:`CorpusError` on the first unusable record instead of listing it
             in ``rejected``.
         dialect: ``"standard"`` decodes string literals as JavaScript does; ``"seed"``
@@ -209,6 +229,9 @@ def load_corpus(
         fields.update(dict.fromkeys(file_fields))
         if folder:  # a folder's file: its records are counted in it
             where += [file.name] * len(file_raws)
+    numbered = mapping["id"] not in fields
+    if numbered:
+        raws = _numbered(path, raws, mapping["id"], where or None)
     items, extras, rejected = _validate(path, raws, mapping, list(fields), strict,
                                         where or None)
     if rejected and not items:
@@ -239,7 +262,36 @@ def load_corpus(
         n_records=len(raws),
         files=tuple(f.name for f in held) if folder else (),
         left_out=tuple(left_out),
+        numbered=numbered,
     )
+
+
+def numbered_note(field: str = "id", folder: bool = False) -> str:
+    """What a load whose records carry no id says about the ids it gave them.
+
+    Examples:
+        >>> numbered_note()[:60]
+        "no record has an 'id' field, so each item's id is its record"
+    """
+    where = " after its file's name (daily.txt:7)" if folder else ""
+    return (f"no record has an {field!r} field, so each item's id is its record number "
+            f"(1, 2, ...){where}; these ids hold while the file is not edited "
+            f"(--columns id=FIELD reads a field of ids)")
+
+
+def _numbered(path: Path, raws: list[RawRecord], field: str, files: list[str] | None
+              ) -> list[RawRecord]:
+    """The records with their record number as id (``<file>:<n>`` in a folder), said once.
+
+    A list of headlines often has no ids; refusing it would leave the user to invent
+    them, and the record number is what a reject or a labelling sheet names anyway. It
+    identifies an item only while the file is not edited, which the warning says.
+    """
+    warnings.warn(f"{path}: {numbered_note(field, files is not None)}", CorpusWarning,
+                  stacklevel=3)
+    return [raw._replace(fields=raw.fields | {
+        field: str(raw.record) if files is None else f"{files[k]}:{raw.record}"})
+        for k, raw in enumerate(raws)]
 
 
 def _read_file(
@@ -263,7 +315,10 @@ def _read_file(
     stored = path.read_bytes()
     digest = hashlib.sha256(stored).hexdigest()  # of the file as stored, compressed or not
     empty = "file is empty" if not stored.strip() else None
-    data = unpack(path, stored) if empty is None else b""
+    # A workbook is itself a zip archive (of many files): read as stored, unless compressed
+    # again (news.xlsx.gz).
+    workbook = fmt == "xlsx" and compression_of(stored) == "zip"
+    data = (stored if workbook else unpack(path, stored)) if empty is None else b""
     del stored  # a large compressed file's bytes are not kept beside its text
     if empty is None and not data.strip():
         empty = "file is empty once decompressed"
@@ -311,6 +366,13 @@ def _corpus_files(folder: Path, fmt: str | None) -> tuple[dict[Path, Path], list
             files[entry] = inner
         else:
             left_out.append(entry.name + ("/" if entry.is_dir() else ""))
+    kinds = {entry: _EXTENSIONS[inner.suffix.lower()] for entry, inner in files.items()}
+    if fmt is None and set(kinds.values()) - {"lines"}:
+        # Text beside data files is their notes (README.txt, LICENSE.txt), not a list of
+        # headlines: left out and named, as any other file; --format lines reads them.
+        notes = [entry for entry, kind in kinds.items() if kind == "lines"]
+        left_out = sorted(left_out + [entry.name for entry in notes])
+        files = {entry: inner for entry, inner in files.items() if entry not in notes}
     if not files:
         wanted = ", ".join(k for k, v in _EXTENSIONS.items() if fmt in (None, v))
         raise CorpusError(folder, f"the folder holds no corpus file (a name ending in {wanted}, "
@@ -389,6 +451,8 @@ def _read_records(
     """
     if fmt == "parquet":
         return read_parquet(path, data)
+    if fmt == "xlsx":
+        return read_xlsx(path, data)
     if fmt == "xml":  # the XML declaration may name the encoding
         return None, read_feed_xml(path, data, encoding)
     text = decode_bytes(path, data, encoding)
@@ -398,6 +462,8 @@ def _read_records(
         return None, read_ts(path, text, array_name, dialect)
     if fmt == "jsonl":
         return None, read_jsonl(path, text)
+    if fmt == "lines":
+        return None, read_lines(path, text)
     if fmt == "json":
         return None, read_json(path, text)
     delimiter = sep if sep is not None else ("\t" if tab else ",")
@@ -412,23 +478,28 @@ def _check_header(
     columns: Mapping[str, str] | None,
     first_line: int | None,
 ) -> None:
-    """Raise when the file lacks id, title or a column the caller named.
+    """Raise when the file lacks a title, a column the caller named, or its ids' name.
 
     ``fields`` is the header of a CSV or Parquet file, or every field name any record of a
     JSONL or TypeScript file has: a name in no record is as absent as one missing from a
     header (a mistyped ``--columns title=TITEL`` on a JSONL file). ``first_line`` is the
     line of the first record of a file without a header (None for CSV and Parquet).
+    A file without an id field has its records numbered (:func:`_numbered`), unless a
+    field spells the id's name in another case (``ID``): then those are its ids, and
+    the caller is asked to map them.
     """
     # A column the caller named explicitly but the file lacks is a configuration error,
     # not a property of every record; say so once instead of rejecting every row.
-    # The same goes for id and title, without which no record can be used.
-    needed = {"id": mapping["id"], "title": mapping["title"]} | dict(columns or {})
+    # The same goes for the title, without which no record can be used.
+    ids = any(f.casefold() == mapping["id"].casefold() for f in fields)
+    needed = ({"id": mapping["id"]} if ids else {}) | {"title": mapping["title"]} | dict(
+        columns or {})
     absent = {c: f for c, f in needed.items() if f not in fields}
     if absent:
         wanted = ", ".join(f"{f!r} (for {c!r})" for c, f in absent.items())
         hint = (fmt == "csv" and _delimiter_hint(fields)) or _columns_hint(absent, fields)
-        if fmt in ("csv", "parquet"):
-            line = None if fmt == "parquet" else 1
+        if fmt in ("csv", "parquet", "xlsx"):
+            line = 1 if fmt == "csv" else None
             raise CorpusError(path, f"column {wanted} not in the header {fields}; {hint}",
                               line=line)
         shown = fields[:20] + (["..."] if len(fields) > 20 else [])

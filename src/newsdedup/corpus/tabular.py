@@ -1,4 +1,4 @@
-"""Readers for the tabular formats: JSONL, JSON, CSV (and TSV) and Parquet.
+"""Readers for the tabular formats: JSONL, JSON, CSV (and TSV), Parquet, Excel, plain lines.
 
 Each reader returns the file's records as :class:`~newsdedup.corpus.records.RawRecord`
 values in file order (CSV and Parquet also return the header) and raises
@@ -18,6 +18,51 @@ from typing import Any
 import pandas as pd
 
 from newsdedup.corpus.records import CorpusError, RawRecord
+
+# --------------------------------------------------------------------------------------
+# Plain text: one headline per line
+# --------------------------------------------------------------------------------------
+
+
+def read_lines(path: Path, text: str) -> list[RawRecord]:
+    r"""The records of a plain text of headlines: each non-blank line is one ``title``.
+
+    A list of headlines pasted from a page or exported one per line has no field names
+    and no ids; its records are numbered as they are read (the ids the loader gives them,
+    :func:`newsdedup.corpus.load.load_corpus`). Surrounding spaces are kept as written:
+    the scoring schemes ignore them. A tab on the first line is more likely a
+    tab-separated table than a headline, so the file is refused with the option that
+    reads it as one.
+
+    Args:
+        path: The file, for error messages.
+        text: Its decoded text.
+
+    Returns:
+        One record per non-blank line, numbered in file order, with its line.
+
+    Raises:
+        CorpusError: The first non-blank line holds a tab.
+
+    Examples:
+        >>> [r.fields for r in read_lines(Path("h.txt"), "Fed raises rates\n\nStocks fall\n")]
+        [{'title': 'Fed raises rates'}, {'title': 'Stocks fall'}]
+        >>> read_lines(Path("h.txt"), "a\nb")[1].line
+        2
+    """
+    raws: list[RawRecord] = []
+    # Split on "\n" only, as JSON Lines are: U+2028 and friends inside a headline stay in it.
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        if not raws and "\t" in line:
+            raise CorpusError(path, "the first headline holds a tab: if the file is a "
+                              "tab-separated table, pass --format csv --delimiter tab",
+                              line=lineno, record=1)
+        raws.append(RawRecord(len(raws) + 1, lineno, {"title": line}, None))
+    return raws
+
 
 # --------------------------------------------------------------------------------------
 # JSONL
@@ -475,3 +520,73 @@ def read_parquet(path: Path, data: bytes) -> tuple[list[str], list[RawRecord]]:
     ]
     return header, raws
 
+
+
+# --------------------------------------------------------------------------------------
+# Excel workbooks
+# --------------------------------------------------------------------------------------
+
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+"""The first bytes of an Excel 97-2003 ``.xls`` (an OLE2 compound file), which is not read."""
+
+
+def read_xlsx(path: Path, data: bytes) -> tuple[list[str], list[RawRecord]]:
+    """The header and rows of the one sheet of an Excel workbook (``.xlsx``) that holds data.
+
+    News archives are often exported as workbooks (BigKinds' Korean news export among
+    them). The first non-empty row of the sheet is its header; each later row with any
+    cell is a record, its ``line`` the row number Excel shows. Cells keep the type Excel
+    stored (a date cell is a date, read as ISO 8601; a formula its last computed value).
+    A header cell left empty above values is named by its column letter (``"C"``), as
+    Excel shows it, so those values are kept under that name.
+
+    Args:
+        path: The file, for error messages.
+        data: Its bytes.
+
+    Returns:
+        The header and one record per non-empty row, numbered from 1.
+
+    Raises:
+        CorpusError: The bytes are not a readable ``.xlsx`` workbook (an ``.xls`` is named
+            as such), more than one sheet holds data, or the header repeats a name.
+    """
+    if data.startswith(_OLE2):
+        raise CorpusError(path, "an Excel 97-2003 workbook (.xls) is not read: save it as "
+                                ".xlsx or CSV")
+    from openpyxl import load_workbook  # only where a workbook is read
+    from openpyxl.utils import get_column_letter
+
+    try:
+        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as exc:  # zipfile, KeyError and openpyxl's own, for a damaged file
+        raise CorpusError(path, f"not a readable Excel workbook (.xlsx): {exc}") from exc
+    try:
+        # (row number, cells) of the non-empty rows of each sheet, read once.
+        sheets = {ws.title: [(number, row) for number, row in enumerate(
+            ws.iter_rows(values_only=True), start=1) if any(v is not None for v in row)]
+            for ws in book.worksheets}
+    finally:
+        book.close()
+    filled = [title for title, rows in sheets.items() if rows]
+    if len(filled) > 1:
+        raise CorpusError(path, f"{len(filled)} sheets hold data ({', '.join(filled)}); save "
+                                f"the one to read as its own workbook or as CSV")
+    if not filled:
+        raise CorpusError(path, "the workbook holds no data", line=1)
+    rows = sheets[filled[0]]
+    first, cells = rows[0]
+    header = [get_column_letter(k) if v is None or str(v).strip() == "" else str(v)
+              for k, v in enumerate(cells, start=1)]
+    # Trailing columns with no header and no value are Excel's formatting, not fields.
+    while header and cells[len(header) - 1] is None and all(
+            len(row) < len(header) or row[len(header) - 1] is None for _, row in rows[1:]):
+        header.pop()
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise CorpusError(path, f"duplicate column names in header: {dupes}", line=first)
+    # Every row spans the sheet's used columns, so no value lies outside the header.
+    raws = [RawRecord(record, number, {h: (row[k] if k < len(row) else None)
+                                       for k, h in enumerate(header)}, None)
+            for record, (number, row) in enumerate(rows[1:], start=1)]
+    return header, raws

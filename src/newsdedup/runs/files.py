@@ -404,6 +404,8 @@ def corpus_meta(corpus, name: str) -> dict:
         "dialect": corpus.dialect,
         "records": corpus.n_records,
         "items": len(corpus.items),
+        # Only where it happened: every other run's params.json stays as it was.
+        **({"ids": "record numbers"} if getattr(corpus, "numbered", False) else {}),
         **folder,
         "rejected": [
             ({"file": r.file} if getattr(r, "file", None) is not None else {})

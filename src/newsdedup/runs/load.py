@@ -19,6 +19,7 @@ from newsdedup.corpus.load import (
     Rejected,
     load_corpus,
     named,
+    numbered_note,
 )
 from newsdedup.runs.files import REJECTS, Progress, quiet
 
@@ -89,6 +90,8 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
         # Said even under --quiet: what a folder holds and is not read is never passed silently.
         progress(f"warning: {path.name}/: read its {len(corpus.files):,} {corpus.fmt} files in "
                  f"name order; left out {named(corpus.left_out)}")
+    if corpus.numbered:
+        progress(f"note: {path.name}: {numbered_note(folder=bool(corpus.files))}")
     rejected = corpus.rejected
     for rej in rejected[:each_reject]:
         progress(f"rejected {path.name} {_where(rej)}: {rej.reason}")
