@@ -46,7 +46,7 @@ def test_the_bound_is_never_below_a_row_s_product_entries(texts, t):
     ones_t = pre.prefix.T.tocsr()
     ones_t.data[:] = 1.0
     entries = np.diff((pre.prefix @ ones_t).tocsr().indptr)
-    assert (prefix._product_bound(pre.prefix, ones_t) >= entries).all()
+    assert (prefix._product_bound(pre.prefix) >= entries).all()
 
 
 def test_one_template_s_titles_are_listed_a_few_rows_at_a_time(monkeypatch):

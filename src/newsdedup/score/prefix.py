@@ -94,13 +94,16 @@ def prefix_candidates(
     members = np.asarray(members, dtype=np.int64)
     pre = _prefixes(x[members].tocsr(), np.asarray(weights, dtype=np.float64), t)
     mass = pre.mass
-    ones_t = pre.prefix.T.tocsr()
-    ones_t.data[:] = 1.0
-    for lo, hi in _row_blocks(_product_bound(pre.prefix, ones_t), block, PRODUCT_ENTRIES):
-        # Data: the weight of the prefix shingles a pair shares.
-        shared = (pre.prefix[lo:hi] @ ones_t).tocoo()
+    ones = pre.prefix.copy()
+    ones.data[:] = 1.0
+    for lo, hi in _row_blocks(_product_bound(pre.prefix), block, PRODUCT_ENTRIES):
+        # Data: the weight of the prefix shingles a pair shares. Only the member rows after
+        # the block's first one as columns: a pair is listed from its smaller row, so the
+        # columns up to ``lo`` would all be dropped below (about half of the product's work;
+        # the pairs, and their order, are those of the whole product).
+        shared = (pre.prefix[lo:hi] @ ones[lo + 1:].T).tocoo()
         r = shared.row.astype(np.int64) + lo
-        c = shared.col.astype(np.int64)
+        c = shared.col.astype(np.int64) + lo + 1
         small, large = np.minimum(mass[r], mass[c]), np.maximum(mass[r], mass[c])
         ok = (c > r) & (small >= (t - _SLACK) * large)
         r, c, common = r[ok], c[ok], shared.data[ok]
@@ -115,12 +118,13 @@ def prefix_candidates(
             progress(hi, len(members))
 
 
-def _product_bound(prefix: sp.csr_matrix, ones_t: sp.csr_matrix) -> np.ndarray:
-    """Per row, an upper bound of its entries in ``prefix @ ones_t``.
+def _product_bound(prefix: sp.csr_matrix) -> np.ndarray:
+    """Per row, an upper bound of its entries in the product of ``prefix`` with its transpose.
 
-    The items sharing each of its prefix shingles, summed (never more than every item).
+    The items sharing each of its prefix shingles, summed (never more than every item); a
+    bound of the product with any subset of the rows as columns too.
     """
-    per_shingle = np.diff(ones_t.indptr)
+    per_shingle = np.bincount(prefix.indices, minlength=prefix.shape[1])
     rows = np.repeat(np.arange(prefix.shape[0]), np.diff(prefix.indptr))
     bound = np.bincount(rows, weights=per_shingle[prefix.indices], minlength=prefix.shape[0])
     return np.minimum(bound, prefix.shape[0]).astype(np.int64)
