@@ -603,6 +603,24 @@ def test_a_folder_of_lists_numbers_each_file_by_its_name(tmp_path: Path) -> None
                                            "2024-05-02.txt:1"]
 
 
+def test_fields_named_as_a_column_commonly_is_are_suggested_never_read(tmp_path: Path) -> None:
+    text = "id,headline,pub_date,Publisher,HOSTNAME\n1,T,2024-05-01,AP,apnews.com\n"
+    corpus = load_quiet(write(tmp_path, "n.csv", text), columns={"title": "headline"})
+    assert corpus.look_alikes == (("host", "HOSTNAME"), ("source", "Publisher"),
+                                  ("published_at", "pub_date"))
+    # Suggested only: the canonical columns stay empty until --columns names the fields.
+    row = corpus.items.loc[0]
+    assert (row["published_at"], row["source"], row["host"]) == ("", "", "")
+    assert row["pub_date"] == "2024-05-01"
+    # A URL gives the host; two fields that look like one column suggest neither; a field
+    # already mapped is no suggestion for another column.
+    text = "id,title,url,date,pubDate,source\n1,T,https://a.org/x,2024-05-01,2024-05-01,AP\n"
+    assert load_quiet(write(tmp_path, "m.csv", text)).look_alikes == ()
+    mapped = load_quiet(write(tmp_path, "k.csv", "id,title,date\n1,T,2024-05-01\n"),
+                        columns={"published_at": "date"})
+    assert mapped.look_alikes == () and mapped.items.loc[0, "published_at"] == "2024-05-01"
+
+
 def test_a_header_of_one_field_holding_a_separator_names_the_delimiter(tmp_path: Path) -> None:
     semi = write(tmp_path, "s.csv", "id;title\n1;T\n")
     with pytest.raises(CorpusError, match=r"holding ';': if that separates the fields, pass "
@@ -624,7 +642,10 @@ def test_missing_columns_say_which_option_maps_them(tmp_path: Path) -> None:
     # No field matches, or two do: the option is named with a placeholder (without an id
     # field only the title is asked for: the records would be numbered).
     with pytest.raises(CorpusError, match=r"e\.g\. --columns title=<field>$"):
-        load_corpus(write(tmp_path, "v.csv", "key,headline\n1,T\n"))
+        load_corpus(write(tmp_path, "v.csv", "key,name\n1,T\n"))
+    # A field named as titles commonly are is named in the option.
+    with pytest.raises(CorpusError, match=r"map them with --columns title=Headline$"):
+        load_corpus(write(tmp_path, "v.csv", "key,Headline\n1,T\n"))
     with pytest.raises(CorpusError, match=r"e\.g\. --columns id=ID,title=<field>$"):
         load_corpus(write(tmp_path, "v.csv", "ID,Title,TITLE\n1,T,U\n"))
     jsonl = write(tmp_path, "w.jsonl", '{"ID": "1", "Title": "T"}\n')

@@ -32,6 +32,17 @@ def test_a_list_of_headlines_is_deduped_and_its_numbered_ids_are_said_and_record
     assert [line.split(",")[0] for line in items[1:]] == ["1", "2", "3"]
 
 
+def test_fields_that_look_like_columns_are_named_with_the_option_that_reads_them(tmp_path):
+    path = tmp_path / "feed.csv"
+    path.write_text("Title,Date,Publisher\nFed raises rates,2024-05-01,AP\n"
+                    "Stocks fall,2024-05-02,AP\n", encoding="utf-8")
+    said: list[str] = []
+    load_named(path, columns={"title": "Title"}, progress=said.append)
+    assert ("note: feed.csv: 'Publisher' (source?), 'Date' (published_at?) left unread: named "
+            "as those columns commonly are; --columns source=Publisher,published_at=Date reads "
+            "them") in said
+
+
 # --- tiny corpora (issue 16, defect 4) ---------------------------------------------------
 
 import warnings  # noqa: E402

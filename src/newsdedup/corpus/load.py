@@ -64,6 +64,8 @@ __all__ = [
     "Rejected",
     "decode_bytes",
     "load_corpus",
+    "FIELD_NAMES",
+    "look_alikes",
     "numbered_note",
 ]
 
@@ -88,6 +90,23 @@ _EXTENSIONS: dict[str, str] = {
     ".xlsx": "xlsx",
     ".xls": "xlsx",  # read_xlsx says to save it as .xlsx
 }
+
+FIELD_NAMES: dict[str, tuple[str, ...]] = {
+    "id": ("guid", "uid", "article_id", "news_id", "뉴스 식별자", "식별자", "기사 id"),
+    "title": ("headline", "head", "제목", "헤드라인", "기사 제목"),
+    "summary": ("description", "abstract", "snippet", "lead", "content", "body", "text", "요약",
+                "본문", "내용"),
+    "url": ("link", "href", "web_url", "링크", "주소"),
+    "host": ("hostname", "domain", "도메인"),
+    "source": ("publisher", "outlet", "media", "press", "source_name", "언론사", "매체", "출처"),
+    "published_at": ("date", "pubdate", "published", "datetime", "timestamp", "time",
+                     "created_at", "일자", "날짜", "발행일", "등록일", "입력일", "작성일"),
+}
+"""Names exports commonly give each canonical column (English and Korean), compared
+without case, spaces, ``_`` or ``-``. They are only *suggested*, in an error's hint or in
+:attr:`LoadResult.look_alikes`, never mapped without ``--columns``: a ``date`` may be a
+crawl date, a ``text`` the whole article, and a guess that reads the wrong field would
+change every figure without a word."""
 
 # The compared texts are brought to NFC here, before anything else reads them, so that a
 # decomposed (NFD) export loads into the same items as its precomposed twin: the subject
@@ -117,6 +136,9 @@ class LoadResult:
         left_out: What a folder holds beside its corpus files (named in a warning).
         numbered: No record had an id field, so each item's id is its record number
             (``"7"``; ``"<file>:7"`` in a folder), said in a warning.
+        look_alikes: ``(column, field)`` for each canonical column the file lacks under
+            its name (and ``columns`` does not map) while one unmapped field is named as
+            that column commonly is (:data:`FIELD_NAMES`): what a note suggests mapping.
     """
 
     items: pd.DataFrame
@@ -129,6 +151,7 @@ class LoadResult:
     files: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
     numbered: bool = False
+    look_alikes: tuple[tuple[str, str], ...] = ()
 
     def summary_line(self) -> str:
         """One line for logs and reports.
@@ -263,7 +286,48 @@ def load_corpus(
         files=tuple(f.name for f in held) if folder else (),
         left_out=tuple(left_out),
         numbered=numbered,
+        look_alikes=look_alikes(mapping, list(fields)),
     )
+
+
+def _folded(name: str) -> str:
+    """A field name without case, spaces, ``_`` or ``-`` (``"Pub_Date"`` -> ``"pubdate"``)."""
+    return "".join(ch for ch in name.casefold() if ch not in " _-")
+
+
+def _look_alike(column: str, fields: Sequence[str]) -> str | None:
+    """The one field of ``fields`` named as ``column`` or one of its :data:`FIELD_NAMES`."""
+    names = {_folded(column), *map(_folded, FIELD_NAMES.get(column, ()))}
+    hits = [f for f in fields if _folded(f) in names]
+    return hits[0] if len(hits) == 1 else None
+
+
+def look_alikes(mapping: Mapping[str, str], fields: Sequence[str]
+                ) -> tuple[tuple[str, str], ...]:
+    """Canonical columns the file lacks, each with the one unmapped field that looks like it.
+
+    ``host`` is only suggested without a URL, from which it is derived otherwise.
+
+    Examples:
+        >>> m = {c: c for c in CANONICAL}
+        >>> look_alikes(m, ["id", "title", "Pub_Date", "publisher", "HOSTNAME", "url"])
+        (('source', 'publisher'), ('published_at', 'Pub_Date'))
+        >>> look_alikes(m | {"published_at": "when"}, ["id", "title", "when", "date"])
+        ()
+    """
+    present = set(fields)
+    used = set(mapping.values()) & present
+    free = [f for f in fields if f not in used]
+    out = []
+    for column in CANONICAL:
+        if mapping[column] in present or (column == "host" and mapping["url"] in present):
+            continue
+        if mapping[column] != column:
+            continue  # mapped by the caller to a field that is absent: an error already
+        field = _look_alike(column, free)
+        if field is not None:
+            out.append((column, field))
+    return tuple(out)
 
 
 def numbered_note(field: str = "id", folder: bool = False) -> str:
@@ -525,14 +589,19 @@ def _delimiter_hint(header: list[str]) -> str | None:
 
 
 def _columns_hint(absent: Mapping[str, str], fields: list[str]) -> str:
-    """How to name the missing columns: ``--columns``, with a field that differs only in case.
+    """How to name the missing columns: ``--columns``, with the field that looks like each.
+
+    A field looks like a column when it differs from the name asked for only in case, or is
+    named as the column commonly is (:data:`FIELD_NAMES`).
 
     Examples:
         >>> _columns_hint({"id": "id", "title": "title"}, ["ID", "TITLE", "URL"])
         'map them with --columns id=ID,title=TITLE'
         >>> _columns_hint({"title": "TITEL"}, ["id", "title"])
         'map them with --columns title=title'
-        >>> _columns_hint({"title": "title"}, ["headline"])
+        >>> _columns_hint({"title": "title"}, ["Headline"])
+        'map them with --columns title=Headline'
+        >>> _columns_hint({"title": "title"}, ["name"])
         'name the field of each with --columns, e.g. --columns title=<field>'
     """
     folded: dict[str, list[str]] = {}
@@ -546,7 +615,8 @@ def _columns_hint(absent: Mapping[str, str], fields: list[str]) -> str:
     # The name asked for in another case, else the column's own name (a mistyped mapping;
     # not for a member path such as source.nam, whose object is no text).
     found = {c: m for c, f in absent.items()
-             if (m := one_field(f) or (one_field(c) if "." not in f else None))}
+             if (m := one_field(f) or (one_field(c) if "." not in f else None)
+                 or (_look_alike(c, fields) if f == c else None))}
     option = ",".join(f"{c}={found.get(c, '<field>')}" for c in absent)
     if len(found) == len(absent):
         return f"map them with --columns {option}"

@@ -92,6 +92,11 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
                  f"name order; left out {named(corpus.left_out)}")
     if corpus.numbered:
         progress(f"note: {path.name}: {numbered_note(folder=bool(corpus.files))}")
+    if corpus.look_alikes:
+        fields = ", ".join(f"{f!r} ({c}?)" for c, f in corpus.look_alikes)
+        option = ",".join(f"{c}={f}" for c, f in corpus.look_alikes)
+        progress(f"note: {path.name}: {fields} left unread: named as those columns commonly "
+                 f"are; --columns {option} reads them")
     rejected = corpus.rejected
     for rej in rejected[:each_reject]:
         progress(f"rejected {path.name} {_where(rej)}: {rej.reason}")
