@@ -101,6 +101,10 @@ def test_what_a_workbook_cannot_be_read_as_says_so(tmp_path):
     with pytest.raises(CorpusError, match=r"old\.xls: an Excel 97-2003 workbook \(\.xls\) is not "
                                           r"read: save it as \.xlsx or CSV"):
         load_corpus(legacy)
+    text = tmp_path / "export.xls"
+    text.write_text("id\ttitle\n1\tT\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"export\.xls: not an Excel workbook: .*--format csv"):
+        load_corpus(text)
     broken = tmp_path / "broken.xlsx"
     buffer = io.BytesIO()
     Workbook().save(buffer)

@@ -57,6 +57,7 @@ from newsdedup.text.normalize import canonical, is_blank
 __all__ = [
     "CANONICAL",
     "DIALECTS",
+    "FIELD_NAMES",
     "FORMATS",
     "CorpusError",
     "CorpusWarning",
@@ -64,7 +65,6 @@ __all__ = [
     "Rejected",
     "decode_bytes",
     "load_corpus",
-    "FIELD_NAMES",
     "look_alikes",
     "numbered_note",
 ]

@@ -521,7 +521,6 @@ def read_parquet(path: Path, data: bytes) -> tuple[list[str], list[RawRecord]]:
     return header, raws
 
 
-
 # --------------------------------------------------------------------------------------
 # Excel workbooks
 # --------------------------------------------------------------------------------------
@@ -554,6 +553,11 @@ def read_xlsx(path: Path, data: bytes) -> tuple[list[str], list[RawRecord]]:
     if data.startswith(_OLE2):
         raise CorpusError(path, "an Excel 97-2003 workbook (.xls) is not read: save it as "
                                 ".xlsx or CSV")
+    if not data.startswith(b"PK"):
+        # Sites export web pages and text tables under spreadsheet names.
+        raise CorpusError(path, "not an Excel workbook: an .xlsx is a zip archive and this "
+                                "file is not one (a table saved as a web page or as text? "
+                                "--format csv reads a text table)")
     from openpyxl import load_workbook  # only where a workbook is read
     from openpyxl.utils import get_column_letter
 
