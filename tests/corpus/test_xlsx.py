@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from openpyxl import Workbook
+from openpyxl.styles import Font
 
-from newsdedup.corpus.load import CorpusError, CorpusWarning, load_corpus
+from newsdedup.corpus.load import CANONICAL, CorpusError, CorpusWarning, load_corpus
 
 # A BigKinds-like export: Korean headers, the date as text, as a number and as a date cell.
 HEADER = ["뉴스 식별자", "일자", "언론사", "제목", "본문", "URL"]
@@ -44,7 +45,8 @@ def workbook(path: Path, rows: list[list], title: str = "기사", more: dict | N
     return path
 
 
-def quiet(path: Path, **kwargs):
+def load_quiet(path: Path, **kwargs):
+    """Load while asserting nothing is rejected (so no warning is expected)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", CorpusWarning)
         return load_corpus(path, **kwargs)
@@ -54,14 +56,14 @@ def test_a_workbook_loads_as_its_csv_twin_with_the_rows_excel_shows(tmp_path):
     # An empty row between records and an empty second sheet (Excel's default) change nothing.
     path = workbook(tmp_path / "bigkinds.xlsx", [HEADER, ROWS[0], ROWS[1], [None] * 6, ROWS[2]],
                     more={"Sheet2": []}, above=1)
-    corpus = quiet(path, columns=COLUMNS)
+    corpus = load_quiet(path, columns=COLUMNS)
     twin = tmp_path / "bigkinds.csv"
     text = [",".join(HEADER)] + [",".join(
         '"' + v + '"' if "," in v else v for v in
         ("" if c is None else c.isoformat() if isinstance(c, datetime.datetime) else str(c)
          for c in row)) for row in ROWS]
     twin.write_text("\n".join(text) + "\n", encoding="utf-8")
-    expected = quiet(twin, columns=COLUMNS)
+    expected = load_quiet(twin, columns=COLUMNS)
     assert corpus.fmt == "xlsx"
     assert corpus.items.equals(expected.items)
     assert corpus.items["published_at"].tolist() == ["20240501", "2024-05-01T09:30:00",
@@ -117,5 +119,14 @@ def test_what_a_workbook_cannot_be_read_as_says_so(tmp_path):
         load_corpus(workbook(tmp_path / "m.xlsx", [["id", "headline"], ["a", "T"]]),
                     columns={"title": "제목"})
     # A header cell left empty is named by its column letter, as Excel shows it.
-    lettered = quiet(workbook(tmp_path / "l.xlsx", [["id", "title", None], ["a", "T", "x"]]))
+    lettered = load_quiet(workbook(tmp_path / "l.xlsx", [["id", "title", None], ["a", "T", "x"]]))
     assert lettered.items.loc[0, "C"] == "x"
+    # A column Excel keeps only for its formatting (a bold empty cell) is no field.
+    book = Workbook()
+    book.active.append(["id", "title"])
+    book.active.append(["a", "T"])
+    book.active.cell(row=1, column=4).font = Font(bold=True)
+    book.save(tmp_path / "f.xlsx")
+    assert book.active.max_column == 4
+    formatted = load_quiet(tmp_path / "f.xlsx")
+    assert [c for c in formatted.items.columns if c not in CANONICAL] == []

@@ -580,12 +580,13 @@ def read_xlsx(path: Path, data: bytes) -> tuple[list[str], list[RawRecord]]:
         raise CorpusError(path, "the workbook holds no data", line=1)
     rows = sheets[filled[0]]
     first, cells = rows[0]
-    header = [get_column_letter(k) if v is None or str(v).strip() == "" else str(v)
-              for k, v in enumerate(cells, start=1)]
-    # Trailing columns with no header and no value are Excel's formatting, not fields.
-    while header and cells[len(header) - 1] is None and all(
-            len(row) < len(header) or row[len(header) - 1] is None for _, row in rows[1:]):
-        header.pop()
+    # The columns up to the last that holds a value in any row: trailing columns with no
+    # header and no value are Excel's formatting, not fields.
+    width = 1 + max(max((k for k, v in enumerate(row) if v is not None), default=-1)
+                    for _, row in rows)
+    header = [get_column_letter(k + 1) if v is None or str(v).strip() == "" else str(v)
+              for k, v in enumerate(cells[k] if k < len(cells) else None
+                                    for k in range(width))]
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
         raise CorpusError(path, f"duplicate column names in header: {dupes}", line=first)
