@@ -199,7 +199,7 @@ def load_corpus(
             holding them (as news APIs answer). ``xml`` is an RSS or Atom feed, one record
             per item under the canonical names (:mod:`newsdedup.corpus.feedxml`).
             ``lines`` is plain text, one headline per non-blank line; ``xlsx`` the one sheet
-            of an Excel workbook that holds data, its first row the header.
+            of an Excel workbook that holds data, its first non-empty row the header.
         columns: Canonical name -> field name in the file, e.g. ``{"id": "ID"}``. Unmapped
             canonical names are looked up under their own name (and ``published_at`` under
             ``publishedAt`` for ``ts``). Fields not mapped are kept as extra columns. When
