@@ -167,6 +167,25 @@ def test_zstandard_and_empty_contents_are_refused_with_what_to_do(tmp_path):
         load_corpus(empty)
 
 
+def test_a_tar_archive_is_refused_with_how_to_read_its_files(tmp_path):
+    import tarfile
+
+    csv = b"id,title\n1,T\n"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo("news.csv")
+        info.size = len(csv)
+        tar.addfile(info, io.BytesIO(csv))
+    for name, data in (("news.tar.gz", gzip.compress(buffer.getvalue())),
+                       ("news.tar", buffer.getvalue())):
+        path = tmp_path / name
+        path.write_bytes(data)
+        # Read as CSV its headers would be a row of NULs: refused for what it is instead.
+        with pytest.raises(CorpusError, match=rf"^{path}: a tar archive, which is not read as "
+                                              rf"a corpus; extract it \(tar -xf {name}\)"):
+            load_corpus(path, "csv")
+
+
 def test_the_format_comes_from_the_file_held(tmp_path):
     path = tmp_path / "news.doc.gz"
     path.write_bytes(gzip.compress(b"{}"))

@@ -146,16 +146,55 @@ def test_any_published_at_is_a_date_or_a_listed_reject_never_a_crash(tmp_path_fa
     assert ((known >= pd.Timestamp.min) & (known <= pd.Timestamp.max)).all()
 
 
+def year_first_digits(text: str) -> datetime | None:
+    """``YYYYMMDDHH[MM[SS]]`` from 1900 to 2099 read by slicing, or None (the rule, apart)."""
+    if len(text) not in (10, 12, 14) or text[:2] not in ("19", "20"):
+        return None
+    parts = [int(text[k:k + 2]) for k in range(4, len(text), 2)]
+    try:
+        return datetime(int(text[:4]), *parts)
+    except ValueError:
+        return None
+
+
 @settings(max_examples=300)
-@given(st.integers(min_value=10**8, max_value=10**19))
+@given(st.one_of(st.integers(min_value=10**8, max_value=10**19),
+                 st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2099, 12, 31))
+                 .flatmap(lambda d: st.sampled_from(
+                     [int(d.strftime(f)) for f in ("%Y%m%d%H", "%Y%m%d%H%M", "%Y%m%d%H%M%S")]))))
 def test_epoch_digits_are_seconds_up_to_ten_digits_then_milliseconds(value):
+    # ... unless they are a date and time written year first, digits alone.
     text = str(value)
     ns = value * 10**9 if len(text) <= 10 else value * 10**6  # the rule, in integers
     read = read_date_texts([text])
-    if pd.Timestamp.min.value <= ns <= pd.Timestamp.max.value:
+    if (written := year_first_digits(text)) is not None:
+        assert read.status.tolist() == [OK] and read.dates[0] == pd.Timestamp(written)
+        assert read.iso == [written.isoformat()]
+    elif pd.Timestamp.min.value <= ns <= pd.Timestamp.max.value:
         assert read.status.tolist() == [OK] and read.dates[0].value == ns
     else:
         assert read.status.tolist() == [OUT_OF_RANGE]
+
+
+def test_year_first_digits_are_read_when_the_whole_column_reads_so(tmp_path):
+    # Korean portals export 2026120708 / 202612070930 / 20261207093015: as epochs they
+    # would be 2034, 1976 and out of range.
+    path = tmp_path / "compact.csv"
+    path.write_text("id,title,published_at\n"
+                    "a,T1,20261207080000\nb,T2,202612070930\nc,T3,2026120710\n"
+                    "d,T4,1796598000000.0\ne,T5,20261207\n", "utf-8")
+    res = load_quiet(path)
+    assert res.items["published_at"].tolist() == [
+        "2026-12-07T08:00:00", "2026-12-07T09:30:00", "2026-12-07T10:00:00",
+        "1796598000000.0", "20261207"]
+    assert read_date_texts(res.items["published_at"].tolist()).dates.tolist() == [
+        pd.Timestamp("2026-12-07 08:00"), pd.Timestamp("2026-12-07 09:30"),
+        pd.Timestamp("2026-12-07 10:00"), pd.Timestamp(1796598000000, unit="ms"),
+        pd.Timestamp("2026-12-07")]
+    # One ten-digit value that is no such date makes the column's ten digits epoch seconds.
+    mixed = read_date_texts(["2026120710", "1714521600"])
+    assert mixed.dates.tolist() == [pd.Timestamp(2026120710, unit="s"),
+                                    pd.Timestamp("2024-05-01")]
 
 
 def test_dates_as_pages_print_them_are_read_and_stored_as_iso(tmp_path):

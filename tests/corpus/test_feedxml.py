@@ -109,6 +109,41 @@ def test_a_byte_order_mark_decides_over_the_declaration(tmp_path, codec):
     assert marked.items["title"].tolist()[1] == "진천군 온디바이스 AI기반 스마트돌봄 본격화"
 
 
+MEDIA = """<?xml version="1.0"?>
+<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"
+     xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"
+     xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel>
+  <itunes:title>방송 제목</itunes:title>
+  <title>뉴스 채널</title>
+  <item>
+    <media:title>삼성전자 실적 사진</media:title>
+    <title>삼성전자 2분기 영업이익 14조 원 기록</title>
+    <dc:title>삼성전자 2분기 영업이익 14조 원 기록</dc:title>
+    <itunes:title>에피소드 12</itunes:title>
+    <media:description>사진 설명</media:description>
+    <guid>m4</guid><guid>m4-dup</guid>
+    <dc:creator>김기자</dc:creator><dc:date>2024-05-01T09:00:00+09:00</dc:date>
+  </item>
+</channel>
+</rss>
+"""
+
+
+def test_other_vocabularies_named_like_the_feeds_own_elements_stay_apart(tmp_path):
+    # A photo's media:title or a podcast's itunes:title is no part of the headline; they
+    # are kept under their prefixed names, and a second <guid> does not join the id.
+    [item] = load_corpus(_write(tmp_path, "media.rss", MEDIA)).items.to_dict("records")
+    assert item["title"] == "삼성전자 2분기 영업이익 14조 원 기록"
+    assert item["id"] == "m4" and item["source"] == "뉴스 채널"
+    assert item["summary"] == ""
+    assert (item["media:title"], item["itunes:title"], item["dc:title"]) == (
+        "삼성전자 실적 사진", "에피소드 12", "삼성전자 2분기 영업이익 14조 원 기록")
+    assert item["media:description"] == "사진 설명"
+    # dc's other elements keep their local names; dc:date is the date without a pubDate.
+    assert item["creator"] == "김기자" and item["published_at"] == "2024-05-01T09:00:00+09:00"
+
+
 def test_atom_entries_take_the_alternate_link_and_the_published_date(tmp_path):
     items = load_corpus(_write(tmp_path, "kh.atom", ATOM)).items
     assert items["id"].tolist() == ["tag:koreaherald.com,2024:1", "tag:koreaherald.com,2024:2"]

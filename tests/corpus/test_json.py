@@ -86,6 +86,9 @@ def test_records_and_lines_agree_with_the_json_lines_reader(rows, indent, wrappe
         assert [r.line for r in got] == opens
     one_per_line = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
     assert [r.fields for r in read_jsonl(Path("f.jsonl"), one_per_line)] == rows
+    # Lines ended by a carriage return alone (classic Mac) read the same, line for line.
+    mac = read_jsonl(Path("f.jsonl"), one_per_line.replace("\n", "\r") + "\r")
+    assert [(r.fields, r.line) for r in mac] == [(row, k + 1) for k, row in enumerate(rows)]
 
 
 def test_a_member_of_an_object_field_maps_with_a_dotted_name(tmp_path):

@@ -26,6 +26,7 @@ from newsdedup.corpus.load import (
     Rejected,
     load_corpus,
 )
+from newsdedup.corpus.tabular import read_lines
 from newsdedup.paths import PALDYN, UCI_COLUMNS, locate_pinned, sha256_file, shared_corpus_file
 from newsdedup.text.normalize import is_blank
 
@@ -439,7 +440,8 @@ def test_a_damaged_utf16_file_names_its_line_and_its_byte_order_mark(tmp_path: P
 
 def test_an_encoding_the_user_names_is_kept_over_a_byte_order_mark(tmp_path: Path) -> None:
     path = write(tmp_path, "k.tsv", "id\ttitle\n1\t뉴스\n".encode("utf-16"))
-    with pytest.raises(CorpusError, match=r"at byte offset 0 as cp949; "):
+    with pytest.raises(CorpusError, match=r"at byte offset 0 as cp949; the file begins with a "
+                                          r"utf-16 byte-order mark: pass --encoding utf-16 "):
         load_corpus(path, encoding="cp949")
     assert load_quiet(path, encoding="utf-16").items["title"].tolist() == ["뉴스"]
 
@@ -559,6 +561,17 @@ def test_records_without_an_id_field_are_numbered_and_the_load_says_so(tmp_path:
     assert not load_quiet(write(tmp_path, "i.csv", "id,title\nq,T\n")).numbered
 
 
+def test_an_id_named_as_a_member_of_an_object_is_read_not_numbered_over(tmp_path: Path) -> None:
+    # --columns id=item.guid names no header field: the ids are still the records' own.
+    text = ('[{"item": {"guid": "a1", "headline": "Fed raises rates"}},'
+            ' {"item": {"guid": "b2", "headline": "Stocks fall"}}]')
+    corpus = load_quiet(write(tmp_path, "nested.json", text),
+                        columns={"id": "item.guid", "title": "item.headline"})
+    assert not corpus.numbered
+    assert corpus.items["id"].tolist() == ["a1", "b2"]
+    assert corpus.items["title"].tolist() == ["Fed raises rates", "Stocks fall"]
+
+
 def test_records_missing_an_id_beside_others_that_have_one_are_still_rejected(
         tmp_path: Path) -> None:
     # Some records name their ids: the others are faulty, not a list without ids.
@@ -587,6 +600,11 @@ def test_a_txt_file_is_one_headline_per_line(tmp_path: Path) -> None:
     with pytest.warns(CorpusWarning, match="record number"):
         listed = load_corpus(write(tmp_path, "h.list", "a\nb\n"), "lines")
     assert listed.items["id"].tolist() == ["1", "2"]
+    # A classic Mac file ends its lines in a carriage return alone: still one per line.
+    with pytest.warns(CorpusWarning, match="record number"):
+        mac = load_corpus(write(tmp_path, "mac.txt", "a\rb\r\rc\r"))
+    assert mac.items["title"].tolist() == ["a", "b", "c"]
+    assert [r.line for r in read_lines(Path("mac.txt"), "a\rb\r\rc\r")] == [1, 2, 4]
     with pytest.raises(CorpusError, match=r"t\.txt:2: record 1: the first headline holds a "
                                           r"tab: .*--format csv --delimiter tab"):
         load_corpus(write(tmp_path, "t.txt", "\nid\ttitle\n1\tT\n"))
@@ -708,6 +726,20 @@ def test_csv_unterminated_quote_beyond_field_limit(tmp_path: Path) -> None:
 def test_csv_duplicate_header_names(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="duplicate column names in header: \\['id'\\]"):
         load_corpus(write(tmp_path, "n.csv", "id,title,id\n1,T,2\n"))
+
+
+def test_csv_unnamed_columns_at_the_end_of_the_header_are_no_fields(tmp_path: Path) -> None:
+    # A spreadsheet saved as CSV: "id,title,published_at,," and rows ending in ",,".
+    text = ("id,title,published_at,,\r\n1,Fed raises rates,2024-05-01,,\r\n"
+            "2,Stocks fall,2024-05-02\r\n3,Oil rises,2024-05-03,,note\r\n")
+    with pytest.warns(CorpusWarning, match="rejected 1 of 3"):
+        res = load_corpus(write(tmp_path, "sheet.csv", text))
+    assert res.items["id"].tolist() == ["1", "2"]
+    assert "" not in res.items.columns  # no field named ""
+    # A value under an unnamed column is not dropped in silence: its record is rejected.
+    assert [(r.line, r.reason) for r in res.rejected] == [(4, "expected 3 fields, got 5")]
+    with pytest.raises(CorpusError, match=r"n\.csv:1: the header row names no column"):
+        load_corpus(write(tmp_path, "n.csv", ",,\n1,T,\n"))
 
 
 # ---------------------------------------------------------------------------------------

@@ -255,3 +255,25 @@ def test_an_edited_run_json_cannot_remove_files_outside_the_tree(first_run):
     (out / "feed" / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     run_all(corpus, "feed", out, echo=False, **FAST)
     assert victim.read_text() == "keep me"
+
+
+def test_a_second_file_of_one_folder_is_said_to_share_the_first_ones_results(tmp_path,
+                                                                           capsys):
+    # Both files default to the folder's name: the second's dedupe replaces the first's,
+    # which the commit says, even under --quiet; a rerun of the same file says nothing.
+    from newsdedup.cli import main
+
+    feeds = tmp_path / "feeds"
+    feeds.mkdir()
+    mon = corpus_file(feeds, "mon", HEADLINES[:6])
+    tue = corpus_file(feeds, "tue", HEADLINES[6:12])
+    out = str(tmp_path / "out")
+    assert main(["dedupe", str(mon), "--out", out, "--quiet"]) == 0
+    assert main(["dedupe", str(mon), "--out", out, "--quiet"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["dedupe", str(tue), "--out", out, "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert (f"warning: {(tmp_path / 'out' / 'feeds').resolve()} also holds the results of "
+            f"{mon} (dedupe): this dedupe of {tue} went into the same folder") in err
+    assert main(["dedupe", str(tue), "--out", out, "--quiet", "--name", "tue"]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -99,7 +99,8 @@ def unpack(path: Path, data: bytes) -> bytes:
 
     Raises:
         CorpusError: The compressed data is damaged or truncated, the zip archive does not
-            hold exactly one file, or the file is Zstandard-compressed.
+            hold exactly one file, the file is Zstandard-compressed, or it is (or holds) a
+            tar archive.
 
     Examples:
         >>> unpack(Path("n.jsonl.gz"), gzip.compress(b'{"id": "a"}'))
@@ -111,19 +112,23 @@ def unpack(path: Path, data: bytes) -> bytes:
     """
     kind = compression_of(data)
     if kind is None:
+        _refuse_tar(path, data)
         return data
     if kind == "zstd":
         raise CorpusError(path, "the file is Zstandard-compressed, which is not read; "
                                 f"decompress it first (zstd -d {path.name})")
     try:
         if kind == "gzip":
-            return gzip.decompress(data)
-        if kind == "bzip2":
-            return bz2.decompress(data)
-        if kind == "xz":
-            return lzma.decompress(data)
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            return archive.read(_zip_member(path, archive.infolist()))
+            plain = gzip.decompress(data)
+        elif kind == "bzip2":
+            plain = bz2.decompress(data)
+        elif kind == "xz":
+            plain = lzma.decompress(data)
+        else:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                plain = archive.read(_zip_member(path, archive.infolist()))
+        _refuse_tar(path, plain)
+        return plain
     except CorpusError:
         raise
     except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError,
@@ -132,6 +137,28 @@ def unpack(path: Path, data: bytes) -> bytes:
         # stream zlib.error / LZMAError / OSError (bzip2), a bad CRC BadZipFile or OSError.
         raise CorpusError(path, f"not a readable {kind} file ({str(exc) or type(exc).__name__}); "
                                 "it may be truncated or damaged") from None
+
+
+def _refuse_tar(path: Path, data: bytes) -> None:
+    """Refuse a tar archive (``.tar``, ``.tar.gz``): its files are not one corpus file.
+
+    A tar's headers are blocks of 512 bytes, NUL-padded, with ``ustar`` at byte 257 (POSIX
+    and GNU alike); read as text they would make a header row of NULs.
+
+    Examples:
+        >>> import tarfile
+        >>> buffer = io.BytesIO()
+        >>> with tarfile.open(fileobj=buffer, mode="w") as tar:
+        ...     tar.addfile(tarfile.TarInfo("news.csv"))
+        >>> _refuse_tar(Path("news.tar.gz"), buffer.getvalue())
+        Traceback (most recent call last):
+        ...
+        newsdedup.corpus.records.CorpusError: news.tar.gz: a tar archive, which is not read ...
+    """
+    if data[257:262] == b"ustar":
+        raise CorpusError(path, f"a tar archive, which is not read as a corpus; extract it "
+                                f"(tar -xf {path.name}) and pass the file, or the folder of "
+                                "files")
 
 
 def _zip_members(path: Path) -> list[zipfile.ZipInfo]:

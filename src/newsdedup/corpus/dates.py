@@ -1,12 +1,17 @@
 """Publication dates: the one rule for ``published_at``, and its vectorized reading.
 
-Feeds write dates in five ways, and every one is read here (:data:`DATE_RULE`):
+Feeds write dates in six ways, and every one is read here (:data:`DATE_RULE`):
 
 * ISO 8601 (``2024-05-01``, ``2024-05-01T09:00:00+09:00``), one vectorized parse;
 * RFC 2822, what RSS carries (``Wed, 01 May 2024 09:00:00 +0900``, ``... GMT``);
 * epoch seconds, 9 or 10 digits with an optional fraction (``1714521600``, as text or
   as a JSON number): 1973-03-03 to 2286-11-20;
-* epoch milliseconds, 11 or more digits (``1394470370698``, the UCI aggregator);
+* epoch milliseconds, 11 or more digits (``1394470370698``, the UCI aggregator), with
+  an optional fraction (``1394470370698.0``, as pandas writes a column that has gaps);
+* dates and times written as digits alone, year first (``2024050109``,
+  ``202405010930``, ``20240501093000``: ``YYYYMMDDHH[MM[SS]]``, as Korean portals and
+  databases export them), when every value of that many digits in the column reads so
+  (see :func:`_compact_dates`); ``20240501`` is ISO's own basic form;
 * dates as news pages print them, when they cannot be misread: year first with dots,
   slashes or 년 월 일 / 年 月 日 (``2024.05.01. 오후 2:32``, ``2024/5/1 14:32``,
   ``2024년 5월 1일``, ``2024年5月1日``), or with an English month name (``May 1, 2024``,
@@ -38,7 +43,8 @@ __all__ = ["DATE_RULE", "OK", "NOT_A_DATE", "OUT_OF_RANGE", "DateTexts", "date_p
            "read_date_texts", "parse_date_texts"]
 
 DATE_RULE = ("an ISO 8601 date or time, an RFC 2822 date (RSS), epoch seconds (9 or 10 "
-             "digits), epoch milliseconds (11 or more digits), a year-first date "
+             "digits), epoch milliseconds (11 or more digits), digits year first "
+             "(YYYYMMDDHH[MM[SS]]), a year-first date "
              "(2024.05.01 14:32, 2024/5/1, 2024년 5월 1일 오후 2:32) or one with an English "
              "month name (May 1, 2024); a date with a time may end in an offset or the zone "
              "name UTC, GMT, KST or JST")
@@ -53,7 +59,15 @@ FIRST_DAY = (pd.Timestamp.min.ceil("D")).date().isoformat()
 LAST_DAY = (pd.Timestamp.max.floor("D") - pd.Timedelta(days=1)).date().isoformat()
 """The whole days inside the ``datetime64[ns]`` range, as the reject reasons name them."""
 
-_EPOCH_MS = re.compile(r"\d{11,}")
+_EPOCH_MS = re.compile(r"(\d{11,})(?:\.(\d{1,6}))?")
+
+# Year-first digits: a date and hour, minute, second written without separators. Ten
+# digits are also epoch seconds and twelve epoch milliseconds, so these are read only when
+# the reading holds for the whole column (_compact_dates); the epoch readings of such
+# values fall in 2030-2036 (ten digits) and 1976 (twelve), never a feed's present.
+_COMPACT_FORMATS = {10: "%Y%m%d%H", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
+_COMPACT = re.compile(r"(?:19|20)\d{8}(?:\d{2}){0,2}")
+_DIGITS = re.compile(r"\d+")
 _EPOCH_S = re.compile(r"(\d{9,10})(?:\.(\d{1,9}))?")
 # RFC 2822 (section 3.3) with its obsolete zone names, which RSS feeds still write; a zone
 # name outside the RFC ("KST") is refused rather than read as UTC, the email parser's guess.
@@ -173,9 +187,12 @@ def read_date_texts(values: Sequence[str]) -> DateTexts:
             else:
                 status[k] = OUT_OF_RANGE
 
+    todo &= ~_compact_dates(raw, todo, ns, status, known, iso)
     ms = todo & raw.str.fullmatch(_EPOCH_MS).to_numpy(dtype=bool)
-    # Python integers: an 18-digit (or 400-digit) value cannot overflow a check.
-    place(np.flatnonzero(ms), [int(v) * 1_000_000 for v in raw[ms]])
+    # Python integers: an 18-digit (or 400-digit) value cannot overflow a check; the
+    # fraction's digits apart, as for seconds below.
+    milli = [v.partition(".") for v in raw[ms]]
+    place(np.flatnonzero(ms), [int(w) * 1_000_000 + int(f.ljust(6, "0")) for w, _, f in milli])
     todo &= ~ms
     seconds = todo & raw.str.fullmatch(_EPOCH_S).to_numpy(dtype=bool)
     at = np.flatnonzero(seconds)
@@ -193,6 +210,41 @@ def read_date_texts(values: Sequence[str]) -> DateTexts:
     _zoned_dates(raw, ns, status, known, iso)
     dates = pd.Series(np.where(known, ns, np.iinfo(np.int64).min).astype("datetime64[ns]"))
     return DateTexts(dates=dates, status=status, iso=iso)
+
+
+def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.ndarray,
+                   known: np.ndarray, iso: list[str | None]) -> np.ndarray:
+    """The values among ``todo`` read as year-first digits; returns where they are.
+
+    A width (10, 12 or 14 digits) is read so only if every digit-only value of that width
+    in the column is a valid date and time from 1900 to 2099: a column of epoch seconds
+    has values (``1714521600``) that are no such date. Each is stored in its ISO spelling
+    (naive, read as UTC as the ISO forms without offset are).
+
+    Examples:
+        >>> r = read_date_texts(["2026120708", "202612070930", "20261207093015"])
+        >>> r.iso
+        ['2026-12-07T08:00:00', '2026-12-07T09:30:00', '2026-12-07T09:30:15']
+        >>> read_date_texts(["2026120708", "1714521600"]).iso  # a column of epoch seconds
+        ['2034-03-16T11:18:28+00:00', '2024-05-01T00:00:00+00:00']
+    """
+    read = np.zeros(len(raw), dtype=bool)
+    digits = todo & raw.str.fullmatch(_DIGITS).to_numpy(dtype=bool)
+    if not digits.any():
+        return read
+    widths = raw.str.len().to_numpy()
+    for width, fmt in _COMPACT_FORMATS.items():
+        at = np.flatnonzero(digits & (widths == width))
+        if not at.size or not raw[at].str.fullmatch(_COMPACT).all():
+            continue
+        parsed = pd.to_datetime(raw[at], format=fmt, errors="coerce")
+        if parsed.isna().any():
+            continue
+        ns[at] = parsed.to_numpy(dtype="datetime64[ns]").astype(np.int64)
+        status[at], known[at], read[at] = OK, True, True
+        for k, stamp in zip(at.tolist(), parsed, strict=True):
+            iso[k] = stamp.isoformat()
+    return read
 
 
 def _iso_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.ndarray,

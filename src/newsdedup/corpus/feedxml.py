@@ -17,7 +17,13 @@ source     the item's ``source``, else the feed's     the entry's ``source`` tit
 ========== ========================================= =====================================
 
 The item's other child elements are kept as extra fields under their local names
-(``category``, ``creator``; repeated ones joined by ``"; "``). RSS carries its
+(``category``, ``creator``; repeated ones joined by ``"; "``). An element of another
+vocabulary that shares a name with one of the feed's own (``media:title``,
+``itunes:title``, ``dc:title``, ``media:description``) is kept under its prefixed name
+instead, so a photo caption or a podcast's episode title is never read into the headline;
+``dc:date`` and ``content:encoded`` are the documented fallbacks above. A field read into
+the canonical ones takes its first non-empty element (a second ``<guid>`` does not join
+the id). RSS carries its
 descriptions as HTML (the specification allows it), so a summary is read as the text
 a reader sees: tags dropped, entities decoded, blanks collapsed. Titles are taken as
 written (the markup warning of the commands names any HTML left in them).
@@ -47,10 +53,36 @@ _ROOTS = ("rss", "RDF", "feed")
 _ITEMS = ("item", "entry")
 _HTML_FIELDS = ("description", "summary", "content", "encoded")
 
+# The namespaces of the feed's own elements: none (RSS 2.0), RSS 1.0 and 0.90, Atom.
+_OWN_NAMESPACES = frozenset({"", "http://purl.org/rss/1.0/",
+                             "http://my.netscape.com/rdf/simple/0.9/",
+                             "http://www.w3.org/2005/Atom"})
+# Names the canonical fields are read from, which only the feed's own elements may fill.
+_OWN_NAMES = frozenset({"guid", "id", "link", "title", "description", "summary", "content",
+                        "pubDate", "published", "updated", "source"})
+# Canonical fields of one value: their first non-empty element, not all of them joined.
+_SINGLE = frozenset({"guid", "id", "link", "title", "pubDate", "published", "date",
+                     "updated"})
+
 
 def _local(name: str) -> str:
-    """An element's local name (the parser writes ``"<namespace> <name>"``)."""
-    return name.rpartition(" ")[2]
+    """An element's name as records key it: its local name, prefixed when it is foreign.
+
+    The parser writes ``"<namespace> <local> <prefix>"`` (or fewer parts). An element
+    outside :data:`_OWN_NAMESPACES` named like one of :data:`_OWN_NAMES` keeps its prefix
+    (``media:title``), so only the feed's own ``<title>`` is the headline.
+
+    Examples:
+        >>> _local("title"), _local("http://purl.org/dc/elements/1.1/ date dc")
+        ('title', 'date')
+        >>> _local("http://search.yahoo.com/mrss/ title media")
+        'media:title'
+    """
+    parts = name.split(" ")
+    namespace, local = (parts[0], parts[1]) if len(parts) > 1 else ("", parts[0])
+    if namespace in _OWN_NAMESPACES or local not in _OWN_NAMES:
+        return local
+    return f"{parts[2] if len(parts) > 2 else 'ns'}:{local}"
 
 
 class _Reader:
@@ -123,7 +155,9 @@ class _Reader:
             self.text.append(text)
 
     def _close_item(self) -> None:
-        got = {k: "; ".join(v for v in values if v) for k, values in (self.item or {}).items()}
+        got = {k: (next((v for v in values if v), "") if k in _SINGLE
+                   else "; ".join(v for v in values if v))
+               for k, values in (self.item or {}).items()}
         link = self.link or got.pop("link", "")
         fields = {
             "id": got.pop("guid", "") or got.pop("id", "") or link,
@@ -185,6 +219,7 @@ def read_feed_xml(path: Path, data: bytes, encoding: str = "utf-8") -> list[RawR
     # Parsed as text now: the declaration's encoding has done its work.
     text = _ENCODING_ATTR.sub(r"\1", text, count=1)
     parser = expat.ParserCreate(namespace_separator=" ")
+    parser.namespace_prefixes = True  # "<namespace> <local> <prefix>": media:title by name
     reader = _Reader(path, parser)
     parser.StartElementHandler = reader.start
     parser.EndElementHandler = reader.end

@@ -252,7 +252,9 @@ def load_corpus(
         fields.update(dict.fromkeys(file_fields))
         if folder:  # a folder's file: its records are counted in it
             where += [file.name] * len(file_raws)
-    numbered = mapping["id"] not in fields
+    # An id named as a member of an object (--columns id=item.guid) is no header field.
+    numbered = mapping["id"] not in fields and all(
+        _field(raw.fields, mapping["id"]) is None for raw in raws)
     if numbered:
         raws = _numbered(path, raws, mapping["id"], where or None)
     items, extras, rejected = _validate(path, raws, mapping, list(fields), strict,

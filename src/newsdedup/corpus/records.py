@@ -213,17 +213,30 @@ def _encoding_hint(data: bytes, asked: str) -> str:
         'the whole file decodes as cp949: pass --encoding cp949 if that is its encoding'
         >>> _encoding_hint(b"\xff\xfe\x81", "utf-8")
         'pass the encoding of the file with --encoding'
+        >>> _encoding_hint("id".encode("utf-16"), "cp949")
+        'the file begins with a utf-16 byte-order mark: pass --encoding utf-16 (or none)'
     """
+    marked = next((name for bom, name in UNICODE_BOMS if data.startswith(bom)), None)
+    if marked is not None and _decodes(data, marked):
+        return (f"the file begins with a {marked} byte-order mark: pass --encoding {marked} "
+                "(or none)")
     for candidate in LEGACY_ENCODINGS:
         if codecs.lookup(candidate).name == codecs.lookup(asked).name:
             continue
-        try:
-            data.decode(candidate)
-        except UnicodeDecodeError:
+        if not _decodes(data, candidate):
             continue
         return (f"the whole file decodes as {candidate}: pass --encoding {candidate} if that "
                 "is its encoding")
     return "pass the encoding of the file with --encoding"
+
+
+def _decodes(data: bytes, encoding: str) -> bool:
+    """Whether ``data`` decodes in ``encoding``."""
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 MAX_NESTING = 64

@@ -24,6 +24,24 @@ from newsdedup.corpus.records import CorpusError, RawRecord
 # --------------------------------------------------------------------------------------
 
 
+def text_lines(text: str) -> list[str]:
+    r"""A text's lines, split as JSON Lines are, with its carriage returns dropped.
+
+    Lines end in ``"\n"`` (``"\r\n"`` on Windows): only those split, so U+2028 and
+    friends, which ``str.splitlines`` would also take for line ends, stay inside a
+    headline. A file whose lines end in a carriage return alone (classic Mac OS, Excel's
+    "CSV (Macintosh)") holds no ``"\n"``: it is split on ``"\r"`` instead, rather than
+    read as one line.
+
+    Examples:
+        >>> text_lines("a\r\nb\n"), text_lines("a\rb\r"), text_lines("a\u2028b")
+        (['a', 'b', ''], ['a', 'b', ''], ['a\u2028b'])
+    """
+    if "\n" not in text and "\r" in text:
+        return text.split("\r")
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def read_lines(path: Path, text: str) -> list[RawRecord]:
     r"""The records of a plain text of headlines: each non-blank line is one ``title``.
 
@@ -51,9 +69,7 @@ def read_lines(path: Path, text: str) -> list[RawRecord]:
         2
     """
     raws: list[RawRecord] = []
-    # Split on "\n" only, as JSON Lines are: U+2028 and friends inside a headline stay in it.
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
+    for lineno, line in enumerate(text_lines(text), start=1):
         if not line.strip():
             continue
         if not raws and "\t" in line:
@@ -105,10 +121,9 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
         RawRecord(record=2, line=3, fields={'id': 'y'}, problem=None, last_line=None)
     """
     raws: list[RawRecord] = []
-    # Split on "\n" only: str.splitlines would also split on U+2028, U+0085 and friends,
-    # which json.dumps(ensure_ascii=False) writes raw inside strings.
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
+    # Not str.splitlines: json.dumps(ensure_ascii=False) writes U+2028 and friends raw
+    # inside strings (text_lines splits on line ends only).
+    for lineno, line in enumerate(text_lines(text), start=1):
         if not line.strip(" \t\r"):
             continue
         record = len(raws) + 1
@@ -428,6 +443,7 @@ def read_csv(path: Path, text: str, delimiter: str) -> tuple[list[str], list[Raw
     lines = source.lines
     reader = csv.reader(source, delimiter=delimiter)
     header: list[str] | None = None
+    unnamed = 0
     raws: list[RawRecord] = []
     while source.pos < len(lines):
         start = source.pos
@@ -440,12 +456,24 @@ def read_csv(path: Path, text: str, delimiter: str) -> tuple[list[str], list[Raw
         if not row:  # blank line
             continue
         if header is None:
-            header = row
-            dupes = sorted({name for name in row if row.count(name) > 1})
+            # Columns with no name at the end of the header ("id,title,,"): a spreadsheet
+            # saved as CSV writes its formatted empty columns so. They are no fields; a
+            # row whose cells there are empty drops them, one holding a value there keeps
+            # its width and is rejected for it.
+            named = len(row)
+            while named and not row[named - 1].strip():
+                named -= 1
+            header, unnamed = row[:named], len(row) - named
+            if not header:
+                raise CorpusError(path, "the header row names no column", line=start + 1)
+            dupes = sorted({name for name in header if header.count(name) > 1})
             if dupes:
                 raise CorpusError(path, f"duplicate column names in header: {dupes}",
                                   line=start + 1)
             continue
+        if unnamed and len(row) == len(header) + unnamed and not "".join(
+                row[len(header):]).strip():
+            row = row[:len(header)]
         raws.append(_record(lines, start, source, row, header, delimiter, len(raws) + 1))
     if header is None:  # unreachable for text that is not blank, which is caught earlier
         raise CorpusError(path, "no header row", line=1)

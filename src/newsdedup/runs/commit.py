@@ -334,6 +334,33 @@ def _record_config(work: Work) -> None:
     write_json(dict(sorted((kept | invocation).items())), work.stage / CONFIG)
 
 
+def other_corpora(tree: Path, corpus) -> list[str]:
+    """The other corpus files whose results ``tree`` holds, by its ``params.json``.
+
+    Files of one folder share its name as their default results name, so a second
+    file's results land beside the first's (and replace those of the same command)
+    unless ``--name`` parts them: the commit warns, naming each other file and its
+    commands. Paths are compared resolved from the working folder.
+
+    Returns:
+        ``"<file> (<command>, ...)"`` per other file, sorted; empty without a corpus file.
+    """
+    path = getattr(corpus, "path", None)
+    try:
+        old = json.loads((tree / CONFIG).read_text("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    if path is None or not isinstance(old, dict):
+        return []
+    this = Path(path).resolve()
+    others: dict[str, list[str]] = {}
+    for command, options in old.items():
+        given = options.get("corpus") if isinstance(options, dict) else None
+        if isinstance(given, str) and given and Path(given).resolve() != this:
+            others.setdefault(given, []).append(command)
+    return [f"{given} ({', '.join(commands)})" for given, commands in sorted(others.items())]
+
+
 def _journal(work: Work, step: str, corpus, manifest: bool) -> dict:
     files = sorted(p.relative_to(work.stage).as_posix() for p in work.stage.rglob("*")
                    if p.is_file())
@@ -422,6 +449,7 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
                 yield work.stage_root
             if corpus is not None and getattr(corpus, "rejected", None):
                 write_rejects(corpus.rejected, work.stage / REJECTS)
+            others = other_corpora(work.tree, corpus)
             _record_config(work)
             _check_destinations(work, sorted(p.relative_to(work.stage).as_posix()
                                              for p in work.stage.rglob("*") if p.is_file()))
@@ -438,6 +466,11 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
         write_json(journal, work.journal)  # the commit point
         _apply(work, journal)
         progress(f"{step}: committed {len(journal['files'])} files to {work.tree}")
+        if others:
+            progress(f"warning: {work.tree} also holds the results of {'; '.join(others)}: "
+                     f"this {step} of {corpus.path} went into the same folder, replacing "
+                     "what the same command wrote there (--name NAME keeps each corpus in "
+                     "a folder of its own)")
 
 
 def commits(step: str, manifest: bool = False,
