@@ -161,3 +161,25 @@ def test_the_installed_command_prints_no_traceback(ws, argv):
     assert proc.returncode == 2
     [line] = error_lines(proc.stderr)
     assert line.startswith("newsdedup: error: ") and "Traceback" not in proc.stderr
+
+
+def test_a_reader_closing_the_listing_early_does_not_stop_the_command(tmp_path):
+    # `newsdedup dedupe feed | head -1`: the listing of merged groups is longer than the
+    # pipe takes; the reader leaves after one line, and the files are committed all the same.
+    rows = [f"a{k},서울시 {k}번 버스 노선 개편 발표,https://a.example/{k}\n"
+            f"b{k},서울시 {k}번 버스 노선 개편 발표!,https://b.example/{k}\n" for k in range(400)]
+    feed = tmp_path / "feed.csv"
+    feed.write_text("id,title,url\n" + "".join(rows), encoding="utf-8")
+    command = Path(sys.executable).parent / "newsdedup"
+    proc = subprocess.Popen([str(command), "dedupe", str(feed), "--out", str(tmp_path / "out"),
+                             "--name", "feed"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0, err
+    assert first.decode().startswith("800 items -> 400 kept, 400 merged groups")
+    assert "Broken pipe" not in err and "Exception ignored" not in err
+    items = (tmp_path / "out" / "feed" / "dedupe" / "items.csv").read_text(encoding="utf-8")
+    assert len(items.splitlines()) == 801

@@ -144,6 +144,25 @@ def test_shared_lead_token_buckets_as_the_varied_lead_tokens(lang, lead):
                           pd.factorize(pd.Series(b.leads, dtype=object))[0])
 
 
+@pytest.mark.parametrize("n", [600, 3_000])
+def test_a_lead_word_opening_a_small_feed_gives_way_and_the_groups_are_the_same(n):
+    # Fewer rows than split_size: "속보" opening every headline is crowded by its share of
+    # the batch. Kept as the key, all rows shared one bucket compared without subjects.
+    # Rubrics after the word are skipped as at the start ("속보 [포토] …" is keyed and
+    # compared as "[포토] …" is): every 7th headline opens with one.
+    texts = enlarge(headline_pool("ko"), n, seed=1).text
+    rubric = np.where(np.arange(n) % 7 == 0, "[포토] ", np.where(np.arange(n) % 7 == 3,
+                                                               "(서울=연합뉴스) ", ""))
+    texts = pd.Series(rubric, dtype=object) + texts.to_numpy(dtype=object)
+    varied = pd.DataFrame({"id": [f"s{k}" for k in range(len(texts))], "title": texts})
+    shared = varied.assign(title="속보 " + texts)
+    assert gate.DEFAULT_LIMITS.split_size > len(varied)  # the share decides, not the size
+    plain, tagged = dedupe(varied).items, dedupe(shared).items
+    assert plain["lead"].tolist() == tagged["lead"].tolist()
+    assert plain["group"].tolist() == tagged["group"].tolist()
+    assert plain["group"].nunique() < len(varied)  # rewrites were merged: not vacuous
+
+
 def _plain_keys(titles):
     return [gate.subject_key(t) for t in titles]
 

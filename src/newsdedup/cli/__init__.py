@@ -16,6 +16,8 @@ scripts in ``measure/`` and ``calibrate/`` are thin wrappers around
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import re
 import sys
@@ -132,6 +134,49 @@ def one_line(text: str) -> str:
     return re.sub(r"\s*[\r\n\v\f\x85\u2028\u2029]+\s*", " ", text).strip()
 
 
+class Listing(io.TextIOBase):
+    """Standard output whose reader may leave: ``newsdedup dedupe feed.jsonl | head``.
+
+    A command prints its listing (the merged groups) while its files wait to be
+    committed; a reader that closes the pipe early made that print raise
+    ``BrokenPipeError`` and the command stop with nothing saved. Through this
+    stream the listing just ends there: the rest is dropped, the command runs on and
+    commits its files.
+    """
+
+    def __init__(self, stream) -> None:
+        super().__init__()
+        self._stream = stream
+        self.left = False  # the reader closed the pipe
+
+    def write(self, text: str) -> int:
+        if not self.left:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._reader_left()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.left:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._reader_left()
+
+    def writable(self) -> bool:
+        return True
+
+    def _reader_left(self) -> None:
+        self.left = True
+        # The interpreter flushes the real stdout at exit: what its buffer still holds
+        # then goes to /dev/null instead of raising once more.
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``newsdedup`` command; every failure is one line on stderr, never a traceback.
 
@@ -154,8 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     from newsdedup.runs.commit import INVOCATION
 
     token = INVOCATION.set(args.config_options)
+    stdout = sys.stdout
+    sys.stdout = Listing(stdout)
     try:
         args.func(args)
+        sys.stdout.flush()
     except KeyboardInterrupt:
         # A staged command's files were discarded by the commit's own handler and every
         # file is written whole or not at all, so there is nothing half-written to name.
@@ -175,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         return _internal(exc)
     finally:
         INVOCATION.reset(token)
+        sys.stdout = stdout
     progress(f"done in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -267,6 +267,12 @@ class Headlines:
     subjects: list[str]
     keys: list[str]
 
+    def subset(self, rows: np.ndarray) -> Headlines:
+        """These rows' entries, in the order of ``rows`` (a partition of the batch)."""
+        take = rows.tolist()
+        return Headlines(*([column[r] for r in take] for column in (
+            self.titles, self.heads, self.leads, self.subjects, self.keys)))
+
 
 def _titles(items: pd.DataFrame, config: DedupeConfig) -> list[str]:
     titles = text_column(items, "title")
@@ -830,7 +836,7 @@ def check_unique_ids(items: pd.DataFrame) -> None:
 def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
            reference: DocumentFrequency | None = None,
            progress: Callable[[int, int], None] | None = None,
-           series: Series | None = None) -> DedupeResult:
+           series: Series | None = None, read: RowsRead | None = None) -> DedupeResult:
     """Group duplicate news items: exact pass, then gated greedy near pass in buckets.
 
     Args:
@@ -844,6 +850,9 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
         series: The rows' recurring series (:func:`corpus_series`) when learned on
             a larger corpus than ``items``; None learns them from ``items``
             (``config.series`` off: no series rule).
+        read: :func:`rows_read` of ``items`` when taken elsewhere: a partition's rows
+            with the subject keys of its whole batch (which lead tokens are crowded
+            depends on the batch's size); None reads ``items``.
 
     Returns:
         The :class:`DedupeResult`; every input row appears exactly once.
@@ -863,7 +872,7 @@ def dedupe(items: pd.DataFrame, config: DedupeConfig | None = None, *,
     """
     check_unique_ids(items)
     config = config or DedupeConfig()
-    prep = prepare(items, config, reference, series)
+    prep = prepare(items, config, reference, series, read)
     if config.rerank is not None:  # candidates re-scored by cosine (cluster.embedded)
         pairs = near_pairs(prep, config.threshold, progress=progress)
         pairs, threshold = rerank_candidates(items, _titles(items, config), prep, pairs, config)

@@ -37,7 +37,16 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from newsdedup.cluster.dedupe import DedupeConfig, corpus_series, dedupe, exact_stage, headlines
+from newsdedup.cluster.dedupe import (
+    DedupeConfig,
+    Headlines,
+    RowsRead,
+    corpus_series,
+    dedupe,
+    exact_stage,
+    headlines,
+)
+from newsdedup.cluster.keep import keep_criteria
 from newsdedup.score.jaccard import DocumentFrequency
 from newsdedup.score.join import (
     DEFAULT_JOIN_BLOCK,
@@ -131,17 +140,24 @@ def dedupe_partitions(
     return part_of[np.searchsorted(labels, comp_of_row)]
 
 
-def _survivor_frequencies(part: pd.DataFrame, config: DedupeConfig, series: Series | None
-                          ) -> DocumentFrequency:
+def _read(part: pd.DataFrame, config: DedupeConfig, heads: Headlines) -> RowsRead:
+    """A partition's rows as its dedupe reads them, with the batch's subject keys."""
+    return RowsRead(heads, keep_criteria(part, config.syndicators, config.opaque_hosts))
+
+
+def _survivor_frequencies(part: pd.DataFrame, config: DedupeConfig, series: Series | None,
+                          heads: Headlines) -> DocumentFrequency:
     """Document frequencies over the exact-pass survivors of one partition (titles)."""
-    stage = exact_stage(part, config, series)
+    stage = exact_stage(part, config, series, _read(part, config, heads))
     texts = [stage.heads.heads[r] for r in stage.survivors.tolist()]
     return DocumentFrequency.from_shingles(shingle_matrix(texts, config.n))
 
 
 def _dedupe_part(part: pd.DataFrame, config: DedupeConfig,
-                 reference: DocumentFrequency | None, series: Series | None) -> pd.DataFrame:
-    return dedupe(part, config, reference=reference, series=series).items
+                 reference: DocumentFrequency | None, series: Series | None,
+                 heads: Headlines) -> pd.DataFrame:
+    return dedupe(part, config, reference=reference, series=series,
+                  read=_read(part, config, heads)).items
 
 
 def dask_dedupe(
@@ -178,15 +194,20 @@ def dask_dedupe(
     # the series are learned once, on the whole corpus, and each partition reads its rows.
     series = corpus_series(items, config) if config.series else None
     part_series = [None if series is None else series.subset(r) for r in rows]
+    # The subject keys too: whether a lead token is crowded depends on the batch's size
+    # (gate.BucketLimits.crowded), so each partition reads the whole batch's keys.
+    heads = headlines(items, config)
+    part_heads = [heads.subset(r) for r in rows]
     # Scattered first: data passed inside the task graph is copied through the scheduler.
     parts = client.scatter([items.iloc[r] for r in rows], hash=False)
     reference = None
     if config.scorer == "idf":
         counts = client.map(_survivor_frequencies, parts, [config] * len(rows), part_series,
-                            pure=False)
+                            part_heads, pure=False)
         reference = client.submit(_merge_all, counts, pure=False)
     tables = client.gather(client.map(_dedupe_part, parts, [config] * len(rows),
-                                      [reference] * len(rows), part_series, pure=False))
+                                      [reference] * len(rows), part_series, part_heads,
+                                      pure=False))
     # Renumber groups by first row over all partitions, as dedupe numbers them.
     position = np.concatenate(rows)
     local = np.concatenate([t["group"].to_numpy() for t in tables])

@@ -24,11 +24,13 @@ Known limitations (the seed's and this implementation's):
 * Leading bracketed rubrics (``[속보]``, ``【단독】``, ``<포토>``, ``(서울=연합뉴스)``)
   are stripped before the key is taken (:func:`strip_rubrics`), so a tagged and
   an untagged copy of one story share a key. A lead token that is not in
-  brackets (an agency name, ``속보``) still is the key unless more than
-  ``BucketLimits.split_size`` rows hold it: then it gives way to the next
-  token, in the key (:func:`split_common_leads`) and in the compared text
-  (:func:`from_key`). A common one below that size makes its bucket be scored
-  from exact candidates instead (:class:`BucketLimits`), with the same result.
+  brackets (an agency name, ``속보``) gives way to the next token, in the key
+  (:func:`split_common_leads`) and in the compared text (:func:`from_key`), when
+  it is crowded (:meth:`BucketLimits.crowded`): held by more than
+  ``split_size`` rows, or by more than ``max_share`` of a batch of more than
+  ``min_common`` rows. Kept as a key, a ``속보`` opening every headline of a
+  600-item feed put them all in one bucket, where every pair was compared
+  without its subject and different companies' "장중 3% 이상 급락" merged.
 * Headlines that do not start with their subject (common in English) make the
   gate block true duplicates that begin differently.
 * Chinese and Japanese put no space after the subject: a first fragment written
@@ -44,7 +46,7 @@ Known limitations (the seed's and this implementation's):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -241,6 +243,52 @@ def subject_key(stripped: str) -> str:
     return path[0] if path else ""
 
 
+_SEPARATORS = re.compile(r"[\s,，、:：·・･‧∙]*")  # what _FRAGMENT's fragments are split by
+
+
+def usable_tokens(stripped: str) -> Iterator[tuple[int, int, str]]:
+    """A headline's usable tokens in order: ``(start, end, key)``, keyed by :func:`fragment_key`.
+
+    Bracketed rubrics before a token are skipped wherever they stand, as
+    :func:`strip_rubrics` skips them at the start: when a crowded first token gives way,
+    ``"속보 [백영옥의 말과 글] 다시 생각하기"`` takes the key its untagged twin
+    ``"[백영옥의 말과 글] 다시 …"`` has (``다시``). Rubrics with nothing after them are the
+    text itself and read as tokens (``"[포토]"``, ``"Reuters (click the phrases)"``).
+    Lazy: a caller stops when it has what it needs.
+
+    Examples:
+        >>> [k for _, _, k in usable_tokens("[속보] 연합뉴스 · [단독] 진천군, 돌봄")]
+        ['연합뉴스', '진천군', '돌봄']
+        >>> [k for _, _, k in usable_tokens("[포토]")], list(usable_tokens(""))
+        (['포토'], [])
+        >>> [k for _, _, k in usable_tokens("AP (click here)")]
+        ['ap', 'click', 'here']
+    """
+    pos, first = 0, True
+    while True:
+        after = pos
+        # The first token's rubrics are strip_rubrics' (at the very start); a later one's
+        # may follow the separator after the token before it ("속보 · [포토] …").
+        while match := _RUBRIC.match(stripped, after if first else _separated(stripped, after)):
+            after = match.end()
+        if stripped[after:].strip():
+            pos = after
+        fragment = _FRAGMENT.search(stripped, pos)
+        while fragment is not None and not fragment_key(fragment.group()):
+            fragment = _FRAGMENT.search(stripped, fragment.end())
+        if fragment is None:
+            return
+        first = False
+        yield fragment.start(), fragment.end(), fragment_key(fragment.group())
+        pos = fragment.end()
+
+
+def _separated(text: str, pos: int) -> int:
+    """The first position from ``pos`` that is not a separator of fragments."""
+    match = _SEPARATORS.match(text, pos)
+    return match.end() if match else pos
+
+
 def subject_path(stripped: str, depth: int) -> list[str]:
     """The first ``depth`` usable tokens of a headline, each as :func:`subject_key` takes it.
 
@@ -251,13 +299,10 @@ def subject_path(stripped: str, depth: int) -> list[str]:
         ['진천군']
     """
     keys: list[str] = []
-    # finditer stops after the last usable fragment needed instead of splitting the title.
-    for fragment in _FRAGMENT.finditer(strip_rubrics(stripped)):
-        key = fragment_key(fragment.group())
-        if key:
-            keys.append(key)
-            if len(keys) == depth:
-                break
+    for _, _, key in usable_tokens(stripped):
+        keys.append(key)
+        if len(keys) == depth:
+            break
     return keys
 
 
@@ -265,23 +310,21 @@ def split_common_leads(stripped: Sequence[str], leads: Sequence[str],
                        limits: BucketLimits | None = None) -> list[str]:
     """Subject keys in which a lead token held by too many rows gives way to the next token.
 
-    A key shared by more than ``limits.split_size`` rows (an agency name or a
-    ``속보`` opening a large share of a feed, an English article) is not a
-    subject: those rows take their next token as key instead (``"연합뉴스
-    진천군 …"`` is keyed ``"진천군"``), as a bracketed rubric is stripped
-    (:func:`strip_rubrics`), repeated up to ``limits.split_depth`` times while
-    the new key is crowded too. A tagged and an untagged copy of one story
-    then share a bucket, so the crowded token costs no recall, and a batch
-    whose every headline opens with one agency name is bucketed as it would
-    be without that name. Rows of smaller buckets keep their key. The rule
-    counts rows, not shares of the batch, so the Dask dedupe, whose
-    partitions hold every row of a first token and of a refined key,
-    refines exactly as one machine does (:mod:`newsdedup.cluster.distributed`).
+    A crowded key (:meth:`BucketLimits.crowded`: an agency name or a ``속보``
+    opening a large share of a feed) is not a subject: those rows take their
+    next token as key instead (``"연합뉴스 진천군 …"`` is keyed ``"진천군"``),
+    as a bracketed rubric is stripped (:func:`strip_rubrics`), repeated up to
+    ``limits.split_depth`` times while the new key is crowded too. A tagged and
+    an untagged copy of one story then share a bucket, so the crowded token
+    costs no recall, and a batch whose every headline opens with one agency
+    name is bucketed as it would be without that name. Rows of other buckets
+    keep their key. The Dask dedupe takes the keys of the whole batch once
+    and hands each partition its rows' (:mod:`newsdedup.cluster.distributed`).
 
     Args:
         stripped: Headlines, outlet suffixes stripped.
         leads: Their :func:`subject_key`.
-        limits: Where ``split_size`` and ``split_depth`` come from (None:
+        limits: Where the crowding rule and ``split_depth`` come from (None:
             :data:`DEFAULT_LIMITS`).
 
     Returns:
@@ -291,13 +334,18 @@ def split_common_leads(stripped: Sequence[str], leads: Sequence[str],
         >>> split_common_leads(["a b", "a c", "d e", "a"], ["a", "a", "d", "a"],
         ...                    BucketLimits(split_size=1))
         ['b', 'c', 'd', 'a']
+        >>> # "속보" opens 300 of 310 headlines: more than 5 % of more than 256 rows.
+        >>> titles = [f"속보 {k}번 버스 개편" for k in range(300)] + ["화성시 화재"] * 10
+        >>> keys = split_common_leads(titles, ["속보"] * 300 + ["화성시"] * 10)
+        >>> keys[:2], keys[-1]
+        (['0번', '1번'], '화성시')
     """
     limits = limits or DEFAULT_LIMITS
     out = list(leads)
     level = np.ones(len(out), dtype=np.int64)  # which token of its headline a row's key is
     for step in range(limits.split_depth):
         codes, _ = pd.factorize(pd.Series(out, dtype=object), sort=False)
-        crowded = np.bincount(codes) > limits.split_size if codes.size else codes > 0
+        crowded = limits.crowded(np.bincount(codes), len(out)) if codes.size else codes > 0
         # Only rows that gave way already may give way again: a row whose own first token
         # is not crowded keeps it, whoever joins its bucket.
         movable = crowded[codes] & (level == step + 1) if codes.size else crowded
@@ -315,39 +363,36 @@ def split_common_leads(stripped: Sequence[str], leads: Sequence[str],
 
 
 def from_key(stripped: str, key: str, limits: BucketLimits | None = None) -> str | None:
-    """The headline from the token that became its key after a crowded lead gave way.
+    """The headline after the tokens that gave way to its key.
 
     A row of :func:`split_common_leads` whose first tokens gave way is keyed by a later
     token; its compared text drops what gave way too (rubrics before it included), so a
-    tagged copy (``"속보 진천군 돌봄"``) compares as its untagged twin (``"진천군 돌봄"``).
+    tagged copy (``"속보 진천군 돌봄"``, ``"속보 [포토] 진천군 돌봄"``) compares as its
+    untagged twin (``"진천군 돌봄"``, ``"[포토] 진천군 돌봄"``).
 
     Returns:
-        ``stripped`` from the usable token (the second to the ``split_depth + 1``-th)
-        whose key is ``key``; None when no such token (the key did not move).
+        ``stripped`` from after the usable token before the one (the second to the
+        ``split_depth + 1``-th) whose key is ``key``; None when no such token (the key
+        did not move).
 
     Examples:
         >>> from_key("속보 · 진천군, 돌봄 착수", "진천군")
         '진천군, 돌봄 착수'
         >>> from_key("[속보] 연합뉴스 진천군 돌봄", "진천군")
         '진천군 돌봄'
+        >>> from_key("속보 [포토] 진천군 돌봄", "진천군")
+        '[포토] 진천군 돌봄'
         >>> from_key("진천군 돌봄", "진천군") is None
         True
     """
     limits = limits or DEFAULT_LIMITS
-    rest = strip_rubrics(stripped)
-    base = len(stripped.rstrip()) - len(rest) if stripped.rstrip().endswith(rest) else None
-    if base is None or base < 0:
-        return None
-    usable = 0
-    for fragment in _FRAGMENT.finditer(rest):
-        token = fragment_key(fragment.group())
-        if not token:
-            continue
-        usable += 1
+    before = None  # where the previous usable token ends
+    for usable, (_, end, token) in enumerate(usable_tokens(stripped), start=1):
         if usable > limits.split_depth + 1:
             break
-        if usable > 1 and token == key:
-            return stripped[base + fragment.start():]
+        if usable > 1 and token == key and before is not None:
+            return stripped[_separated(stripped, before):]
+        before = end
     return None
 
 
@@ -488,7 +533,8 @@ class BucketLimits:
         max_share: Largest share of the batch one key may hold (``0 < x <= 1``).
         min_common: Buckets up to this size are never oversized by share.
         split_size: Rows above which a lead token gives way to the next token
-            (:func:`split_common_leads`); keys are refined before buckets are formed.
+            whatever the batch's size (:meth:`crowded`, :func:`split_common_leads`);
+            keys are refined before buckets are formed.
         split_depth: How many tokens may give way in turn.
 
     Examples:
@@ -503,6 +549,24 @@ class BucketLimits:
     min_common: int = 256
     split_size: int = 4096
     split_depth: int = 3
+
+    def crowded(self, sizes: np.ndarray, n_items: int) -> np.ndarray:
+        """Boolean per key's row count: True where the lead token is no subject.
+
+        More than ``split_size`` rows, or more than ``max_share`` of a batch of more than
+        ``min_common`` rows: the rule of :meth:`oversized` for what is a rubric or an
+        outlet rather than a subject, so such a token gives way to the next one instead
+        of holding every headline it opens in one bucket.
+
+        Examples:
+            >>> BucketLimits().crowded(np.array([300, 10, 200]), 6000).tolist()
+            [False, False, False]
+            >>> BucketLimits().crowded(np.array([300, 10, 200]), 510).tolist()
+            [True, False, False]
+        """
+        sizes = np.asarray(sizes, dtype=np.int64)
+        common = (sizes > self.min_common) & (sizes > self.max_share * n_items)
+        return (sizes > self.split_size) | common
 
     def oversized(self, sizes: np.ndarray, n_items: int) -> np.ndarray:
         """Boolean per bucket size: True where the bucket must not be scored pair by pair."""
