@@ -59,6 +59,13 @@ def test_story_labels_choose_and_the_curve_is_the_dedupe(tmp_path):
     assert cal["estimated_precision"]["value"] == pytest.approx(measured["precision"])
     ok = curve[(curve["merged_pairs"] > 0) & (curve["precision_measured_low"] >= 0.95)]
     assert cal["recommended_threshold"] == pytest.approx(ok["threshold"].min())
+    # Its recall counts every same-story pair, and the summary says so (not "among the
+    # pairs scoring at least the floor", a sheet's basis).
+    assert row["recall_measured"] == pytest.approx(measured["recall"], abs=1e-6)
+    summary = (tmp_path / "out" / "feed" / "calibrate" / "calibrate.md").read_text("utf-8")
+    assert "over the story column story (every pair); every same-story pair of the corpus)" in (
+        summary)
+    assert "among the same-event pairs scoring at least" not in summary
 
 
 def test_without_dates_or_labels_the_bound_or_a_decline_says_why(tmp_path):
@@ -394,3 +401,25 @@ def test_full_learns_the_series_once_and_every_sweep_is_the_one_learning_its_own
                              gated["threshold"].tolist(), DedupeConfig())
     assert gated["items_left"].tolist() == alone["items_left"].tolist()
     assert gated["pairs"].tolist() == alone["pairs_at_or_above"].tolist()
+
+
+def test_a_sheet_passed_before_it_is_labelled_is_said_to_hold_no_answer(tmp_path):
+    # The loop's sheet given back unanswered: the calibration goes on without labels (the
+    # decoys), and says so, where it had passed in silence.
+    corpus, _ = _corpus(tmp_path, 30.0)
+    out, said = tmp_path / "out", []
+    run_calibrate(corpus, "feed", out, CalibrateConfig(**OPTS), echo=False)
+    sheet = out / "feed" / "calibrate" / "to_label.csv"
+    unanswered = tmp_path / "unanswered.csv"
+    unanswered.write_bytes(sheet.read_bytes())
+    options = CalibrateConfig(**OPTS, evidence=EvidenceConfig(labels=unanswered))
+    run_calibrate(corpus, "feed", out, options, progress=said.append, echo=False)
+    rows = len(pd.read_csv(unanswered))
+    assert (f"warning: {unanswered} holds no answer yet ({rows} pairs, every label blank or "
+            "skip), so this calibration reads no labels") in "\n".join(said)
+    assert json.loads((out / "feed" / "calibration.json").read_text("utf-8"))["method"] != "labels"
+    story = dict(zip(corpus.items["id"], corpus.items["story"], strict=True))
+    _answer(unanswered, story)
+    said.clear()
+    run_calibrate(corpus, "feed", out, options, progress=said.append, echo=False)
+    assert not any("holds no answer" in line for line in said)

@@ -293,6 +293,11 @@ def sweep(items: pd.DataFrame, config: DedupeConfig, series: Series | None,
     return Sweep(prep, partitions, pd.DataFrame(rows))
 
 
+STORY_BASIS = "the story column"
+"""How a basis read from a story column begins: its recall is over every same-story pair
+of the corpus, not over the candidate pairs as a sheet's is."""
+
+
 def _story_curve(items: pd.DataFrame, column: str, partitions: dict[float, np.ndarray],
                  seed: int) -> pd.DataFrame:
     if column not in items.columns:
@@ -580,7 +585,7 @@ def _labelled(items: pd.DataFrame, options: EvidenceConfig, pop: Population,
                      else (np.zeros(0, np.int64), None))
     if options.story_column is not None:
         return Labelled(_story_curve(items, options.story_column, partitions, options.seed),
-                        f"the story column {options.story_column} (every pair)", sheet, drawn,
+                        f"{STORY_BASIS} {options.story_column} (every pair)", sheet, drawn,
                         sample)
     if sample is not None and len(sample.position):
         est = label_estimates(pop, merged_at, sample, seed=options.seed)

@@ -14,6 +14,7 @@ import math
 import pandas as pd
 
 from newsdedup.calibration.choice import Choice
+from newsdedup.calibration.evidence import STORY_BASIS
 
 __all__ = ["summary_lines", "curve_columns", "outcome_row", "outcome_table"]
 
@@ -63,9 +64,13 @@ def summary_lines(evidence, n_items: int) -> list[str]:
         lines.append(f"precision {_interval(c['precision'])} (95% interval; over "
                      f"{c['precision']['basis']})")
     if c["recall"]["value"] is not None:
+        # A story column knows every same-event pair of the corpus, and its recall counts
+        # them all; a sheet's counts those among the candidate pairs (the population).
+        among = ("every same-story pair of the corpus"
+                 if str(c["recall"]["basis"]).startswith(STORY_BASIS) else
+                 f"among the same-event pairs scoring at least {evidence.population.floor:g}")
         lines.append(f"recall {_interval(c['recall'])} (95% interval; over "
-                     f"{c['recall']['basis']}; among the same-event pairs scoring at least "
-                     f"{evidence.population.floor:g})")
+                     f"{c['recall']['basis']}; {among})")
     if row is not None and "recall_sim" in row.index and _finite(row["recall_sim"]):
         lines.append(f"simulated rewrites caught at {t:.2f}: {row['recall_sim']:.3f} "
                      f"(range over word-retention levels {row['recall_sim_low']:.3f}-"

@@ -37,6 +37,7 @@ from newsdedup.calibration.model_report import (
     model_sections,
 )
 from newsdedup.calibration.report import curve_columns, summary_lines
+from newsdedup.calibration.sheet import read_sheet
 from newsdedup.calibration.sweep_floor import (
     FILTER_PAIRS_PER_ITEM,
     weighted_filter_work,
@@ -294,6 +295,7 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
     if options.model is not None and options.evidence.labels is None:
         raise ValueError("--model fits the pair model from labelled pairs: add --labels SHEET "
                          "(a sheet drawn by an earlier calibrate, labelled)")
+    _say_unlabelled(options.evidence.labels, progress)
     items = calibration_order(corpus.items, corpus.dialect)
     texts, sampled = simulation_texts(texts_from_items(items), options)
     progress(f"calibrate: word-retention simulation ({options.method}), "
@@ -374,6 +376,21 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
 
 SHEET = "to_label.csv"
 """The labeling sheet's name in ``<out>/<name>/calibrate/``."""
+
+
+def _say_unlabelled(labels: Path | None, progress: Progress) -> None:
+    """Warn (even under ``--quiet``) when ``--labels`` names a sheet with no answer in it.
+
+    The calibration then goes on as without labels (decoys, the bound), which is right
+    for a sheet just drawn, but a user who passed it expected labels to be read.
+    """
+    if labels is None or not Path(labels).is_file():
+        return
+    sheet = read_sheet(labels)
+    if not sheet.labelled:
+        progress(f"warning: {labels} holds no answer yet ({len(sheet.rows)} pairs, every label "
+                 "blank or skip), so this calibration reads no labels; label the pairs "
+                 f"(newsdedup label {labels}) and run again")
 
 
 class LabelledSheetInTheWay(ValueError):
