@@ -13,6 +13,7 @@ from newsdedup.calibration.decoys import (
     DecoyRule,
     check_decoys,
     decoy_estimates,
+    worst_false_pairs,
 )
 from newsdedup.calibration.population import Population, build_population
 from newsdedup.score.jaccard import PairScores
@@ -63,18 +64,23 @@ def setting(seed, n=40, floor=0.05):
 def brute(items, pop, series, field, times, all_pairs, gap_days, window, listed_pairs=()):
     """Decoys and compared pairs counted pair by pair (all item pairs, any score).
 
-    The union of the date decoys and the listed pairs; series pairs are left out of the
-    population's decoys (the callers give no series pair among the date decoys of the
-    corpus outside the population, see the tests below).
+    The union of the date decoys (one bucket and field, any sources) and the listed
+    pairs; series pairs are left out of the population's decoys (the callers give no
+    series pair among the date decoys of the corpus outside the population, see the
+    tests below). Returns the population's decoy flags, and the decoys and compared
+    pairs of the corpus counted per relation: ``[one source, two sources]``.
     """
     bucket, source = items["bucket"].to_numpy(), items["source"].to_numpy()
 
     def matched(a, b):
-        return bucket[a] == bucket[b] and source[a] == source[b] and field[a] == field[b]
+        return bucket[a] == bucket[b] and field[a] == field[b]
 
     def apart(a, b, days):
         return bool(np.isfinite(times[a]) and np.isfinite(times[b])
                     and abs(times[a] - times[b]) > days * DAY)
+
+    def relation(a, b):
+        return 0 if source[a] == source[b] else 1
 
     in_pop = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(pop.i, pop.j, strict=True))}
     date_decoys = {(a, b) for a, b in all_pairs if matched(a, b) and apart(a, b, gap_days)
@@ -84,11 +90,13 @@ def brute(items, pop, series, field, times, all_pairs, gap_days, window, listed_
     for pair in decoys:
         if pair in in_pop:
             is_decoy[in_pop[pair]] = True
-    compared_all = sum(1 for a, b in all_pairs  # the dedupe compares pairs < window apart
-                       if bucket[a] == bucket[b]
+    decoys_by = [sum(1 for p in decoys if relation(*p) == k) for k in (0, 1)]
+    compared_by = [sum(1 for a, b in all_pairs  # the dedupe compares pairs < window apart
+                       if bucket[a] == bucket[b] and relation(a, b) == k
                        and not (np.isfinite(times[a]) and np.isfinite(times[b])
                                 and abs(times[a] - times[b]) >= window * DAY))
-    return is_decoy, len(decoys), compared_all
+                   for k in (0, 1)]
+    return is_decoy, decoys_by, compared_by
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -111,37 +119,79 @@ def test_decoy_estimates_match_a_pair_by_pair_count(seed):
     merged_pairs = {0.2: 40, 0.5: 12, 0.9: 3}
     est = decoy_estimates(pop, compared, series, bucket, items["source"].tolist(), times, rule,
                           merged_pairs, window)
-    is_decoy, decoys_all, compared_all = brute(items, pop, series, field, times, all_pairs,
-                                               gap_days, window, listed_pairs)
-    assert is_decoy.sum() > 0
-    assert est.decoys == decoys_all
-    assert est.compared == compared_all
+    is_decoy, decoys_by, compared_by = brute(items, pop, series, field, times, all_pairs,
+                                             gap_days, window, listed_pairs)
+    assert is_decoy.sum() > 0 and min(decoys_by) > 0 and min(compared_by) > 0
+    assert est.decoys == sum(decoys_by)
+    assert est.compared == sum(compared_by)
     assert est.describe == "matched"
     curve = est.curve.set_index("threshold")
     assert curve.index.tolist() == [0.2, 0.5, 0.9]
+    source = items["source"].to_numpy()
+    one = source[pop.i] == source[pop.j]
     for t, merged in merged_pairs.items():
-        at = int(np.sum(is_decoy & (pop.score >= t)))
-        rate = at / decoys_all
-        low, high = clopper_pearson(at, decoys_all)
+        # Each relation's rate bounds its own compared pairs, at 97.5 % each (two in all).
+        false = np.zeros(3)
+        for k, flags in enumerate((one, ~one)):
+            at = int(np.sum(is_decoy & flags & (pop.score >= t)))
+            low, high = clopper_pearson(at, decoys_by[k], 0.975)
+            false += compared_by[k] * np.array([at / decoys_by[k], low, high])
         row = curve.loc[t]
-        assert row["decoys_at"] == at
-        assert row["decoy_rate"] == pytest.approx(rate, abs=1e-12)
-        assert row["decoy_rate_low"] == pytest.approx(low, abs=1e-6)
-        assert row["decoy_rate_high"] == pytest.approx(high, abs=1e-6)
-        assert row["precision"] == pytest.approx(max(0.0, 1 - rate * compared_all / merged),
-                                                 abs=1e-12)
-        assert row["precision_low"] == pytest.approx(max(0.0, 1 - high * compared_all / merged),
-                                                     abs=1e-6)
-        assert row["precision_high"] == pytest.approx(max(0.0, 1 - low * compared_all / merged),
-                                                      abs=1e-6)
-    # The check reads the same decoys: recompute its likeness.
+        assert row["decoys_at"] == int(np.sum(is_decoy & (pop.score >= t)))
+        for column, value in zip(("decoy_rate", "decoy_rate_low", "decoy_rate_high"),
+                                 false / sum(compared_by), strict=True):
+            assert row[column] == pytest.approx(value, abs=1e-6)
+        for column, value in zip(("precision", "precision_high", "precision_low"), false,
+                                 strict=True):
+            assert row[column] == pytest.approx(max(0.0, 1 - value / merged), abs=1e-6)
+    # The check reads the same decoys: recompute its likeness (what each relation's
+    # decoys predict for its compared pairs).
     scored = pop.score >= pop.floor
     above = int((is_decoy & scored).sum())
     assert est.check["decoys_above_floor"] == above
     if above >= MIN_DECOYS:
-        likeness = ((compared & ~is_decoy & scored).sum() / compared_all) / (above / decoys_all)
+        expected = sum(compared_by[k] * int((is_decoy & scored & flags).sum()) / decoys_by[k]
+                       for k, flags in enumerate((one, ~one)))
+        likeness = (compared & ~is_decoy & scored).sum() / expected
         assert est.check["likeness"] == pytest.approx(likeness, rel=1e-12)
         assert est.check["passed"] == (1 / LIKENESS <= likeness <= LIKENESS)
+
+
+def test_one_source_alone_is_the_single_rate_of_before():
+    # Every item of one outlet: one relation, its rate at 95 % applied to every compared pair.
+    items, pop, series, field, times, all_pairs = setting(4)
+    items = items.assign(source="x")
+    series[:] = False
+    rule = DecoyRule(2.0, field, np.zeros(0, np.int64), "r")
+    bucket = items["bucket"].to_numpy()
+    est = decoy_estimates(pop, np.ones(len(pop), bool), series, bucket,
+                          items["source"].tolist(), times, rule, {0.5: 20}, 2.0)
+    is_decoy, decoys_by, compared_by = brute(items, pop, series, field, times, all_pairs,
+                                             2.0, 2.0)
+    assert decoys_by[1] == compared_by[1] == 0
+    at = int(np.sum(is_decoy & (pop.score >= 0.5)))
+    low, high = clopper_pearson(at, decoys_by[0])
+    row = est.curve.iloc[0]
+    assert row["decoy_rate_high"] == pytest.approx(high, abs=1e-6)
+    assert row["precision_low"] == pytest.approx(max(0.0, 1 - high * compared_by[0] / 20),
+                                                 abs=1e-6)
+
+
+def test_wrong_joins_into_larger_groups_bound_the_wrong_pairs_they_make():
+    # Groups built by joins to a representative: every way of making F joins wrong (each
+    # wrong member of an event of its own) makes at most worst_false_pairs(F, sizes)
+    # pairs of two events, and the worst way reaches it.
+    sizes = [4, 3, 2, 2]
+    links = [(g, m) for g, s in enumerate(sizes) for m in range(1, s)]
+    for false_links in range(len(links) + 1):
+        most = 0
+        for wrong in itertools.combinations(links, false_links):
+            pairs = 0
+            for g, s in enumerate(sizes):
+                event = [0] + [1 + m if (g, m) in wrong else 0 for m in range(1, s)]
+                pairs += sum(1 for a, b in itertools.combinations(event, 2) if a != b)
+            most = max(most, pairs)
+        assert worst_false_pairs(false_links, np.array(sizes)) == most
 
 
 def test_series_pairs_are_left_out_of_the_decoys_above():
@@ -162,7 +212,7 @@ def test_series_pairs_are_left_out_of_the_decoys_above():
     assert (at(none) - at(series)).tolist() == expected
 
 
-def test_decoys_need_same_bucket_same_source_same_field_and_a_gap_beyond_the_window():
+def test_decoys_need_same_bucket_same_field_and_a_gap_beyond_the_window():
     items = pd.DataFrame({"id": list("abcdefg"), "source": list("xxxxxxy"),
                           "bucket": [0, 0, 0, 1, 0, 0, 0], "field": [0, 0, 0, 0, 1, 0, 0],
                           "day": [0.0, 3.0, 1.5, 3.0, 3.0, 2.0, 3.0]})
@@ -175,8 +225,9 @@ def test_decoys_need_same_bucket_same_source_same_field_and_a_gap_beyond_the_win
     est = decoy_estimates(pop, np.zeros(6, bool), series, items["bucket"].to_numpy(),
                           items["source"].tolist(), times, rule, {0.3: 1}, None)
     # (0,1): a decoy. (0,2): 1.5 days. (0,3): another bucket. (0,4): another field.
-    # (0,5): in one series (and exactly 2.0 days: not beyond). (0,6): another source.
-    assert est.curve["decoys_at"].tolist() == [1]
+    # (0,5): in one series (and exactly 2.0 days: not beyond). (0,6): another source, a
+    # decoy of two sources (for the compared pairs of two sources).
+    assert est.curve["decoys_at"].tolist() == [2]
 
 
 def test_without_a_gap_rule_only_listed_pairs_are_decoys():
@@ -222,7 +273,7 @@ def check_population(decoys_above, compared_above, below=10, floor=0.1):
 def test_check_passes_within_a_factor_two_either_way(compared_above, passed, likeness, words):
     # 30 decoys above the floor of 300 decoys: a rate of 0.1; compared pairs of 100.
     pop, is_decoy, compared = check_population(30, compared_above)
-    check = check_decoys(pop, is_decoy, compared, 300, 100)
+    check = check_decoys(pop, is_decoy, compared, np.array([300, 0]), np.array([100, 0]))
     assert check["passed"] is passed
     assert check["likeness"] == pytest.approx(likeness, abs=1e-12)
     assert check["decoys_above_floor"] == 30
@@ -232,23 +283,29 @@ def test_check_passes_within_a_factor_two_either_way(compared_above, passed, lik
 def test_check_needs_min_decoys_above_the_floor():
     assert MIN_DECOYS == 30 and LIKENESS == 2.0
     pop, is_decoy, compared = check_population(MIN_DECOYS - 1, 10, below=50)
-    check = check_decoys(pop, is_decoy, compared, 290, 100)
+    check = check_decoys(pop, is_decoy, compared, np.array([290, 0]), np.array([100, 0]))
     assert check == {"passed": False, "likeness": None, "decoys_above_floor": MIN_DECOYS - 1,
                      "reason": f"too few decoys: {MIN_DECOYS - 1} score at or above the floor "
                                f"(0.1), fewer than {MIN_DECOYS}"}
     pop, is_decoy, compared = check_population(MIN_DECOYS, 10, below=50)
-    assert check_decoys(pop, is_decoy, compared, 300, 100)["likeness"] is not None
+    check = check_decoys(pop, is_decoy, compared, np.array([300, 0]), np.array([100, 0]))
+    assert check["likeness"] is not None
 
 
 def test_check_fails_without_decoys_or_compared_pairs_in_all():
     pop, is_decoy, compared = check_population(40, 10)
-    assert check_decoys(pop, is_decoy, compared, 0, 100)["passed"] is False
-    assert check_decoys(pop, is_decoy, compared, 400, 0)["passed"] is False
+    assert check_decoys(pop, is_decoy, compared, np.array([0, 0]),
+                        np.array([100, 0]))["passed"] is False
+    assert check_decoys(pop, is_decoy, compared, np.array([400, 0]),
+                        np.array([0, 0]))["passed"] is False
+    # Compared pairs of two sources without a decoy of two sources: no rate bounds them.
+    check = check_decoys(pop, is_decoy, compared, np.array([400, 0]), np.array([100, 50]))
+    assert check["passed"] is False and "no decoy of two sources" in check["reason"]
 
 
 def test_check_fails_when_no_compared_pair_scores_above_the_floor():
     pop, is_decoy, compared = check_population(40, 0)
-    check = check_decoys(pop, is_decoy, compared, 400, 100)
+    check = check_decoys(pop, is_decoy, compared, np.array([400, 0]), np.array([100, 0]))
     assert check["passed"] is False and check["likeness"] == 0.0
 
 

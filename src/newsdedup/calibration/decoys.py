@@ -9,19 +9,30 @@ its real false merges are within one category (a recurring column, the next
 episode of a series, another company under one template). So decoys here
 are *matched* to the compared pairs:
 
-* **same gate bucket, same source, same category** (``decoy_field``, when
-  named), published further apart than the date window (or, without a
-  window, ``decoy_days``): what the dedupe would compare if it had no
-  window, from the same outlet and section. Series pairs are left out: the
-  series rule never merges them.
+* **same gate bucket, same category** (``decoy_field``, when named),
+  published further apart than the date window (or, without a window,
+  ``decoy_days``): what the dedupe would compare if it had no window. Series
+  pairs are left out: the series rule never merges them.
 * **listed pairs**: known-distinct pairs from a file (``id_i``, ``id_j``).
 
-The estimate at threshold ``t``: the decoys' rate of scoring ``>= t``, ``r(t)``,
-applied to every compared pair (one bucket, within the window); the false
-merges are at most ``r(t)`` times the compared pairs (every compared pair
-taken as unrelated: the conservative reading), and precision is one minus
-their share of the merged pairs. The interval comes from the Clopper-Pearson
-interval of ``r(t)``.
+Decoys and compared pairs are matched by their sources too (:data:`RELATIONS`):
+decoys of one outlet stand for the compared pairs of one outlet (its own
+templates and columns), decoys of two outlets for those of two (two outlets
+filling one template, two ministries "raising fuel prices"), which the
+same-source decoys alone never showed.
+
+The estimate at threshold ``t``: each relation's decoy rate of scoring
+``>= t`` applied to its compared pairs (one bucket, within the window; every
+compared pair taken as unrelated: the conservative reading) bounds the wrong
+*joins*; the interval comes from the Clopper-Pearson intervals of the rates
+(each at half the error when both relations are compared). A group is built by
+joins to its representative, and a wrong join into a group of more than two
+makes more than one wrong pair, so the wrong joins become wrong pairs in the
+worst way the merged groups allow (:func:`worst_false_pairs`), and precision
+is one minus their share of the merged pairs. With same-source decoys and one
+wrong pair per wrong join, the bound stated precision 0.80 or more where the
+truth was 0.60 on a planted feed of subjects and actions
+(``tests/runs/test_calibrate.py::test_the_decoy_bound_holds_against_the_truth_on_a_feed_of_shared_templates``).
 
 **The check** (:func:`check_decoys`). Where scores are low almost every
 compared pair is unrelated, so there the decoys must score like the compared
@@ -44,7 +55,12 @@ import pandas as pd
 from newsdedup.calibration.population import Population
 from newsdedup.studies.quantiles import CONFIDENCE, clopper_pearson
 
-__all__ = ["DecoyRule", "DecoyEstimate", "MIN_DECOYS", "LIKENESS", "decoy_estimates"]
+__all__ = ["DecoyRule", "DecoyEstimate", "MIN_DECOYS", "LIKENESS", "RELATIONS",
+           "decoy_estimates", "worst_false_pairs"]
+
+RELATIONS = ("one source", "two sources")
+"""How decoys are matched to compared pairs by their sources (a feed without sources is
+one source)."""
 
 MIN_DECOYS = 30
 """Decoys at or above the floor the estimate needs; fewer say nothing about a rate."""
@@ -123,12 +139,57 @@ def _pairs_within(groups: np.ndarray) -> int:
     return int((sizes * (sizes - 1) // 2).sum())
 
 
+def worst_false_pairs(false_links: float, sizes: np.ndarray) -> float:
+    """The most pairs of two events ``false_links`` wrong joins can put into these groups.
+
+    A group is built by joining items to its representative, each join a compared pair
+    scoring at or above the threshold; the pairs of its members are merged whether or
+    not they were ever compared. In a group of ``s`` items, ``f`` wrong members (each of
+    an event of its own, the worst case) make ``f * (s - f) + f * (f - 1) / 2`` pairs of
+    two events: the ``k``-th adds ``s - k``. The most ``F`` wrong joins can make is so the
+    sum of the ``F`` largest of those gains over all groups (the gains fall, so taking
+    the largest first is best). In groups of two that is ``F``; a copy and its
+    representative joined by a template sibling are two wrong pairs of one wrong join.
+
+    Args:
+        false_links: Wrong joins (a bound on them; may be fractional).
+        sizes: The sizes of the merged groups (two items or more).
+
+    Returns:
+        The bound on pairs of two events.
+
+    Examples:
+        >>> worst_false_pairs(3, np.array([2, 2, 2, 2])), worst_false_pairs(2, np.array([4, 2]))
+        (3.0, 5.0)
+        >>> worst_false_pairs(2.5, np.array([4, 2]))
+        5.5
+    """
+    if not np.isfinite(false_links):
+        return float("nan")
+    sizes = np.asarray(sizes, dtype=np.int64)
+    sizes = sizes[sizes > 1]
+    # The gains s - 1, s - 2, ..., 1 of every group, largest first: gain v is offered by
+    # every group of more than v items.
+    larger = np.cumsum(np.bincount(sizes)[::-1])[::-1] if sizes.size else np.zeros(1, np.int64)
+    counts = np.r_[0, larger[2:]] if larger.size > 2 else np.zeros(1, np.int64)
+    gains = np.repeat(np.arange(counts.size, dtype=np.float64), counts)[::-1]
+    whole = int(min(np.floor(false_links), gains.size))
+    extra = (false_links - whole) * gains[whole] if whole < gains.size else 0.0
+    return float(gains[:whole].sum() + extra)
+
+
 def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
                     buckets: np.ndarray, sources: Sequence[str] | None,
                     times: np.ndarray, rule: DecoyRule, merged_pairs: dict[float, int],
-                    window_days: float | None, confidence: float = CONFIDENCE
-                    ) -> DecoyEstimate:
+                    window_days: float | None, confidence: float = CONFIDENCE,
+                    group_sizes: dict[float, np.ndarray] | None = None) -> DecoyEstimate:
     """Precision per threshold estimated from matched decoys, and the decoys' check.
+
+    Decoys are matched to the compared pairs by their sources too (module docstring):
+    the rate of decoys of one source bounds the compared pairs of one source, the rate
+    of decoys of two sources the compared pairs of two (:data:`RELATIONS`). Where both
+    relations are compared, each rate's interval is taken at half the error
+    (Bonferroni), so that the bound holds at ``confidence`` jointly.
 
     Args:
         pop: The population (every pair at or above the floor, with its score).
@@ -142,28 +203,39 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
         merged_pairs: Threshold -> pairs the dedupe merges there.
         window_days: The dedupe's window (compared pairs lie within it), or None.
         confidence: Of the intervals.
+        group_sizes: Threshold -> sizes of the merged groups there: the unrelated
+            compared pairs scoring ``>= t`` bound the wrong *joins*, and a join into a
+            larger group makes more than one wrong pair (:func:`worst_false_pairs`).
+            None: every group taken as a pair (the bound before groups were counted).
 
     Returns:
-        The :class:`DecoyEstimate`.
+        The :class:`DecoyEstimate`; its ``decoy_rate`` columns are the rate over all
+        compared pairs that the two relations' rates give together.
     """
     n = len(pop.ids)
     days = np.asarray(times, dtype=np.float64) / _DAY
     src = (pd.factorize(pd.Series([str(s) for s in sources], dtype=object))[0]
            if sources is not None else np.zeros(n, np.int64))
     fld = rule.field if rule.field is not None else np.zeros(n, np.int64)
-    matched = _group_codes(np.asarray(buckets), src, fld)
+    bucket = np.asarray(buckets)
+    # Groups a decoy's two rows share: bucket and field (any sources), and with the source.
+    matched = _group_codes(bucket, fld)
+    own = _group_codes(bucket, fld, src)
     i, j = pop.i, pop.j
-    same = matched[i] == matched[j]
+    one_source = src[i] == src[j]
     is_decoy = np.zeros(len(pop), dtype=bool)
-    decoys_all = 0
+    decoys_all = np.zeros(2, dtype=np.int64)  # per relation: one source, two sources
     if rule.gap_days is not None:
-        apart = same & (np.abs(days[i] - days[j]) > rule.gap_days)
+        apart = (matched[i] == matched[j]) & (np.abs(days[i] - days[j]) > rule.gap_days)
         is_decoy = apart & ~series
         # Series pairs are never merged, so they are no decoys: out of the count of
         # all decoys too (those the population holds; a series pair scoring below
         # the floor is left in, a slight overcount that lowers the estimated
         # precision, never raises it).
-        decoys_all = _pairs_apart(matched, days, rule.gap_days) - int(np.sum(apart & series))
+        every = _pairs_apart(matched, days, rule.gap_days)
+        ones = _pairs_apart(own, days, rule.gap_days)
+        decoys_all += [ones - int(np.sum(apart & series & one_source)),
+                       every - ones - int(np.sum(apart & series & ~one_source))]
     if len(rule.listed):
         listed = np.isin(pop.keys(), rule.listed)
         # A listed pair the date rule already counts (above the floor or not) counts once.
@@ -171,38 +243,59 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
         dated = (np.zeros(len(a), dtype=bool) if rule.gap_days is None else
                  (matched[a] == matched[b]) & (np.abs(days[a] - days[b]) > rule.gap_days))
         in_series = np.isin(rule.listed, pop.keys()[series]) if series.any() else False
-        decoys_all += int(np.sum(~dated | in_series))
+        extra = ~dated | in_series
+        decoys_all += [int(np.sum(extra & (src[a] == src[b]))),
+                       int(np.sum(extra & (src[a] != src[b])))]
         is_decoy |= listed
-    bucket = np.asarray(buckets)
-    compared_all = _pairs_within(bucket)
+    # Compared pairs: one bucket (any source), within the window; and those of one source.
+    compared_all = np.array([_pairs_within(_group_codes(bucket, src)), 0], dtype=np.int64)
+    compared_all[1] = _pairs_within(bucket) - compared_all[0]
     if window_days is not None:
-        compared_all -= _pairs_apart(bucket, days, window_days, inclusive=True)
+        far = _pairs_apart(bucket, days, window_days, inclusive=True)
+        far_own = _pairs_apart(_group_codes(bucket, src), days, window_days, inclusive=True)
+        compared_all -= [far_own, far - far_own]
     compared = compared & ~is_decoy
-    thresholds = sorted(merged_pairs)
-    d_scores = np.sort(pop.score[is_decoy])
+    # A relation with compared pairs and no decoy cannot be bounded: no rate, no precision.
+    used = compared_all > 0
+    level = 1 - (1 - confidence) / max(int(used.sum()), 1)
+    d_scores = [np.sort(pop.score[is_decoy & (one_source if k == 0 else ~one_source)])
+                for k in range(2)]
+    total = int(compared_all.sum())
     rows = []
-    for t in thresholds:
-        d_at = int(d_scores.size - np.searchsorted(d_scores, t, side="left"))
-        rate = d_at / decoys_all if decoys_all else np.nan
-        lo, hi = (clopper_pearson(d_at, decoys_all, confidence) if decoys_all
-                  else (np.nan, np.nan))
+    for t in sorted(merged_pairs):
+        d_at = np.array([d.size - np.searchsorted(d, t, side="left") for d in d_scores])
+        false = np.zeros(3)  # estimated false merges: point, low, high
+        for k in np.flatnonzero(used):
+            if not decoys_all[k]:
+                false[:] = np.nan
+                break
+            lo, hi = clopper_pearson(int(d_at[k]), int(decoys_all[k]), level)
+            false += compared_all[k] * np.array([d_at[k] / decoys_all[k], lo, hi])
+        rate = false / total if total else np.full(3, np.nan)
         merged = merged_pairs[t]
+        if group_sizes is not None:  # wrong joins -> wrong pairs, in the groups there are
+            false = np.array([worst_false_pairs(f, group_sizes[t]) for f in false])
 
-        def precision(r: float, m: int = merged) -> float:
-            return float(max(0.0, 1.0 - r * compared_all / m)) if m else np.nan
+        def precision(f: float, m: int = merged) -> float:
+            return float(max(0.0, 1.0 - f / m)) if m and np.isfinite(f) else np.nan
 
-        rows.append({"threshold": t, "decoys_at": d_at, "decoy_rate": rate,
-                     "decoy_rate_low": lo, "decoy_rate_high": hi,
-                     "precision": precision(rate), "precision_low": precision(hi),
-                     "precision_high": precision(lo)})
-    check = check_decoys(pop, is_decoy, compared, decoys_all, compared_all)
-    return DecoyEstimate(pd.DataFrame(rows), int(decoys_all), int(compared_all), check,
+        rows.append({"threshold": t, "decoys_at": int(d_at.sum()), "decoy_rate": rate[0],
+                     "decoy_rate_low": rate[1], "decoy_rate_high": rate[2],
+                     "precision": precision(false[0]), "precision_low": precision(false[2]),
+                     "precision_high": precision(false[1])})
+    check = check_decoys(pop, is_decoy, compared, decoys_all, compared_all, one_source)
+    return DecoyEstimate(pd.DataFrame(rows), int(decoys_all.sum()), total, check,
                          rule.describe)
 
 
 def check_decoys(pop: Population, is_decoy: np.ndarray, compared: np.ndarray,
-                 decoys_all: int, compared_all: int) -> dict:
+                 decoys_all: np.ndarray, compared_all: np.ndarray,
+                 one_source: np.ndarray | None = None) -> dict:
     """Whether the decoys score like the compared pairs where almost all are unrelated.
+
+    With two relations (one source, two sources), the compared pairs' share at or above
+    the floor is set against what the decoys of each relation predict for the compared
+    pairs of that relation.
 
     Examples:
         >>> from newsdedup.calibration.population import Population
@@ -210,16 +303,31 @@ def check_decoys(pop: Population, is_decoy: np.ndarray, compared: np.ndarray,
         >>> pop = Population(np.arange(3), np.arange(3) + 3, np.full(3, 0.1), np.ones(3, bool),
         ...     np.zeros(3), np.zeros(3, int), strata, [str(k) for k in range(6)], 0.05)
         >>> check_decoys(pop, np.array([True, False, False]), np.array([False, True, True]),
-        ...              10, 20)["reason"][:40]
+        ...              np.array([10, 0]), np.array([20, 0]))["reason"][:40]
         'too few decoys: 1 score at or above the '
     """
+    decoys_all, compared_all = np.asarray(decoys_all), np.asarray(compared_all)
+    if one_source is None:
+        one_source = np.ones(len(pop), dtype=bool)
     scored = pop.score >= pop.floor
-    above = int((is_decoy & scored).sum())
-    if above < MIN_DECOYS or not decoys_all or not compared_all:
+    above_by = np.array([int((is_decoy & scored & one_source).sum()),
+                         int((is_decoy & scored & ~one_source).sum())])
+    above = int(above_by.sum())
+    missing = (compared_all > 0) & (decoys_all == 0)
+    if above < MIN_DECOYS or not compared_all.sum() or missing.any():
+        short = ("" if not missing.any() else
+                 "; no decoy of " + " or ".join(name for name, m in zip(
+                     RELATIONS, missing, strict=True) if m)
+                 + " for the compared pairs of that kind")
         return {"passed": False, "likeness": None, "decoys_above_floor": above,
                 "reason": f"too few decoys: {above} score at or above the floor "
-                          f"({pop.floor:g}), fewer than {MIN_DECOYS}"}
-    likeness = float((compared & scored).sum() / compared_all) / (above / decoys_all)
+                          f"({pop.floor:g}), fewer than {MIN_DECOYS}" if not short else
+                          f"too few decoys: {above} score at or above the floor "
+                          f"({pop.floor:g}){short}"}
+    used = compared_all > 0
+    expected = float(np.sum(compared_all[used] * above_by[used] / decoys_all[used]))
+    observed = float((compared & scored).sum())
+    likeness = observed / expected if expected else (np.inf if observed else 1.0)
     passed = 1.0 / LIKENESS <= likeness <= LIKENESS
     if likeness == 0.0:
         reason = (f"no compared pair scores at or above the floor ({pop.floor:g}) while "

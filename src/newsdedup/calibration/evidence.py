@@ -340,9 +340,9 @@ def _decoy_rule(items: pd.DataFrame, options: EvidenceConfig, window: float | No
                              f"corpus ({list(items.columns)})")
         field_codes = pd.factorize(items[options.decoy_field].astype(str))[0]
     gap = window if window is not None else options.decoy_days
-    matched = "one bucket and source" + (f" and {options.decoy_field}"
-                                         if options.decoy_field else "")
-    parts.insert(0, f"pairs of {matched} published more than {gap:g} days apart")
+    matched = "one bucket" + (f" and {options.decoy_field}" if options.decoy_field else "")
+    parts.insert(0, f"pairs of {matched} published more than {gap:g} days apart (those of "
+                    "one source for the compared pairs of one source, of two for two)")
     return DecoyRule(gap, field_codes, listed, "; ".join(parts))
 
 
@@ -595,6 +595,12 @@ def _labelled(items: pd.DataFrame, options: EvidenceConfig, pop: Population,
     return Labelled(None, None, sheet, drawn, sample)
 
 
+def _merged_sizes(groups: np.ndarray) -> np.ndarray:
+    """Sizes of the groups of two items or more, from a group number per row."""
+    sizes = np.bincount(groups) if len(groups) else np.zeros(0, np.int64)
+    return sizes[sizes > 1]
+
+
 def _decoys(rule: DecoyRule, items: pd.DataFrame, dedupe: CalibratedDedupe,
             pop: Population) -> DecoyEstimate | None:
     """Step 5b: matched decoys (None without dates or listed pairs)."""
@@ -604,8 +610,10 @@ def _decoys(rule: DecoyRule, items: pd.DataFrame, dedupe: CalibratedDedupe,
     compared, shared = compared_pairs(pop, prep)
     merged = dict(zip(dedupe.swept.table["threshold"], dedupe.swept.table["merged_pairs"],
                       strict=True))
+    sizes = {t: _merged_sizes(lab) for t, lab in dedupe.swept.partitions.items()}
     return decoy_estimates(pop, compared, shared, prep.buckets[prep.exact_id], _sources(items),
-                           dedupe.times, rule, merged, dedupe.config.window_days)
+                           dedupe.times, rule, merged, dedupe.config.window_days,
+                           group_sizes=sizes)
 
 
 def _choose(curve: pd.DataFrame, options: EvidenceConfig, basis: str | None, rule: DecoyRule,
