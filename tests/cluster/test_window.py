@@ -241,3 +241,18 @@ def test_learned_window_holds_next_day_duplicates_of_a_date_only_corpus_under_th
     choice = learn_window(times, i, j, np.ones(len(i)), high=0.5)
     rules = PairRules(times, choice.days, None, None, SeriesConfig())
     assert rules.in_window(first, first + 1).mean() >= 0.95
+
+
+def test_an_excess_estimated_past_the_whole_is_said_to_be_all_of_it():
+    # Copies an hour apart, and look-alikes only 20 days or more apart: the background
+    # read from those is higher than random gaps predict, and the estimate passes 100 %.
+    rng = np.random.default_rng(0)
+    t = np.sort(rng.uniform(0, 30, 400)) * 86400.0
+    dup = np.arange(0, 398, 2)
+    t[dup + 1] = t[dup] + 3600.0
+    i, j = np.r_[dup, np.arange(100)], np.r_[dup + 1, np.arange(300, 400)]
+    choice = learn_window(t, i, j, np.ones(len(i)), high=0.5)
+    assert choice.days == 1.0 and choice.excess[1.0] > 1.0
+    assert choice.reason.startswith(f"window 1 days: it holds all of (estimated at "
+                                    f"{choice.excess[1.0]:.0%}: the look-alikes far apart")
+    assert "%" not in choice.reason.split("(estimated")[0]

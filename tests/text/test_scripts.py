@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections import Counter
 
 import pandas as pd
 import pytest
@@ -22,7 +23,9 @@ from newsdedup import text as text_package
 from newsdedup.cli import main
 from newsdedup.cluster.dedupe import DedupeConfig, dedupe
 from newsdedup.text.normalize import (
+    DROPPED_LETTERS,
     SCHEMES,
+    dropped_letters,
     dropped_scripts,
     exact_key,
     feed_scheme,
@@ -199,3 +202,27 @@ def test_the_feed_scheme_switches_only_when_most_titles_would_be_dropped():
     assert feed_scheme([]) == ("hangul-alnum", {})
     # English and Korean with a Hanja abbreviation keep what they are written in.
     assert feed_scheme(["Nota and AMD agree", "與, 예산안 단독 처리"]) == ("hangul-alnum", {})
+
+
+def test_a_feed_losing_a_letter_in_ten_to_the_default_is_compared_in_every_letter(
+        tmp_path, capsys):
+    # Vietnamese keeps every title mostly in a-z, and loses its accented letters: under
+    # the default "Bộ Y tế" and "Bộ Tài chính" both begin "by t".
+    titles = [("v1", "Bộ Y tế điều chỉnh giá xăng dầu"), ("v2", "Bộ Y tế điều chỉnh giá xăng"),
+              ("v3", "Bộ Tài chính phát hành trái phiếu"), ("v4", "Hà Nội cảnh báo mưa lớn")]
+    share, chars = dropped_letters([t for _, t in titles])
+    # Counted apart: the letters NFKC keeps (the exact key) that a-z and Hangul do not.
+    key = [c for _, t in titles for c in unicodedata.normalize("NFKC", t).lower() if c.isalnum()]
+    lost = [c for c in key if not ("a" <= c <= "z" or c.isdigit())]
+    assert share == pytest.approx(len(lost) / len(key)) and share > DROPPED_LETTERS
+    assert chars[0] == Counter(lost).most_common(1)[0][0]
+    assert feed_scheme([t for _, t in titles])[0] == "unicode-alnum"
+    path = _feed(tmp_path, titles)
+    assert main(["dedupe", str(path), "--out", str(tmp_path / "out"), "--name", "f",
+                 "--quiet"]) == 0
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"[newsdedup] warning: comparing with --scheme unicode-alnum: the "
+                           f"default 'hangul-alnum' drops {share:.0%} of the letters of the "
+                           "titles of f.jsonl (most often ")
+    # A Korean or English feed loses a few Hanja or accents at most: it keeps the default.
+    assert dropped_letters(["與, 예산안 단독 처리", "Café owners protest"])[0] < DROPPED_LETTERS

@@ -428,20 +428,28 @@ def load(args, scheme: str | None = "") -> tuple[LoadResult, str]:
 def feed_scheme_of(corpus: LoadResult) -> str:
     """The scheme for a corpus whose command names none (``feed_scheme``).
 
-    The published ``hangul-alnum`` unless most titles are in scripts it drops; either
+    The published ``hangul-alnum`` unless most titles are in scripts it drops, or it drops
+    a tenth of the letters of the others (``normalize.feed_scheme``); either
     way the titles it would drop are named on stderr (even under ``--quiet``).
     """
-    from newsdedup.text.normalize import DEFAULT_SCHEME, feed_scheme
+    from newsdedup.text.normalize import DEFAULT_SCHEME, dropped_letters, feed_scheme
 
-    chosen, dropped = feed_scheme(corpus.items["title"].tolist())
+    titles = corpus.items["title"].tolist()
+    chosen, dropped = feed_scheme(titles)
+    n = sum(dropped.values())
     if chosen == DEFAULT_SCHEME:
         _say_dropped(corpus, DEFAULT_SCHEME, dropped)
-    else:
-        n = sum(dropped.values())
+    elif 2 * n > len(titles):
         progress(f"warning: comparing with --scheme {chosen}: {n:,} of {len(corpus.items):,} "
                  f"titles of {corpus.path.name} are mostly in scripts the default "
                  f"{DEFAULT_SCHEME!r} drops ({_scripts(dropped)}), so their near-copies would "
                  f"not be grouped; pass --scheme {DEFAULT_SCHEME} to keep it")
+    else:  # letters of the kept scripts dropped (accented Latin)
+        share, chars = dropped_letters(titles, DEFAULT_SCHEME)
+        progress(f"warning: comparing with --scheme {chosen}: the default {DEFAULT_SCHEME!r} "
+                 f"drops {share:.0%} of the letters of the titles of {corpus.path.name} "
+                 f"(most often {' '.join(chars)}), so their words would be compared "
+                 f"mangled; pass --scheme {DEFAULT_SCHEME} to keep it")
     return chosen
 
 
@@ -496,7 +504,7 @@ def _say_dropped(corpus: LoadResult, scheme: str, dropped: dict[str, int]) -> No
 
 
 FEED_DEFAULT = ("hangul-alnum, or unicode-alnum when most titles are in scripts hangul-alnum "
-                "drops")
+                "drops or it drops a tenth of their letters (accented Latin)")
 """How ``--scheme``'s default reads: :func:`feed_scheme_of` picks it once the corpus is read."""
 
 

@@ -161,7 +161,14 @@ def learn_window(times: np.ndarray, i: np.ndarray, j: np.ndarray, score: np.ndar
         return WindowChoice(None, f"no date window within {grid[-1]:g} days holds {share:.0%} "
                             f"of the excess of the {gaps.size} pairs scoring >= {high:g}",
                             int(gaps.size), high, excess, span)
-    note = (f"window {chosen:g} days: it holds {excess[float(chosen)]:.0%} of the excess of "
+    held = excess[float(chosen)]
+    # The excess is an estimate (the pairs within, less the background's share): past
+    # 100 % the window holds all of it, and the look-alikes far apart were more than
+    # random gaps predict (the background, read from them, came out high).
+    holds = (f"{held:.0%} of" if held <= 1.0 else
+             f"all of (estimated at {held:.0%}: the look-alikes far apart outnumber what "
+             "random gaps predict)")
+    note = (f"window {chosen:g} days: it holds {holds} the excess of "
             f"the {gaps.size} dated pairs scoring >= {high:g} over random pairs' gaps "
             f"(background read beyond {far:.1f} days)")
     if chosen >= span:
