@@ -8,6 +8,7 @@ what is wrong (and the file, where there is one), and that the exit status is 2.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import subprocess
@@ -183,3 +184,28 @@ def test_a_reader_closing_the_listing_early_does_not_stop_the_command(tmp_path):
     assert "Broken pipe" not in err and "Exception ignored" not in err
     items = (tmp_path / "out" / "feed" / "dedupe" / "items.csv").read_text(encoding="utf-8")
     assert len(items.splitlines()) == 801
+
+
+def test_a_closed_stdout_is_skipped_as_print_skips_it(tmp_path):
+    # `newsdedup dedupe feed >&-`: Python's stdout is None; the command still commits.
+    feed = tmp_path / "two.csv"
+    feed.write_text(TWO, encoding="utf-8")
+    code = ("import sys; from newsdedup.cli import main; "
+            f"sys.exit(main(['dedupe', {str(feed)!r}, '--out', {str(tmp_path / 'out')!r}, "
+            "'--name', 'two']))")
+    proc = subprocess.run(f"{sys.executable} -c \"{code}\" >&-", shell=True, check=False,
+                          capture_output=False, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "two" / "dedupe" / "items.csv").is_file()
+
+
+def test_the_listing_stream_answers_for_the_stream_it_wraps():
+    from newsdedup.cli import Listing
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    wrapped = Listing(Tty())
+    assert wrapped.isatty() and wrapped.encoding == "utf-8"
+    assert wrapped.write("x") == 1

@@ -184,6 +184,12 @@ def test_a_tar_archive_is_refused_with_how_to_read_its_files(tmp_path):
         with pytest.raises(CorpusError, match=rf"^{path}: a tar archive, which is not read as "
                                               rf"a corpus; extract it \(tar -xf {name}\)"):
             load_corpus(path, "csv")
+    # A text holding "mustard" where a tar header has its magic is no tar archive.
+    head = "id,title\n1," + "x" * (257 - len("id,title\n1,") - 1) + "mustard\n"
+    assert head.index("ustard") == 257
+    text = tmp_path / "mustard.csv"
+    text.write_text(head, encoding="utf-8")
+    assert load_corpus(text).items["id"].tolist() == ["1"]
 
 
 def test_the_format_comes_from_the_file_held(tmp_path):

@@ -161,7 +161,8 @@ def year_first_digits(text: str) -> datetime | None:
 @given(st.one_of(st.integers(min_value=10**8, max_value=10**19),
                  st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2099, 12, 31))
                  .flatmap(lambda d: st.sampled_from(
-                     [int(d.strftime(f)) for f in ("%Y%m%d%H", "%Y%m%d%H%M", "%Y%m%d%H%M%S")]))))
+                     [int(d.strftime(f)) for f in ("%Y%m%d%H", "%Y%m%d%H%M", "%Y%m%d%H%M%S")]
+                     + [int(d.strftime("%Y%m%d") + "24")]))))
 def test_epoch_digits_are_seconds_up_to_ten_digits_then_milliseconds(value):
     # ... unless they are a date and time written year first, digits alone.
     text = str(value)
@@ -170,6 +171,10 @@ def test_epoch_digits_are_seconds_up_to_ten_digits_then_milliseconds(value):
     if (written := year_first_digits(text)) is not None:
         assert read.status.tolist() == [OK] and read.dates[0] == pd.Timestamp(written)
         assert read.iso == [written.isoformat()]
+    elif year_first_digits(text[:8] + "00" * ((len(text) - 8) // 2)) is not None and len(
+            text) in (10, 12, 14):
+        # A valid day with no such time (hour 24): not a date, not an epoch.
+        assert read.status.tolist() == [NOT_A_DATE]
     elif pd.Timestamp.min.value <= ns <= pd.Timestamp.max.value:
         assert read.status.tolist() == [OK] and read.dates[0].value == ns
     else:

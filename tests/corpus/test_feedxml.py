@@ -124,6 +124,7 @@ MEDIA = """<?xml version="1.0"?>
     <media:description>사진 설명</media:description>
     <guid>m4</guid><guid>m4-dup</guid>
     <dc:creator>김기자</dc:creator><dc:date>2024-05-01T09:00:00+09:00</dc:date>
+    <dc:source>연합뉴스</dc:source><media:content url="https://n.kr/a.jpg"/>
   </item>
 </channel>
 </rss>
@@ -135,13 +136,14 @@ def test_other_vocabularies_named_like_the_feeds_own_elements_stay_apart(tmp_pat
     # are kept under their prefixed names, and a second <guid> does not join the id.
     [item] = load_corpus(_write(tmp_path, "media.rss", MEDIA)).items.to_dict("records")
     assert item["title"] == "삼성전자 2분기 영업이익 14조 원 기록"
-    assert item["id"] == "m4" and item["source"] == "뉴스 채널"
+    assert item["id"] == "m4" and item["source"] == "연합뉴스"  # dc:source, as before
     assert item["summary"] == ""
     assert (item["media:title"], item["itunes:title"], item["dc:title"]) == (
         "삼성전자 실적 사진", "에피소드 12", "삼성전자 2분기 영업이익 14조 원 기록")
     assert item["media:description"] == "사진 설명"
     # dc's other elements keep their local names; dc:date is the date without a pubDate.
     assert item["creator"] == "김기자" and item["published_at"] == "2024-05-01T09:00:00+09:00"
+    assert "media:content" not in item  # an empty element adds no field
 
 
 def test_atom_entries_take_the_alternate_link_and_the_published_date(tmp_path):

@@ -731,10 +731,11 @@ def test_csv_duplicate_header_names(tmp_path: Path) -> None:
 def test_csv_unnamed_columns_at_the_end_of_the_header_are_no_fields(tmp_path: Path) -> None:
     # A spreadsheet saved as CSV: "id,title,published_at,," and rows ending in ",,".
     text = ("id,title,published_at,,\r\n1,Fed raises rates,2024-05-01,,\r\n"
-            "2,Stocks fall,2024-05-02\r\n3,Oil rises,2024-05-03,,note\r\n")
-    with pytest.warns(CorpusWarning, match="rejected 1 of 3"):
+            "2,Stocks fall,2024-05-02\r\n3,Oil rises,2024-05-03,,note\r\n"
+            "4,Gold flat,2024-05-04,\r\n")
+    with pytest.warns(CorpusWarning, match="rejected 1 of 4"):
         res = load_corpus(write(tmp_path, "sheet.csv", text))
-    assert res.items["id"].tolist() == ["1", "2"]
+    assert res.items["id"].tolist() == ["1", "2", "4"]
     assert "" not in res.items.columns  # no field named ""
     # A value under an unnamed column is not dropped in silence: its record is rejected.
     assert [(r.line, r.reason) for r in res.rejected] == [(4, "expected 3 fields, got 5")]

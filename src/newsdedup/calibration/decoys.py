@@ -273,8 +273,13 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
             false += compared_all[k] * np.array([d_at[k] / decoys_all[k], lo, hi])
         rate = false / total if total else np.full(3, np.nan)
         merged = merged_pairs[t]
-        if group_sizes is not None:  # wrong joins -> wrong pairs, in the groups there are
-            false = np.array([worst_false_pairs(f, group_sizes[t]) for f in false])
+        if group_sizes is not None:
+            # Wrong joins -> wrong pairs in the groups there are: the most they can make
+            # for the point and the low end of precision; the high end keeps one pair a
+            # join, the fewest a wrong join makes.
+            sizes = group_sizes[t]
+            false = np.array([worst_false_pairs(false[0], sizes), false[1],
+                              worst_false_pairs(false[2], sizes)])
 
         def precision(f: float, m: int = merged) -> float:
             return float(max(0.0, 1.0 - f / m)) if m and np.isfinite(f) else np.nan

@@ -135,13 +135,13 @@ def one_line(text: str) -> str:
 
 
 class Listing(io.TextIOBase):
-    """Standard output whose reader may leave: ``newsdedup dedupe feed.jsonl | head``.
+    """Standard output (or error) whose reader may leave: ``newsdedup dedupe feed | head``.
 
-    A command prints its listing (the merged groups) while its files wait to be
-    committed; a reader that closes the pipe early made that print raise
-    ``BrokenPipeError`` and the command stop with nothing saved. Through this
-    stream the listing just ends there: the rest is dropped, the command runs on and
-    commits its files.
+    A command prints its listing (the merged groups) and its progress while its files
+    wait to be committed; a reader that closes the pipe early made that print raise
+    ``BrokenPipeError`` and the command stop with nothing saved. Through this stream
+    the output just ends there: the rest is dropped, the command runs on and commits
+    its files.
     """
 
     def __init__(self, stream) -> None:
@@ -166,6 +166,17 @@ class Listing(io.TextIOBase):
 
     def writable(self) -> bool:
         return True
+
+    # What a progress bar or a caller asks of the stream is the wrapped stream's answer.
+    def isatty(self) -> bool:
+        return bool(getattr(self._stream, "isatty", lambda: False)())
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None) or "utf-8"
 
     def _reader_left(self) -> None:
         self.left = True
@@ -199,11 +210,16 @@ def main(argv: list[str] | None = None) -> int:
     from newsdedup.runs.commit import INVOCATION
 
     token = INVOCATION.set(args.config_options)
-    stdout = sys.stdout
-    sys.stdout = Listing(stdout)
+    # A closed stream (``>&-``) is None: print() skips it, and so does the command.
+    stdout, stderr = sys.stdout, sys.stderr
+    if stdout is not None:
+        sys.stdout = Listing(stdout)
+    if stderr is not None:  # progress lines piped too (``2>&1 | head``)
+        sys.stderr = Listing(stderr)
     try:
         args.func(args)
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except KeyboardInterrupt:
         # A staged command's files were discarded by the commit's own handler and every
         # file is written whole or not at all, so there is nothing half-written to name.
@@ -223,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         return _internal(exc)
     finally:
         INVOCATION.reset(token)
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = stdout, stderr
     progress(f"done in {time.perf_counter() - start:.1f} s")
     return 0
 

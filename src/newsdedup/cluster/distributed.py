@@ -87,7 +87,8 @@ def dask_threshold_join(
 
 
 def dedupe_partitions(
-    items: pd.DataFrame, config: DedupeConfig, n_partitions: int
+    items: pd.DataFrame, config: DedupeConfig, n_partitions: int,
+    heads_of: Headlines | None = None
 ) -> np.ndarray:
     """Partition of every row such that subject buckets and exact groups stay whole.
 
@@ -96,6 +97,8 @@ def dedupe_partitions(
         config: Dedupe settings (``scheme``, ``strip_outlet``, ``gate``, ``exact_pass``).
         n_partitions: Partitions wanted, ``>= 1``. Without the gate every row may
             meet every other, so there is a single partition.
+        heads_of: :func:`~newsdedup.cluster.dedupe.headlines` of ``items`` when the
+            caller has them (they cost a pass over the batch).
 
     Returns:
         ``int64`` partition per row, in ``[0, n_partitions)``.
@@ -110,7 +113,7 @@ def dedupe_partitions(
     n = len(items)
     if not config.gate or n == 0:
         return np.zeros(n, dtype=np.int64)
-    heads_of = headlines(items, config)
+    heads_of = heads_of if heads_of is not None else headlines(items, config)
     # Linked by the first token and by the refined key: a partition then holds every row of
     # a crowded lead token (and refines it as the whole batch does) and every row of the
     # bucket a refined row joins (gate.split_common_leads).
@@ -185,7 +188,11 @@ def dask_dedupe(
                          "survivors' texts depend on the keep rank, so the global IDF would "
                          "need a second pass")
     n_partitions = n_partitions or 2 * max(1, len(client.scheduler_info()["workers"]))
-    part = dedupe_partitions(items, config, n_partitions)
+    # The subject keys of the whole batch, read once: the partitions follow them, and each
+    # partition's dedupe reads its rows' (whether a lead token is crowded depends on the
+    # batch's size, gate.BucketLimits.crowded).
+    heads = headlines(items, config)
+    part = dedupe_partitions(items, config, n_partitions, heads)
     rows = [np.flatnonzero(part == p) for p in range(n_partitions)]
     rows = [r for r in rows if r.size]
     if not rows:
@@ -194,10 +201,7 @@ def dask_dedupe(
     # the series are learned once, on the whole corpus, and each partition reads its rows.
     series = corpus_series(items, config) if config.series else None
     part_series = [None if series is None else series.subset(r) for r in rows]
-    # The subject keys too: whether a lead token is crowded depends on the batch's size
-    # (gate.BucketLimits.crowded), so each partition reads the whole batch's keys.
-    heads = headlines(items, config)
-    part_heads = [heads.subset(r) for r in rows]
+    part_heads = client.scatter([heads.subset(r) for r in rows], hash=False)
     # Scattered first: data passed inside the task graph is copied through the scheduler.
     parts = client.scatter([items.iloc[r] for r in rows], hash=False)
     reference = None

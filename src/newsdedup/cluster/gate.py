@@ -27,10 +27,11 @@ Known limitations (the seed's and this implementation's):
   brackets (an agency name, ``속보``) gives way to the next token, in the key
   (:func:`split_common_leads`) and in the compared text (:func:`from_key`), when
   it is crowded (:meth:`BucketLimits.crowded`): held by more than
-  ``split_size`` rows, or by more than ``max_share`` of a batch of more than
-  ``min_common`` rows. Kept as a key, a ``속보`` opening every headline of a
-  600-item feed put them all in one bucket, where every pair was compared
-  without its subject and different companies' "장중 3% 이상 급락" merged.
+  ``split_size`` rows, or by more than ``min_common`` rows that are more than
+  ``max_share`` of the batch. Kept as a key, a ``속보`` opening every headline of
+  a 600-item feed put them all in one bucket, where every pair was compared
+  without its subject and different companies' "장중 3% 이상 급락" merged. A
+  token held by 256 rows or fewer stays a key (a feed of 250 items, all tagged).
 * Headlines that do not start with their subject (common in English) make the
   gate block true duplicates that begin differently.
 * Chinese and Japanese put no space after the subject: a first fragment written
@@ -269,7 +270,10 @@ def usable_tokens(stripped: str) -> Iterator[tuple[int, int, str]]:
         after = pos
         # The first token's rubrics are strip_rubrics' (at the very start); a later one's
         # may follow the separator after the token before it ("속보 · [포토] …").
-        while match := _RUBRIC.match(stripped, after if first else _separated(stripped, after)):
+        # Between rubrics only blanks, as strip_rubrics reads them ("[포토] · [단독] x"
+        # keeps "[단독]" as its first token, tagged or not).
+        after = after if first else _separated(stripped, after)
+        while match := _RUBRIC.match(stripped, after):
             after = match.end()
         if stripped[after:].strip():
             pos = after
@@ -553,10 +557,11 @@ class BucketLimits:
     def crowded(self, sizes: np.ndarray, n_items: int) -> np.ndarray:
         """Boolean per key's row count: True where the lead token is no subject.
 
-        More than ``split_size`` rows, or more than ``max_share`` of a batch of more than
-        ``min_common`` rows: the rule of :meth:`oversized` for what is a rubric or an
-        outlet rather than a subject, so such a token gives way to the next one instead
-        of holding every headline it opens in one bucket.
+        More than ``split_size`` rows, or more than ``min_common`` rows that are more
+        than ``max_share`` of the batch: the rule of :meth:`oversized` for what is a
+        rubric or an outlet rather than a subject, so such a token gives way to the next
+        one instead of holding every headline it opens in one bucket. Fewer rows say
+        too little to tell a rubric from a subject a small feed repeats.
 
         Examples:
             >>> BucketLimits().crowded(np.array([300, 10, 200]), 6000).tolist()

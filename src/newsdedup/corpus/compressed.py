@@ -155,7 +155,9 @@ def _refuse_tar(path: Path, data: bytes) -> None:
         ...
         newsdedup.corpus.records.CorpusError: news.tar.gz: a tar archive, which is not read ...
     """
-    if data[257:262] == b"ustar":
+    # The magic with what follows it: POSIX "ustar\0", GNU "ustar " (a text may hold
+    # "mustard" at that offset).
+    if data[257:263] in (b"ustar\x00", b"ustar "):
         raise CorpusError(path, f"a tar archive, which is not read as a corpus; extract it "
                                 f"(tar -xf {path.name}) and pass the file, or the folder of "
                                 "files")

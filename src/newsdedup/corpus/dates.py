@@ -10,8 +10,8 @@ Feeds write dates in six ways, and every one is read here (:data:`DATE_RULE`):
   an optional fraction (``1394470370698.0``, as pandas writes a column that has gaps);
 * dates and times written as digits alone, year first (``2024050109``,
   ``202405010930``, ``20240501093000``: ``YYYYMMDDHH[MM[SS]]``, as Korean portals and
-  databases export them), when every value of that many digits in the column reads so
-  (see :func:`_compact_dates`); ``20240501`` is ISO's own basic form;
+  databases export them), when every value of that many digits in the column opens
+  with a valid date (see :func:`_compact_dates`); ``20240501`` is ISO's own basic form;
 * dates as news pages print them, when they cannot be misread: year first with dots,
   slashes or 년 월 일 / 年 月 日 (``2024.05.01. 오후 2:32``, ``2024/5/1 14:32``,
   ``2024년 5월 1일``, ``2024年5月1日``), or with an English month name (``May 1, 2024``,
@@ -67,7 +67,8 @@ _EPOCH_MS = re.compile(r"(\d{11,})(?:\.(\d{1,6}))?")
 # values fall in 2030-2036 (ten digits) and 1976 (twelve), never a feed's present.
 _COMPACT_FORMATS = {10: "%Y%m%d%H", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
 _COMPACT = re.compile(r"(?:19|20)\d{8}(?:\d{2}){0,2}")
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"\d+(?:\.0+)?")
+_ZERO_FRACTION = r"\.0+$"
 _EPOCH_S = re.compile(r"(\d{9,10})(?:\.(\d{1,9}))?")
 # RFC 2822 (section 3.3) with its obsolete zone names, which RSS feeds still write; a zone
 # name outside the RFC ("KST") is refused rather than read as UTC, the email parser's guess.
@@ -214,12 +215,15 @@ def read_date_texts(values: Sequence[str]) -> DateTexts:
 
 def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.ndarray,
                    known: np.ndarray, iso: list[str | None]) -> np.ndarray:
-    """The values among ``todo`` read as year-first digits; returns where they are.
+    """The values among ``todo`` taken as year-first digits; returns where they are.
 
-    A width (10, 12 or 14 digits) is read so only if every digit-only value of that width
-    in the column is a valid date and time from 1900 to 2099: a column of epoch seconds
-    has values (``1714521600``) that are no such date. Each is stored in its ISO spelling
-    (naive, read as UTC as the ISO forms without offset are).
+    A width (10, 12 or 14 digits, a ``.0`` as pandas writes a column with gaps allowed)
+    is taken so when every digit-only value of that width in the column opens with a
+    valid date from 1900 to 2099 (``YYYYMMDD``): a column of epoch seconds has values
+    (``1714521600``) that do not. Each is then read as that date and time, stored in its
+    ISO spelling (naive, read as UTC as the ISO forms without offset are); one whose
+    time is no time (hour 24) is not a date, rather than the whole column being read
+    as epochs in 2034.
 
     Examples:
         >>> r = read_date_texts(["2026120708", "202612070930", "20261207093015"])
@@ -227,24 +231,33 @@ def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.
         ['2026-12-07T08:00:00', '2026-12-07T09:30:00', '2026-12-07T09:30:15']
         >>> read_date_texts(["2026120708", "1714521600"]).iso  # a column of epoch seconds
         ['2034-03-16T11:18:28+00:00', '2024-05-01T00:00:00+00:00']
+        >>> r = read_date_texts(["2024050109", "2024050324", "2024050210.0"])
+        >>> r.status.tolist(), r.iso
+        ([0, 1, 0], ['2024-05-01T09:00:00', None, '2024-05-02T10:00:00'])
     """
-    read = np.zeros(len(raw), dtype=bool)
+    taken = np.zeros(len(raw), dtype=bool)
     digits = todo & raw.str.fullmatch(_DIGITS).to_numpy(dtype=bool)
     if not digits.any():
-        return read
-    widths = raw.str.len().to_numpy()
+        return taken
+    whole = raw.str.replace(_ZERO_FRACTION, "", regex=True)
+    widths = whole.str.len().to_numpy()
     for width, fmt in _COMPACT_FORMATS.items():
         at = np.flatnonzero(digits & (widths == width))
-        if not at.size or not raw[at].str.fullmatch(_COMPACT).all():
+        if not at.size or not whole[at].str.fullmatch(_COMPACT).all():
             continue
-        parsed = pd.to_datetime(raw[at], format=fmt, errors="coerce")
-        if parsed.isna().any():
+        day = pd.to_datetime(whole[at].str[:8], format="%Y%m%d", errors="coerce")
+        if day.isna().any():
             continue
-        ns[at] = parsed.to_numpy(dtype="datetime64[ns]").astype(np.int64)
-        status[at], known[at], read[at] = OK, True, True
-        for k, stamp in zip(at.tolist(), parsed, strict=True):
+        parsed = pd.to_datetime(whole[at], format=fmt, errors="coerce")
+        good = parsed.notna().to_numpy()
+        ok = at[good]
+        ns[ok] = parsed[good].to_numpy(dtype="datetime64[ns]").astype(np.int64)
+        status[ok], known[ok] = OK, True
+        status[at[~good]] = NOT_A_DATE
+        taken[at] = True
+        for k, stamp in zip(ok.tolist(), parsed[good], strict=True):
             iso[k] = stamp.isoformat()
-    return read
+    return taken
 
 
 def _iso_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.ndarray,

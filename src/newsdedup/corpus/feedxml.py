@@ -20,8 +20,9 @@ The item's other child elements are kept as extra fields under their local names
 (``category``, ``creator``; repeated ones joined by ``"; "``). An element of another
 vocabulary that shares a name with one of the feed's own (``media:title``,
 ``itunes:title``, ``dc:title``, ``media:description``) is kept under its prefixed name
-instead, so a photo caption or a podcast's episode title is never read into the headline;
-``dc:date`` and ``content:encoded`` are the documented fallbacks above. A field read into
+instead (when it holds text), so a photo caption or a podcast's episode title is never
+read into the headline; ``dc:date``, ``dc:source`` and ``content:encoded`` are read as
+before (the fallbacks above, and the item's source). A field read into
 the canonical ones takes its first non-empty element (a second ``<guid>`` does not join
 the id). RSS carries its
 descriptions as HTML (the specification allows it), so a summary is read as the text
@@ -59,7 +60,7 @@ _OWN_NAMESPACES = frozenset({"", "http://purl.org/rss/1.0/",
                              "http://www.w3.org/2005/Atom"})
 # Names the canonical fields are read from, which only the feed's own elements may fill.
 _OWN_NAMES = frozenset({"guid", "id", "link", "title", "description", "summary", "content",
-                        "pubDate", "published", "updated", "source"})
+                        "pubDate", "published", "updated"})
 # Canonical fields of one value: their first non-empty element, not all of them joined.
 _SINGLE = frozenset({"guid", "id", "link", "title", "pubDate", "published", "date",
                      "updated"})
@@ -170,7 +171,8 @@ class _Reader:
         }
         for key in _HTML_FIELDS:
             got.pop(key, None)
-        fields |= {k: v for k, v in got.items() if k not in fields}
+        # An empty element of another vocabulary (<media:content url=…/>) adds no field.
+        fields |= {k: v for k, v in got.items() if k not in fields and (v or ":" not in k)}
         self.raws.append(RawRecord(len(self.raws) + 1, self.item_line, fields, None))
         self.item = None
 

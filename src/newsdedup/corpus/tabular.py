@@ -471,7 +471,8 @@ def read_csv(path: Path, text: str, delimiter: str) -> tuple[list[str], list[Raw
                 raise CorpusError(path, f"duplicate column names in header: {dupes}",
                                   line=start + 1)
             continue
-        if unnamed and len(row) == len(header) + unnamed and not "".join(
+        # Spreadsheets write fewer empty trailing cells on some rows than the header has.
+        if unnamed and len(header) < len(row) <= len(header) + unnamed and not "".join(
                 row[len(header):]).strip():
             row = row[:len(header)]
         raws.append(_record(lines, start, source, row, header, delimiter, len(raws) + 1))

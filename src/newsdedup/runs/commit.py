@@ -468,9 +468,9 @@ def committed(out: str | Path, name: str, step: str, corpus=None, manifest: bool
         progress(f"{step}: committed {len(journal['files'])} files to {work.tree}")
         if others:
             progress(f"warning: {work.tree} also holds the results of {'; '.join(others)}: "
-                     f"this {step} of {corpus.path} went into the same folder, replacing "
-                     "what the same command wrote there (--name NAME keeps each corpus in "
-                     "a folder of its own)")
+                     f"this {step} of {corpus.path} went into the same folder, over any "
+                     f"earlier {step} there (--name NAME keeps each corpus in a folder of "
+                     "its own)")
 
 
 def commits(step: str, manifest: bool = False,
