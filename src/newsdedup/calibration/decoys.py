@@ -248,11 +248,12 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
                        int(np.sum(extra & (src[a] != src[b])))]
         is_decoy |= listed
     # Compared pairs: one bucket (any source), within the window; and those of one source.
-    compared_all = np.array([_pairs_within(_group_codes(bucket, src)), 0], dtype=np.int64)
+    bucket_source = _group_codes(bucket, src)
+    compared_all = np.array([_pairs_within(bucket_source), 0], dtype=np.int64)
     compared_all[1] = _pairs_within(bucket) - compared_all[0]
     if window_days is not None:
         far = _pairs_apart(bucket, days, window_days, inclusive=True)
-        far_own = _pairs_apart(_group_codes(bucket, src), days, window_days, inclusive=True)
+        far_own = _pairs_apart(bucket_source, days, window_days, inclusive=True)
         compared_all -= [far_own, far - far_own]
     compared = compared & ~is_decoy
     # A relation with compared pairs and no decoy cannot be bounded: no rate, no precision.
