@@ -181,7 +181,7 @@ def test_epoch_digits_are_seconds_up_to_ten_digits_then_milliseconds(value):
         assert read.status.tolist() == [OUT_OF_RANGE]
 
 
-def test_year_first_digits_are_read_when_the_whole_column_reads_so(tmp_path):
+def test_year_first_digits_are_read_when_most_of_the_column_reads_so(tmp_path):
     # Korean portals export 2026120708 / 202612070930 / 20261207093015: as epochs they
     # would be 2034, 1976 and out of range.
     path = tmp_path / "compact.csv"
@@ -196,10 +196,21 @@ def test_year_first_digits_are_read_when_the_whole_column_reads_so(tmp_path):
         pd.Timestamp("2026-12-07 08:00"), pd.Timestamp("2026-12-07 09:30"),
         pd.Timestamp("2026-12-07 10:00"), pd.Timestamp(1796598000000, unit="ms"),
         pd.Timestamp("2026-12-07")]
-    # One ten-digit value that is no such date makes the column's ten digits epoch seconds.
-    mixed = read_date_texts(["2026120710", "1714521600"])
+    # A column mostly of epoch seconds keeps its ten digits epochs.
+    mixed = read_date_texts(["2026120710", "1714521600", "1714521601"])
     assert mixed.dates.tolist() == [pd.Timestamp(2026120710, unit="s"),
-                                    pd.Timestamp("2024-05-01")]
+                                    pd.Timestamp("2024-05-01"),
+                                    pd.Timestamp("2024-05-01 00:00:01")]
+    # Mostly year-first digits: one impossible date (30 February) or time (hour 24) is
+    # one rejected value, an epoch beside them stays an epoch, the rest are dates.
+    column = [f"20261207{h:02d}" for h in range(8, 16)] + ["2026023008", "1796598000"]
+    read = read_date_texts(column)
+    assert read.status.tolist() == [OK] * 8 + [NOT_A_DATE, OK]
+    assert read.dates.tolist()[:8] == [pd.Timestamp(f"2026-12-07 {h:02d}:00")
+                                       for h in range(8, 16)]
+    assert read.dates[9] == pd.Timestamp(1796598000, unit="s")
+    seconds = [f"20261207083{k}15" for k in range(8)] + ["20261307093015"]
+    assert read_date_texts(seconds).status.tolist() == [OK] * 8 + [NOT_A_DATE]
 
 
 def test_dates_as_pages_print_them_are_read_and_stored_as_iso(tmp_path):

@@ -341,8 +341,8 @@ def _decoy_rule(items: pd.DataFrame, options: EvidenceConfig, window: float | No
         field_codes = pd.factorize(items[options.decoy_field].astype(str))[0]
     gap = window if window is not None else options.decoy_days
     matched = "one bucket" + (f" and {options.decoy_field}" if options.decoy_field else "")
-    parts.insert(0, f"pairs of {matched} published more than {gap:g} days apart (those of "
-                    "one source for the compared pairs of one source, of two for two)")
+    parts.insert(0, f"pairs of {matched} published more than {gap:g} days apart, of one "
+                    "source for the compared pairs of one source and of two for those of two")
     return DecoyRule(gap, field_codes, listed, "; ".join(parts))
 
 

@@ -10,7 +10,7 @@ Feeds write dates in six ways, and every one is read here (:data:`DATE_RULE`):
   an optional fraction (``1394470370698.0``, as pandas writes a column that has gaps);
 * dates and times written as digits alone, year first (``2024050109``,
   ``202405010930``, ``20240501093000``: ``YYYYMMDDHH[MM[SS]]``, as Korean portals and
-  databases export them), when every value of that many digits in the column opens
+  databases export them), when most values of that many digits in the column open
   with a valid date (see :func:`_compact_dates`); ``20240501`` is ISO's own basic form;
 * dates as news pages print them, when they cannot be misread: year first with dots,
   slashes or 년 월 일 / 年 月 日 (``2024.05.01. 오후 2:32``, ``2024/5/1 14:32``,
@@ -218,22 +218,24 @@ def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.
     """The values among ``todo`` taken as year-first digits; returns where they are.
 
     A width (10, 12 or 14 digits, a ``.0`` as pandas writes a column with gaps allowed)
-    is taken so when every digit-only value of that width in the column opens with a
-    valid date from 1900 to 2099 (``YYYYMMDD``): a column of epoch seconds has values
-    (``1714521600``) that do not. Each is then read as that date and time, stored in its
-    ISO spelling (naive, read as UTC as the ISO forms without offset are); one whose
-    time is no time (hour 24) is not a date, rather than the whole column being read
-    as epochs in 2034.
+    is read so when most digit-only values of that width in the column open with a
+    valid date from 1900 to 2099 (``YYYYMMDD``): few values of a column of epoch seconds
+    (``1714521600``) do. Then each value of that width opening with ``19`` or ``20`` is
+    taken: read as that date and time and stored in its ISO spelling (naive, read as UTC
+    as the ISO forms without offset are), or, with no such date or time (30 February,
+    hour 24), not a date. One bad value so is one rejected record, not a column read as
+    epochs in 2034; a value of another opening (an epoch beside them) is left to the
+    epoch forms.
 
     Examples:
         >>> r = read_date_texts(["2026120708", "202612070930", "20261207093015"])
         >>> r.iso
         ['2026-12-07T08:00:00', '2026-12-07T09:30:00', '2026-12-07T09:30:15']
-        >>> read_date_texts(["2026120708", "1714521600"]).iso  # a column of epoch seconds
-        ['2034-03-16T11:18:28+00:00', '2024-05-01T00:00:00+00:00']
-        >>> r = read_date_texts(["2024050109", "2024050324", "2024050210.0"])
-        >>> r.status.tolist(), r.iso
-        ([0, 1, 0], ['2024-05-01T09:00:00', None, '2024-05-02T10:00:00'])
+        >>> read_date_texts(["2026120708", "1714521600", "1714521601"]).iso  # epochs
+        ['2034-03-16T11:18:28+00:00', '2024-05-01T00:00:00+00:00', '2024-05-01T00:00:01+00:00']
+        >>> r = read_date_texts(["2024050109", "2024050324", "2024050210.0", "1796598000"])
+        >>> r.status.tolist(), r.iso[:3]
+        ([0, 1, 0, 0], ['2024-05-01T09:00:00', None, '2024-05-02T10:00:00'])
     """
     taken = np.zeros(len(raw), dtype=bool)
     digits = todo & raw.str.fullmatch(_DIGITS).to_numpy(dtype=bool)
@@ -243,11 +245,13 @@ def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.
     widths = whole.str.len().to_numpy()
     for width, fmt in _COMPACT_FORMATS.items():
         at = np.flatnonzero(digits & (widths == width))
-        if not at.size or not whole[at].str.fullmatch(_COMPACT).all():
+        if not at.size:
             continue
         day = pd.to_datetime(whole[at].str[:8], format="%Y%m%d", errors="coerce")
-        if day.isna().any():
-            continue
+        opens = whole[at].str.fullmatch(_COMPACT).to_numpy(dtype=bool)
+        if 2 * int((opens & day.notna().to_numpy()).sum()) <= at.size:
+            continue  # mostly epochs (or no dates at all): the epoch forms read them
+        at = at[opens]
         parsed = pd.to_datetime(whole[at], format=fmt, errors="coerce")
         good = parsed.notna().to_numpy()
         ok = at[good]
