@@ -267,24 +267,23 @@ def usable_tokens(stripped: str) -> Iterator[tuple[int, int, str]]:
     """
     pos, first = 0, True
     while True:
-        after = pos
         # The first token's rubrics are strip_rubrics' (at the very start); a later one's
-        # may follow the separator after the token before it ("속보 · [포토] …").
-        # Between rubrics only blanks, as strip_rubrics reads them ("[포토] · [단독] x"
-        # keeps "[단독]" as its first token, tagged or not).
-        after = after if first else _separated(stripped, after)
+        # may follow the separator after the token before it ("속보 · [포토] …"). Between
+        # rubrics only blanks, as strip_rubrics reads them ("[포토] · [단독] x" keeps
+        # "[단독]" as its first token, tagged or not).
+        after = pos if first else _separated(stripped, pos)
         while match := _RUBRIC.match(stripped, after):
             after = match.end()
         if stripped[after:].strip():
             pos = after
-        fragment = _FRAGMENT.search(stripped, pos)
-        while fragment is not None and not fragment_key(fragment.group()):
-            fragment = _FRAGMENT.search(stripped, fragment.end())
-        if fragment is None:
-            return
+        key, start = "", pos
+        while not key:
+            fragment = _FRAGMENT.search(stripped, pos)
+            if fragment is None:
+                return
+            key, start, pos = fragment_key(fragment.group()), fragment.start(), fragment.end()
         first = False
-        yield fragment.start(), fragment.end(), fragment_key(fragment.group())
-        pos = fragment.end()
+        yield start, pos, key
 
 
 def _separated(text: str, pos: int) -> int:
