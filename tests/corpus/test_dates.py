@@ -213,6 +213,22 @@ def test_year_first_digits_are_read_when_most_of_the_column_reads_so(tmp_path):
     assert read_date_texts(seconds).status.tolist() == [OK] * 8 + [NOT_A_DATE]
 
 
+def test_a_day_column_written_as_floats_is_read(tmp_path):
+    # pandas (and spreadsheets) write a whole-number column with gaps as floats: the days
+    # of such a column arrive as 20261207.0, which no ISO reading takes.
+    frame = pd.DataFrame({"id": ["a", "b", "c"], "title": ["T1", "T2", "T3"],
+                          "published_at": [20261207, None, 20261231]})
+    path = tmp_path / "days.csv"
+    frame.to_csv(path, index=False)
+    assert "20261207.0" in path.read_text("utf-8")
+    res = load_quiet(path)
+    assert not res.rejected
+    assert res.items["published_at"].tolist() == ["2026-12-07", "", "2026-12-31"]
+    assert read_date_texts(["20261307.0"]).status.tolist() == [NOT_A_DATE]  # month 13
+    # Eight plain digits stay ISO 8601's basic form, spelled as written.
+    assert read_date_texts(["20261207"]).iso == [None]
+
+
 def test_dates_as_pages_print_them_are_read_and_stored_as_iso(tmp_path):
     dates = ["2024.05.01. 오후 2:32", "2024년 5월 1일 (수) 오전 12:05", "2024年5月1日 14:32",
              "Wednesday, May 1, 2024 at 2:30 PM", "1 Sept. 2024"]

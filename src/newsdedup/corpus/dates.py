@@ -11,7 +11,8 @@ Feeds write dates in six ways, and every one is read here (:data:`DATE_RULE`):
 * dates and times written as digits alone, year first (``2024050109``,
   ``202405010930``, ``20240501093000``: ``YYYYMMDDHH[MM[SS]]``, as Korean portals and
   databases export them), when most values of that many digits in the column open
-  with a valid date (see :func:`_compact_dates`); ``20240501`` is ISO's own basic form;
+  with a valid date (see :func:`_compact_dates`); ``20240501`` is ISO's own basic form,
+  and ``20240501.0`` (a day column with gaps, as pandas writes it) is read as that day;
 * dates as news pages print them, when they cannot be misread: year first with dots,
   slashes or 년 월 일 / 年 月 日 (``2024.05.01. 오후 2:32``, ``2024/5/1 14:32``,
   ``2024년 5월 1일``, ``2024年5月1日``), or with an English month name (``May 1, 2024``,
@@ -64,9 +65,11 @@ _EPOCH_MS = re.compile(r"(\d{11,})(?:\.(\d{1,6}))?")
 # Year-first digits: a date and hour, minute, second written without separators. Ten
 # digits are also epoch seconds and twelve epoch milliseconds, so these are read only when
 # the reading holds for the whole column (_compact_dates); the epoch readings of such
-# values fall in 2030-2036 (ten digits) and 1976 (twelve), never a feed's present.
-_COMPACT_FORMATS = {10: "%Y%m%d%H", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
-_COMPACT = re.compile(r"(?:19|20)\d{8}(?:\d{2}){0,2}")
+# values fall in 2030-2036 (ten digits) and 1976 (twelve), never a feed's present. Eight
+# digits (a day) are ISO 8601's basic form, read there; here only as a spreadsheet or pandas
+# writes such a column when it has gaps (``20261207.0``), which no ISO reading takes.
+_COMPACT_FORMATS = {8: "%Y%m%d", 10: "%Y%m%d%H", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
+_COMPACT = re.compile(r"(?:19|20)\d{6}(?:\d{2}){0,3}")
 _DIGITS = re.compile(r"\d+(?:\.0+)?")
 _ZERO_FRACTION = r"\.0+$"
 _EPOCH_S = re.compile(r"(\d{9,10})(?:\.(\d{1,9}))?")
@@ -217,7 +220,8 @@ def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.
                    known: np.ndarray, iso: list[str | None]) -> np.ndarray:
     """The values among ``todo`` taken as year-first digits; returns where they are.
 
-    A width (10, 12 or 14 digits, a ``.0`` as pandas writes a column with gaps allowed)
+    A width (10, 12 or 14 digits, a ``.0`` as pandas writes a column with gaps allowed;
+    8 digits only with that ``.0``: plain, they are ISO 8601's basic form)
     is read so when most digit-only values of that width in the column open with a
     valid date from 1900 to 2099 (``YYYYMMDD``): few values of a column of epoch seconds
     (``1714521600``) do. Then each value of that width opening with ``19`` or ``20`` is
@@ -236,6 +240,8 @@ def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.
         >>> r = read_date_texts(["2024050109", "2024050324", "2024050210.0", "1796598000"])
         >>> r.status.tolist(), r.iso[:3]
         ([0, 1, 0, 0], ['2024-05-01T09:00:00', None, '2024-05-02T10:00:00'])
+        >>> read_date_texts(["20261207.0", "", "20261231.0"]).iso
+        ['2026-12-07', None, '2026-12-31']
     """
     taken = np.zeros(len(raw), dtype=bool)
     digits = todo & raw.str.fullmatch(_DIGITS).to_numpy(dtype=bool)
@@ -243,8 +249,9 @@ def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.
         return taken
     whole = raw.str.replace(_ZERO_FRACTION, "", regex=True)
     widths = whole.str.len().to_numpy()
+    fraction = (whole != raw).to_numpy(dtype=bool)
     for width, fmt in _COMPACT_FORMATS.items():
-        at = np.flatnonzero(digits & (widths == width))
+        at = np.flatnonzero(digits & (widths == width) & (fraction | (width != 8)))
         if not at.size:
             continue
         day = pd.to_datetime(whole[at].str[:8], format="%Y%m%d", errors="coerce")
@@ -260,7 +267,7 @@ def _compact_dates(raw: pd.Series, todo: np.ndarray, ns: np.ndarray, status: np.
         status[at[~good]] = NOT_A_DATE
         taken[at] = True
         for k, stamp in zip(ok.tolist(), parsed[good], strict=True):
-            iso[k] = stamp.isoformat()
+            iso[k] = stamp.date().isoformat() if width == 8 else stamp.isoformat()
     return taken
 
 
