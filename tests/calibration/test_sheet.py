@@ -10,6 +10,7 @@ from newsdedup.calibration.population import build_population
 from newsdedup.calibration.sheet import (
     LABELS,
     ORDER,
+    OTHER_DRAW,
     TEXT_COLUMNS,
     Sheet,
     SheetError,
@@ -138,7 +139,7 @@ def test_sheet_sample_refuses_an_id_outside_the_corpus_naming_it(tmp_path):
     with pytest.raises(SheetError) as err:
         sheet_sample(read_sheet(path), pop)
     assert err.value.line == 3
-    assert str(err.value) == f"{path}:3: id(s) ['zz'] not in the corpus"
+    assert str(err.value) == f"{path}:3: id(s) ['zz'] not in the corpus: {OTHER_DRAW}"
 
 
 def test_sheet_sample_refuses_a_pair_outside_the_population(tmp_path):

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from newsdedup.calibration.sheet import OTHER_DRAW, SheetError
 from newsdedup.cluster.dedupe import DedupeConfig, dedupe
 from newsdedup.corpus.load import load_corpus
 from newsdedup.evaluate.metrics import pairwise_scores
@@ -426,6 +427,33 @@ def test_a_sheet_passed_before_it_is_labelled_is_said_to_hold_no_answer(tmp_path
     said.clear()
     run_calibrate(corpus, "feed", out, options, progress=said.append, echo=False)
     assert not any("holds no answer" in line for line in said)
+
+
+def test_a_sheet_of_a_grown_feed_is_refused_saying_what_to_do(tmp_path):
+    # A feed labelled yesterday and grown since: the new items move pairs between strata,
+    # so the sheet is no sample of today's pairs. The refusal said "another corpus or
+    # other settings", which a user rerunning the same feed could not act on.
+    corpus, path = _corpus(tmp_path, 30.0)
+    out = tmp_path / "out"
+    run_calibrate(corpus, "feed", out, CalibrateConfig(**OPTS), echo=False)
+    sheet = tmp_path / "labelled.csv"
+    sheet.write_bytes((out / "feed" / "calibrate" / "to_label.csv").read_bytes())
+    _answer(sheet, dict(zip(corpus.items["id"], corpus.items["story"], strict=True)))
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    grown_path = tmp_path / "grown.csv"
+    pd.concat([frame, frame.assign(id="new-" + frame["id"],
+                                   title=frame["title"].str.replace("lead", "lede"))]
+              ).to_csv(grown_path, index=False)
+    grown = load_corpus(grown_path)
+    options = CalibrateConfig(**OPTS, evidence=EvidenceConfig(labels=sheet))
+    with pytest.raises(SheetError) as err:
+        run_calibrate(grown, "grown", out, options, echo=False)
+    assert err.value.path == sheet and err.value.line >= 2
+    assert err.value.reason.endswith(OTHER_DRAW)
+    assert "another version of this one" in OTHER_DRAW and "--calibration" in OTHER_DRAW
+    # The feed it was drawn from reads it.
+    run_calibrate(corpus, "feed", out, options, echo=False)
+    assert json.loads((out / "feed" / "calibration.json").read_text("utf-8"))["method"] == "labels"
 
 
 SUBJECTS = ("Crown Prince", "Central Bank", "Aramco", "Dubai Municipality", "Statistics Authority",

@@ -39,7 +39,7 @@ from newsdedup.calibration.estimate import LabelSample
 from newsdedup.calibration.population import Population
 from newsdedup.corpus.cells import unescape_cell
 
-__all__ = ["SheetError", "Sheet", "LABELS", "read_sheet", "sheet_sample", "new_rows",
+__all__ = ["SheetError", "Sheet", "LABELS", "OTHER_DRAW", "read_sheet", "sheet_sample", "new_rows",
            "with_design", "without_text", "TEXT_COLUMNS"]
 
 LABELS: tuple[str, ...] = ("same", "different", "skip", "followup", "related")
@@ -54,6 +54,14 @@ REQUIRED: tuple[str, ...] = ("id_i", "id_j", "label", "stratum", "stratum_size")
 
 ORDER: tuple[str, ...] = ("pair", "batch", "id_i", "id_j", "label", "reason", *TEXT_COLUMNS,
                           "stratum", "stratum_size", "inclusion")
+
+
+OTHER_DRAW = ("the sheet was drawn from another corpus, another version of this one (items "
+              "added or removed move pairs between strata) or with other settings; its labels "
+              "are a sample of that draw, so read them with the file and options it was drawn "
+              "from, and dedupe newer items with the calibration they give (newsdedup dedupe "
+              "NEW_FILE --calibration .../calibration.json)")
+"""Why a sheet's pair does not fit the corpus being calibrated, and what to do instead."""
 
 
 class SheetError(ValueError):
@@ -171,19 +179,17 @@ def sheet_sample(sheet: Sheet, pop: Population) -> tuple[np.ndarray, LabelSample
             strict=True)):
         if a not in index or b not in index:
             absent = [x for x in (a, b) if x not in index]
-            raise SheetError(sheet.path, line, f"id(s) {absent} not in the corpus")
+            raise SheetError(sheet.path, line, f"id(s) {absent} not in the corpus: {OTHER_DRAW}")
         pos = int(pop.find(np.array([index[a]]), np.array([index[b]]))[0])
         if pos < 0:
             raise SheetError(sheet.path, line, f"pair ({a}, {b}) is not among the candidate "
-                                               "pairs of this corpus and settings: the sheet was "
-                                               "drawn for another corpus or other settings")
+                                               f"pairs of this corpus and settings: {OTHER_DRAW}")
         own = int(pop.stratum[pos])
         own_size = int(pop.strata["size"].iloc[own])
         if own != stratum or own_size != size:
             raise SheetError(sheet.path, line, f"pair ({a}, {b}) is in stratum {own} of "
                                                f"{own_size} pairs here, not stratum {stratum} "
-                                               f"of {size}: the sheet was drawn for another "
-                                               "corpus or other settings")
+                                               f"of {size}: {OTHER_DRAW}")
         drawn[k] = pos
     answered = rows["label"].isin(("same", "different", "followup", "related")).to_numpy()
     same = (rows["label"] == "same").to_numpy()
