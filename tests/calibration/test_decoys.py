@@ -157,6 +157,27 @@ def test_decoy_estimates_match_a_pair_by_pair_count(seed):
         assert est.check["passed"] == (1 / LIKENESS <= likeness <= LIKENESS)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_pairs_within_reach_the_series_rule_keeps_apart_are_no_compared_pairs(seed):
+    # Never merged, as series pairs are no decoys: counted as compared pairs they
+    # lowered the compared pairs' share at or above the floor against the decoys'.
+    items, pop, series, field, times, all_pairs = setting(seed)
+    series[:] = False
+    window = 2.0
+    bucket = items["bucket"].to_numpy()
+    gap = np.abs(times[pop.i] - times[pop.j])
+    reach = (bucket[pop.i] == bucket[pop.j]) & ~(gap >= window * DAY)
+    held = reach & (np.random.default_rng(seed).random(len(pop)) < 0.3)
+    assert held.any()
+    rule = DecoyRule(2.0, field, np.zeros(0, np.int64), "r")
+    args = (bucket, items["source"].tolist(), times, rule, {0.5: 10}, window)
+    every = decoy_estimates(pop, reach, series, *args)
+    kept = decoy_estimates(pop, reach & ~held, series, *args)
+    _, _, compared_by = brute(items, pop, series, field, times, all_pairs, 2.0, window)
+    assert every.compared == sum(compared_by)
+    assert kept.compared == sum(compared_by) - int(held.sum())
+
+
 def test_one_source_alone_is_the_single_rate_of_before():
     # Every item of one outlet: one relation, its rate at 95 % applied to every compared pair.
     items, pop, series, field, times, all_pairs = setting(4)

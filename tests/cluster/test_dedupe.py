@@ -473,3 +473,55 @@ def test_representative_column_typed_as_a_list_of_ids(ids):
     want = pd.Series([rep_of_group[g] for g in out["group"]], index=items.index)
     assert out["representative"].dtype == want.dtype
     assert out["representative"].tolist() == want.tolist()
+
+
+def _wire_feed() -> pd.DataFrame:
+    """A wire robot's two templates over ten days, carried by four outlets.
+
+    Reuters publishes each day's money-market line and two companies' dividend lines;
+    AP, AFP and UPI each carry some of them within hours, in their own case and
+    punctuation. Only Reuters runs enough of them for a series of its own.
+    """
+    rng = np.random.default_rng(5)
+    rows = []
+    start = pd.Timestamp("1987-03-02T10:00:00Z")
+    companies = ["ILTO", "SMED", "DMD", "MOTO", "HENG", "ACME", "BOLT", "CRUX", "DYNA", "EMCO",
+                 "FLEX", "GRIP", "HALO", "IONX", "JADE", "KILN", "LUMA", "MAXI", "NOVA", "OPAL"]
+    for day in range(10):
+        amount = int(rng.choice([85, 120, 240, 300, 415, 550]))
+        lines = [f"U.K. MONEY MARKET GIVEN {amount} MLN STG HELP",
+                 f"<{companies[2 * day]}> SETS QUARTERLY DIVIDEND",
+                 f"<{companies[2 * day + 1]}> SETS QUARTERLY DIVIDEND"]
+        for k, line in enumerate(lines):
+            event = f"d{day}e{k}"
+            at = start + pd.Timedelta(days=day, hours=k)
+            rows.append({"title": line, "source": "Reuters", "published_at": at, "event": event})
+            for outlet in rng.choice(["AP", "AFP", "UPI"], size=int(rng.integers(1, 3)),
+                                     replace=False):
+                text = line.lower() if outlet == "AP" else line.replace(" MLN", ", MLN")
+                rows.append({"title": text, "source": str(outlet), "event": event,
+                             "published_at": at + pd.Timedelta(hours=float(rng.uniform(0.2, 3)))})
+    frame = pd.DataFrame(rows)
+    frame.insert(0, "id", [f"w{k}" for k in range(len(frame))])
+    frame["summary"] = ""
+    frame["published_at"] = frame["published_at"].map(lambda t: t.isoformat())
+    return frame
+
+
+def test_outlets_filling_one_wire_template_with_other_fills_are_not_merged():
+    # The series rule held a series' members apart, but an item of another outlet
+    # written in the same template was no member: AP's "<MOTO> SETS QUARTERLY DIVIDEND"
+    # merged with Reuters' "<ILTO> …", and every day's money-market line with the next
+    # outlet's line of another amount.
+    items = _wire_feed()
+    config = DedupeConfig(n=3, threshold=0.5, window_days=14.0)
+    got = dedupe(items, config)
+    assert got.items["in_series"].sum() > (items["source"] == "Reuters").sum()
+    labels, events = got.clustering.labels, items["event"].to_numpy()
+    i, j = np.triu_indices(len(items), 1)
+    merged = labels[i] == labels[j]
+    same = events[i] == events[j]
+    cross = items["source"].to_numpy()[i] != items["source"].to_numpy()[j]
+    assert not (merged & ~same).any()  # no two events merged
+    # Each line's copies from the other outlets (other case, other commas) still merge.
+    assert (merged & same & cross).sum() == (same & cross).sum() > 0

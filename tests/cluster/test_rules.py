@@ -67,9 +67,10 @@ def test_no_window_keeps_every_pair():
 
 def test_active_when_a_rule_can_block():
     times = np.zeros(3)
-    empty = Series(sp.csr_matrix((3, 0), dtype=np.int8), pd.DataFrame(), np.arange(3))
-    one = Series(sp.csr_matrix(np.array([[1], [1], [0]], dtype=np.int8)), pd.DataFrame(),
-                 np.arange(3))
+    none = sp.csr_matrix((3, 0), dtype=np.int8)
+    empty = Series(none, pd.DataFrame(), np.arange(3), none)
+    column = sp.csr_matrix(np.array([[1], [1], [0]], dtype=np.int8))
+    one = Series(column, pd.DataFrame(), np.arange(3), column)
     assert not PairRules(times, None, empty, None, SeriesConfig()).active
     assert PairRules(times, None, one, None, SeriesConfig()).active
     assert PairRules(times, 3.0, None, None, SeriesConfig()).active
@@ -191,7 +192,7 @@ def membership(member):
     cols = np.flatnonzero(member)
     m = sp.csr_matrix((np.ones(cols.size, np.int8), (cols, np.zeros(cols.size, np.int64))),
                       shape=(len(member), 1))
-    return Series(m, pd.DataFrame(), np.arange(len(member)))
+    return Series(m, pd.DataFrame(), np.arange(len(member)), m)
 
 
 def brute_exact(codes, heads, order, times, window, member):

@@ -112,7 +112,10 @@ def test_batch_tokens_equal_each_title_split_alone():
                for a, n in zip(tok.start, tok.length, strict=True)]
         assert got == [_tokens_by_split(t) for t in titles], titles
         assert tok.chars.tolist() == [len(w) for words in got for w in words]
-        norm = [" ".join(unicodedata.normalize("NFKC", t).casefold().split()) for t in titles]
+        # Equal codes for titles of the same words, numbers and weekdays as written.
+        norm = [" ".join(w for w in re.split(r"[\s,，、:：|/·・･‧∙…]+|\.{3,}",
+                                             unicodedata.normalize("NFKC", t).casefold()) if w)
+                for t in titles]
         codes = _title_codes(nfkc_folded(titles))
         same = np.equal.outer(codes, codes)
         assert (same == np.equal.outer(np.array(norm, object), np.array(norm, object))).all()
@@ -268,12 +271,30 @@ def test_series_are_learned_per_source():
     assert not learn(two).member().any()
     # Without sources the four issues are one outlet's: a series.
     assert learn_series(two["title"].tolist(), None, seconds(two["published_at"])).member().all()
-    # Three issues each: one series per outlet, and no pair across outlets shares one.
+    # Three issues each: one series per outlet, of one template, which every pair shares.
     six = corpus([(f"[날씨] 7월 {27 + k}일 전국 맑음", "", src, iso(START + k * DAY))
                   for k, src in enumerate(["a", "b", "a", "b", "a", "b"])])
     s = learn(six)
     assert sorted(s.table["source"]) == ["a", "b"]
-    assert same_series(s, 6) == {(0, 2), (0, 4), (2, 4), (1, 3), (1, 5), (3, 5)}
+    assert s.templates.shape[1] == 1
+    assert same_series(s, 6) == set(itertools.combinations(range(6), 2))
+
+
+def test_a_template_one_outlet_repeats_holds_another_outlet_s_items_written_in_it():
+    # A wire robot's template recurs at outlet a; outlet b carries it twice, for one
+    # company each: b's items and a's share the template, and b's title of another
+    # fixed part does not.
+    rows = [(f"<{c}> SETS QUARTERLY DIVIDEND", "", "a", iso(START + k * DAY))
+            for k, c in enumerate(["ILTO", "SMED", "DMD"])]
+    rows += [("<MOTO> SETS QUARTERLY DIVIDEND", "", "b", iso(START)),
+             ("<ILTO> sets quarterly dividend", "", "b", iso(START + HOUR)),
+             ("<MOTO> YEAR NET", "", "b", iso(START))]
+    s = learn(corpus(rows))
+    assert s.table["source"].tolist() == ["a"] and s.table["members"].tolist() == [3]
+    assert s.member().tolist() == [True] * 5 + [False]
+    assert same_series(s, 6) == set(itertools.combinations(range(5), 2))
+    # The same company's line from either outlet has the same words.
+    assert s.titles[0] == s.titles[4] != s.titles[3]
 
 
 def test_verbatim_repeat_over_days_is_a_series_unless_the_summary_repeats_too():
@@ -332,8 +353,10 @@ def test_empty_corpus_and_titles_without_tokens_give_no_series():
 
 
 def test_titles_codes_equal_for_equal_normalized_titles():
-    s = learn_series(["Ａbc  Def", "abc def", "abc de"], None, None, None)
-    assert s.titles[0] == s.titles[1] != s.titles[2]
+    s = learn_series(["Ａbc  Def", "abc def", "abc de", "abc, def", "abc·def 1", "abc def 2"],
+                     None, None, None)
+    assert s.titles[0] == s.titles[1] == s.titles[3] != s.titles[2]
+    assert len({s.titles[0], s.titles[4], s.titles[5]}) == 3  # numbers as written
 
 
 def test_subset_keeps_the_rows_series_and_csv_table_puts_largest_first():
@@ -366,22 +389,23 @@ def test_learning_does_not_depend_on_the_order_of_the_records():
 
 # --- brute force --------------------------------------------------------------------------
 
-def brute_keys(titles, sources, hours, summaries, config):
-    """Qualifying template keys as {(kind, source, fixed, fixed): (rows, kind name)}."""
-    norm_titles = [" ".join(unicodedata.normalize("NFKC", t).casefold().split())
-                   for t in titles]
-    norm_summaries = [" ".join(str(s).split()) for s in summaries]
+def brute_proposals(titles, sources, config):
+    """Every template key each title proposes, {(kind, source, fixed, fixed): rows}.
+
+    ``sources`` None: keys without a source (the templates, whoever fills them).
+    """
     proposed = defaultdict(set)
     for r, title in enumerate(titles):
         tokens = title_tokens(title)
         size = len(tokens)
         total = sum(len(t) for t in tokens) or 1
+        source = None if sources is None else sources[r]
 
-        def propose(kind, a, b, share, r=r, total=total):
+        def propose(kind, a, b, share, r=r, total=total, source=source):
             fixed = len(a) + len(b)
             chars = sum(len(t) for t in a) + sum(len(t) for t in b)
             if fixed >= config.min_fixed_tokens and chars / total >= share:
-                proposed[(kind, sources[r], tuple(a), tuple(b))].add(r)
+                proposed[(kind, source, tuple(a), tuple(b))].add(r)
 
         if size:
             propose(0, tokens, [], 0.0)
@@ -391,6 +415,20 @@ def brute_keys(titles, sources, hours, summaries, config):
                 propose(2, tokens[:size - k], [], config.fixed_share)
             if size - k >= 2:
                 propose(3, tokens[:k], tokens[k + 1:], config.fixed_share)
+    return proposed
+
+
+def brute_words(title):
+    """A title's words, numbers and weekdays as written (the "titles agree" test)."""
+    text = re.sub(r"\.{3,}", "…", unicodedata.normalize("NFKC", title).casefold())
+    return " ".join(w for w in re.split(r"[\s,，、:：|/·・･‧∙…]+", text) if w)
+
+
+def brute_keys(titles, sources, hours, summaries, config):
+    """Qualifying template keys as {(kind, source, fixed, fixed): (rows, kind name)}."""
+    norm_titles = [brute_words(t) for t in titles]
+    norm_summaries = [" ".join(str(s).split()) for s in summaries]
+    proposed = brute_proposals(titles, sources, config)
     out = {}
     for key, rows in proposed.items():
         kind = key[0]
@@ -445,10 +483,12 @@ def test_membership_and_pairs_match_brute_force(seed):
     hours = seconds(items["published_at"]) / HOUR
     keys = brute_keys(items["title"].tolist(), items["source"].tolist(), hours,
                       items["summary"].tolist(), config)
-    members = set().union(*(rows for rows, _ in keys.values())) if keys else set()
+    # A series' template holds every item written in it, of its source or another.
+    free = brute_proposals(items["title"].tolist(), None, config)
+    written = [free[(kind, None, a, b)] for kind, _, a, b in keys]
+    members = set().union(*written) if written else set()
     assert s.member().tolist() == [r in members for r in range(len(items))]
-    expected_pairs = {pair for rows, _ in keys.values()
-                      for pair in itertools.combinations(sorted(rows), 2)}
+    expected_pairs = {pair for rows in written for pair in itertools.combinations(sorted(rows), 2)}
     assert same_series(s, len(items)) == expected_pairs
     # One table row per distinct member set, named by its most specific kind.
     priority = {"numbers": 0, "repeat": 0, "middle": 1, "tail": 2, "head": 3}
@@ -465,8 +505,7 @@ def test_membership_and_pairs_match_brute_force(seed):
     for rows, row in table_sets.items():
         assert row["kind"] == sets[rows]
         assert row["members"] == len(rows)
-        titles = {" ".join(unicodedata.normalize("NFKC", items["title"][r]).casefold().split())
-                  for r in rows}
+        titles = {brute_words(items["title"][r]) for r in rows}
         assert row["titles"] == len(titles)
         dated = sorted(items["published_at"][r] for r in rows if items["published_at"][r])
         assert (row["first"], row["last"]) == ((dated[0], dated[-1]) if dated else ("", ""))

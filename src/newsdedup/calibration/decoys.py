@@ -194,7 +194,9 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
     Args:
         pop: The population (every pair at or above the floor, with its score).
         compared: Whether the dedupe compares each population pair (one bucket,
-            within the window, not kept apart by the series rule).
+            within the window, not kept apart by the series rule); the pairs of one
+            bucket within the window it does not compare are out of the count of
+            compared pairs.
         series: Whether each population pair shares a recurring series.
         buckets: Gate bucket per row.
         sources: Source per row, or None.
@@ -255,6 +257,14 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
         far = _pairs_apart(bucket, days, window_days, inclusive=True)
         far_own = _pairs_apart(bucket_source, days, window_days, inclusive=True)
         compared_all -= [far_own, far - far_own]
+    # Pairs within reach that the series rule keeps apart are never merged: out of the
+    # compared pairs, as series pairs are out of the decoys (those the population holds),
+    # so that the two shares the check sets side by side count the same kind of pair.
+    in_reach = bucket[i] == bucket[j]
+    if window_days is not None:
+        in_reach &= ~(np.abs(days[i] - days[j]) >= window_days)  # unknown dates: in reach
+    held = in_reach & ~compared
+    compared_all -= [int(np.sum(held & one_source)), int(np.sum(held & ~one_source))]
     compared = compared & ~is_decoy
     # A relation with compared pairs and no decoy cannot be bounded: no rate, no precision.
     used = compared_all > 0

@@ -80,7 +80,7 @@ from newsdedup.cluster.window import WindowChoice, learn_window
 from newsdedup.score.jaccard import PairScores
 from newsdedup.studies.calibration import default_grid
 from newsdedup.studies.measure import normalized_texts
-from newsdedup.text.series import Series, series_pairs
+from newsdedup.text.series import Series, member_pairs, series_pairs
 from newsdedup.text.shingle import ShingleMatrix, shingle_matrix
 
 __all__ = ["EvidenceConfig", "Evidence", "calibration_evidence", "simulated_recall",
@@ -246,11 +246,16 @@ def _sources(items: pd.DataFrame) -> list[str] | None:
 
 def learned_window(times: np.ndarray, pairs: PairScores, series: Series | None, seed: int
                    ) -> WindowChoice:
-    """Step 2: the window from the high-scoring pairs that share no series."""
+    """Step 2: the window from the high-scoring pairs that are no two members of one series.
+
+    A column's issues come days apart and would read as copies coming late; items of
+    other sources written in a series' template are left in, as unrelated pairs whose
+    gaps the background of random pairs accounts for.
+    """
     high = pairs.score >= WINDOW_HIGH
     i, j, s = pairs.i[high], pairs.j[high], pairs.score[high]
     if series is not None and len(i):
-        keep = ~series_pairs(series, i, j)
+        keep = ~member_pairs(series, i, j)
         i, j, s = i[keep], j[keep], s[keep]
     return learn_window(times, i, j, s, high=WINDOW_HIGH, seed=seed)
 

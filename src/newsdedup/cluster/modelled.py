@@ -183,7 +183,7 @@ def item_signals(items: pd.DataFrame, config: DedupeConfig, backend: str,
                        sources=np.asarray(sources, dtype=np.int64),
                        lengths=np.array([len(t) for t in titles], dtype=np.int64),
                        numbers=number_codes(titles), leads=np.asarray(leads, dtype=np.int64),
-                       series=corpus_series(items, config).membership.tocsr() if series
+                       series=corpus_series(items, config).templates.tocsr() if series
                        else None)
 
 

@@ -14,8 +14,8 @@ candidate pair's signals together (:data:`PAIR_FEATURES`):
 * ``numbers_differ``: both titles carry numbers and not the same ones (another day, another
   amount, another quarter under one template);
 * ``same_lead``: the same subject key (the subject gate's leading token);
-* ``same_series``: both members of one recurring series or template of one source
-  (:mod:`newsdedup.text.series`).
+* ``same_series``: both written in the template of one recurring series, of their
+  source or another (:attr:`newsdedup.text.series.Series.templates`).
 
 The model is a logistic regression, fitted in two steps from a labelled sheet:
 
@@ -90,7 +90,8 @@ class ItemSignals:
         lengths: Title length in characters.
         numbers: :func:`number_codes` of the titles.
         leads: Subject key code per item (the gate's leading token).
-        series: ``(items, series)`` 0/1 membership matrix, or None (no series learned).
+        series: ``(items, templates)`` 0/1 matrix of the series' templates
+            (:attr:`~newsdedup.text.series.Series.templates`), or None (no series learned).
     """
 
     vectors: np.ndarray | Quantized

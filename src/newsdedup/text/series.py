@@ -22,9 +22,14 @@ of one event come within hours). A masked title that one source repeats
 verbatim over at least that span, with summaries that differ or are absent,
 is a series too (a column's fixed name).
 
-:func:`series_pairs` tells, for candidate pairs, whether they share a series.
-The dedupe does not merge such a pair unless its variable parts agree (the
-titles are equal) and so do its summaries
+:func:`series_pairs` tells, for candidate pairs, whether they share a series'
+template: a series is learned from one source's recurrence, but its template
+is the same template when another outlet fills it (two outlets carrying one
+wire robot's ``<company> SETS QUARTERLY DIVIDEND`` for two companies), so
+every item written in it, of any source, is held to the series rule
+(:attr:`Series.templates`). The dedupe does not merge such a pair unless its
+variable parts agree (the titles have the same words, separators aside) and so
+do its summaries
 (:mod:`newsdedup.cluster.rules`): the same column on another day, the same
 template for another company, stay apart, while a re-issue of one article
 (same title and summary, another URL or day) still merges.
@@ -38,7 +43,7 @@ costs ``O(tokens)`` and a few group-bys, not a Python loop per key.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,7 +52,8 @@ import scipy.sparse as sp
 
 from newsdedup.text.normalize import nfkc_folded
 
-__all__ = ["SeriesConfig", "Series", "learn_series", "series_pairs", "title_tokens"]
+__all__ = ["SeriesConfig", "Series", "learn_series", "member_pairs", "series_pairs",
+           "title_tokens"]
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # Weekday and month names vary in a recurring title as its numbers do ("fared Tuesday",
@@ -175,13 +181,19 @@ class Series:
             where a slot varies, ``#`` for numbers), ``members``, ``titles``
             (distinct titles), ``first``, ``last`` (dates, ISO, empty when
             unknown), ``days`` (distinct UTC dates) and ``example`` (a member's title).
-        titles: Equal codes for equal titles (NFKC, case-folded, whitespace
-            collapsed) per item: the "variable parts agree" test.
+        titles: Equal codes for titles of the same words (NFKC, case-folded, the
+            separators between words aside) per item: the "variable parts agree" test.
+        templates: ``(items, templates)`` 0/1 CSR matrix: item ``r`` is written in
+            template ``t``, the fixed part of one or more series, whichever source
+            wrote it. Two items of one template are kept apart as two members of one
+            series are (:func:`series_pairs`): another outlet filling a column or a
+            wire robot's template with another company or amount reports another event.
     """
 
     membership: sp.csr_matrix
     table: pd.DataFrame
     titles: np.ndarray
+    templates: sp.csr_matrix
 
     @property
     def n_items(self) -> int:
@@ -189,13 +201,14 @@ class Series:
         return int(self.membership.shape[0])
 
     def member(self) -> np.ndarray:
-        """Whether each item belongs to at least one series."""
-        return np.diff(self.membership.indptr) > 0
+        """Whether each item is written in a series' template (of its source or another)."""
+        return np.diff(self.templates.indptr) > 0
 
     def subset(self, rows: np.ndarray) -> Series:
         """The same series over the given rows only (a partition of the corpus)."""
         rows = np.asarray(rows, dtype=np.int64)
-        return Series(self.membership[rows], self.table, self.titles[rows])
+        return Series(self.membership[rows], self.table, self.titles[rows],
+                      self.templates[rows])
 
     def csv_table(self) -> pd.DataFrame:
         """:attr:`table` as ``series.csv`` writes it (largest series first)."""
@@ -308,8 +321,61 @@ def _combine(*parts: np.ndarray) -> np.ndarray:
     return out
 
 
+def _proposals(tok: _Tokens, source: np.ndarray | None, config: SeriesConfig
+               ) -> Iterator[tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]]:
+    """Every template key each title proposes, one slot position at a time.
+
+    Yields ``(key, row, kind, lo, hi)``: the key hash (of the source too, unless
+    ``source`` is None: then the key names the template alone, whoever wrote it), the
+    proposing rows, the kind, and each row's slot as local token bounds ``[lo, hi)``.
+    """
+    seg = _Segments(tok)
+    rows = np.arange(tok.length.size, dtype=np.int64)
+    total = seg.chars(tok.start, tok.start + tok.length)
+    share = np.where(total > 0, total, 1).astype(np.float64)
+    src = np.zeros(len(rows), np.uint64) if source is None else source
+
+    def key_of(kind: int, r: np.ndarray, fixed_a: np.ndarray, fixed_b: np.ndarray,
+               fixed_c: np.ndarray, fixed_d: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+               min_share: float) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]:
+        # Fixed part: flat [fixed_a, fixed_b) and [fixed_c, fixed_d); slot: local [lo, hi).
+        n_fixed = (fixed_b - fixed_a) + (fixed_d - fixed_c)
+        chars = seg.chars(fixed_a, fixed_b) + seg.chars(fixed_c, fixed_d)
+        ok = (n_fixed >= config.min_fixed_tokens) & (chars / share[r] >= min_share)
+        r, fixed_a, fixed_b, fixed_c, fixed_d = (x[ok] for x in (r, fixed_a, fixed_b, fixed_c,
+                                                                  fixed_d))
+        first = seg.hash(fixed_a, fixed_b, fixed_a - tok.start[r])
+        second = seg.hash(fixed_c, fixed_d, fixed_c - tok.start[r])
+        key = _combine(np.full(len(r), kind), src[r], first, fixed_b - fixed_a, second,
+                       fixed_d - fixed_c)
+        return key, r, kind, lo[ok], hi[ok]
+
+    start, length = tok.start, tok.length
+    end = start + length
+    whole = length > 0
+    yield key_of(0, rows[whole], start[whole], end[whole], end[whole], end[whole],
+                 np.zeros(int(whole.sum()), np.int64), np.zeros(int(whole.sum()), np.int64), 0.0)
+    # A varying head: the fixed tail starts at local position k >= 1.
+    longest = int(length.max(initial=0))
+    for kind, slots in ((1, "head"), (2, "tail"), (3, "middle")):
+        for k in range(1, longest):
+            if slots == "head":
+                r = rows[length - k >= 1]
+                yield key_of(kind, r, start[r] + k, end[r], end[r], end[r],
+                             np.zeros(len(r), np.int64), np.full(len(r), k),
+                             config.head_fixed_share)
+            elif slots == "tail" and k <= config.max_tail_tokens:
+                r = rows[length - k >= 1]
+                yield key_of(kind, r, start[r], end[r] - k, end[r], end[r],
+                             length[r] - k, length[r], config.fixed_share)
+            elif slots == "middle":
+                r = rows[length - k >= 2]  # position k has tokens on both sides
+                yield key_of(kind, r, start[r], start[r] + k, start[r] + k + 1, end[r],
+                             np.full(len(r), k), np.full(len(r), k + 1), config.fixed_share)
+
+
 def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFrame:
-    """Every template key that could qualify: key hash, row, kind, slot bounds.
+    """Every template key of one source that could qualify: key hash, row, kind, slot bounds.
 
     Every title proposes a key per slot it could vary in (about 16 a title on
     knews-rss-big3 and on the 1M synthetic Korean bench feed), and most keys
@@ -319,52 +385,8 @@ def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFram
     hours to every key and groups them: with the bench feed's 16.4M keys the
     run's RSS rose by about 1.5 GB there.
     """
-    seg = _Segments(tok)
-    frames: list[tuple[np.ndarray, ...]] = []
-    rows = np.arange(tok.length.size, dtype=np.int64)
-    total = seg.chars(tok.start, tok.start + tok.length)
-    share = np.where(total > 0, total, 1).astype(np.float64)
-
-    def add(kind: int, r: np.ndarray, fixed_a: np.ndarray, fixed_b: np.ndarray,
-            fixed_c: np.ndarray, fixed_d: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-            min_share: float) -> None:
-        # Fixed part: flat [fixed_a, fixed_b) and [fixed_c, fixed_d); slot: local [lo, hi).
-        n_fixed = (fixed_b - fixed_a) + (fixed_d - fixed_c)
-        chars = seg.chars(fixed_a, fixed_b) + seg.chars(fixed_c, fixed_d)
-        ok = (n_fixed >= config.min_fixed_tokens) & (chars / share[r] >= min_share)
-        r, fixed_a, fixed_b, fixed_c, fixed_d = (x[ok] for x in (r, fixed_a, fixed_b, fixed_c,
-                                                                  fixed_d))
-        lo, hi = lo[ok], hi[ok]
-        first = seg.hash(fixed_a, fixed_b, fixed_a - tok.start[r])
-        second = seg.hash(fixed_c, fixed_d, fixed_c - tok.start[r])
-        key = _combine(np.full(len(r), kind), source[r], first, fixed_b - fixed_a, second,
-                       fixed_d - fixed_c)
-        frames.append((key, r, np.full(len(r), kind, np.int8), lo, hi))
-
-    start, length = tok.start, tok.length
-    end = start + length
-    whole = length > 0
-    add(0, rows[whole], start[whole], end[whole], end[whole], end[whole],
-        np.zeros(int(whole.sum()), np.int64), np.zeros(int(whole.sum()), np.int64), 0.0)
-    # A varying head: the fixed tail starts at local position k >= 1.
-    for kind, slots in ((1, "head"), (2, "tail"), (3, "middle")):
-        longest = int(length.max(initial=0))
-        for k in range(1, longest):
-            if slots == "head":
-                r = rows[length - k >= 1]
-                fa, fb, fc, fd = start[r] + k, end[r], end[r], end[r]
-                lo, hi = np.zeros(len(r), np.int64), np.full(len(r), k)
-                add(kind, r, fa, fb, fc, fd, lo, hi, config.head_fixed_share)
-            elif slots == "tail" and k <= config.max_tail_tokens:
-                r = rows[length - k >= 1]
-                fa, fb, fc, fd = start[r], end[r] - k, end[r], end[r]
-                lo, hi = length[r] - k, length[r]
-                add(kind, r, fa, fb, fc, fd, lo, hi, config.fixed_share)
-            elif slots == "middle":
-                r = rows[length - k >= 2]  # position k has tokens on both sides
-                fa, fb, fc, fd = start[r], start[r] + k, start[r] + k + 1, end[r]
-                lo, hi = np.full(len(r), k), np.full(len(r), k + 1)
-                add(kind, r, fa, fb, fc, fd, lo, hi, config.fixed_share)
+    frames = [(key, r, np.full(len(r), kind, np.int8), lo, hi)
+              for key, r, kind, lo, hi in _proposals(tok, source, config)]
     key = np.concatenate([f[0] for f in frames])
     # Proposed at least twice (a superset of the keys with min_members rows), in order.
     keep = (pd.Series(key).duplicated(keep=False).to_numpy() if config.min_members > 1
@@ -374,9 +396,48 @@ def _keys(tok: _Tokens, source: np.ndarray, config: SeriesConfig) -> pd.DataFram
     return pd.DataFrame(columns)
 
 
+def _template_rows(tok: _Tokens, source: np.ndarray, config: SeriesConfig,
+                   series_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of every source written in the templates of the series ``series_keys``.
+
+    A series is learned from one source's recurrence (a column, a wire robot), but
+    its template is no one's property: another outlet filling it with another company
+    or amount reports another event too. Two passes over the proposals, one key at a
+    time (never all of them at once): the first names each series' template (its key
+    without the source), the second finds every row proposing one of them.
+
+    Returns:
+        ``(row, template)``: each (row, template code) once, the codes ``0 ..`` in the
+        order of the templates' keys.
+    """
+    sourced = np.sort(np.asarray(series_keys, dtype=np.uint64))
+    named = []
+    for (key, _, _, _, _), (free, _, _, _, _) in zip(
+            _proposals(tok, source, config), _proposals(tok, None, config), strict=True):
+        named.append(free[np.isin(key, sourced)])
+    templates = np.unique(np.concatenate(named)) if named else np.zeros(0, np.uint64)
+    rows, codes = [], []
+    for free, r, _, _, _ in _proposals(tok, None, config):
+        at = np.isin(free, templates)
+        rows.append(r[at])
+        codes.append(np.searchsorted(templates, free[at]))
+    pairs = pd.DataFrame({"row": np.concatenate(rows) if rows else np.zeros(0, np.int64),
+                          "template": np.concatenate(codes) if codes else np.zeros(0, np.int64)})
+    pairs = pairs.drop_duplicates().sort_values(["row", "template"], kind="stable")
+    return pairs["row"].to_numpy(np.int64), pairs["template"].to_numpy(np.int64)
+
+
 def _title_codes(folded: str) -> np.ndarray:
-    """Equal codes for equal titles, whitespace collapsed, from nfkc_folded's text."""
-    norm = [" ".join(t.split()) for t in folded.split("\0")]
+    """Equal codes for titles of equal words, from nfkc_folded's text.
+
+    Words as :func:`title_tokens` reads them, numbers and weekdays as written: two
+    outlets filling a template with the same company and amount rarely agree on its
+    commas and colons (``HMM, 장중 14% 급등`` / ``HMM 장중 14% 급등``).
+    """
+    words = _TOKEN.findall(_DOTS.sub("…", folded))
+    ends = [k for k, w in enumerate(words) if w == "\0"]
+    bounds = zip([-1, *ends], [*ends, len(words)], strict=True)
+    norm = [" ".join(words[a + 1:b]) for a, b in bounds]
     return pd.factorize(pd.Series(norm, dtype=object), sort=True)[0].astype(np.int64)
 
 
@@ -451,11 +512,11 @@ def learn_series(titles: Sequence[str], sources: Sequence[str] | None = None,
     codes = _title_codes(folded) if n else np.zeros(0, np.int64)
     empty = sp.csr_matrix((n, 0), dtype=np.int8)
     if not n or not tok.ids.size:
-        return Series(empty, _empty_table(), codes)
+        return Series(empty, _empty_table(), codes, empty)
     keys = _keys(tok, src_codes.astype(np.uint64), config)
     stats = _qualify(keys, codes, summary_codes, hours, config)
     if not len(stats):
-        return Series(empty, _empty_table(), codes)
+        return Series(empty, _empty_table(), codes, empty)
     chosen = keys[keys["key"].isin(stats.index)].drop_duplicates(["key", "row"])
     stats, chosen = _distinct_sets(stats, chosen)
     column = pd.Series(np.arange(len(stats)), index=stats.index)
@@ -467,7 +528,12 @@ def learn_series(titles: Sequence[str], sources: Sequence[str] | None = None,
     membership.sort_indices()
     table = _table(stats, chosen, tok, [str(t) for t in titles],
                    None if sources is None else [str(s) for s in sources], hours, column)
-    return Series(membership, table, codes)
+    t_rows, t_codes = _template_rows(tok, src_codes.astype(np.uint64), config,
+                                     stats.index.to_numpy())
+    templates = sp.csr_matrix((np.ones(len(t_rows), np.int8), (t_rows, t_codes)),
+                              shape=(n, int(t_codes.max(initial=-1)) + 1))
+    templates.sort_indices()
+    return Series(membership, table, codes, templates)
 
 
 _PRIORITY = {0: 0, 4: 0, 3: 1, 2: 2, 1: 3}
@@ -540,7 +606,11 @@ def _table(stats: pd.DataFrame, chosen: pd.DataFrame, tok: _Tokens, titles: list
 
 
 def series_pairs(series: Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Whether items ``i[p]`` and ``j[p]`` belong to one series (share a template key).
+    """Whether items ``i[p]`` and ``j[p]`` are written in one series' template.
+
+    Of one source (two members of the series) or of two: a template a source's
+    recurrence revealed is the same template when another outlet fills it
+    (:attr:`Series.templates`).
 
     Examples:
         >>> days = np.arange(4) * 86400.0
@@ -549,14 +619,37 @@ def series_pairs(series: Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         >>> series_pairs(s, np.array([0, 0]), np.array([1, 3])).tolist()
         [True, False]
     """
+    return _sharing(series.templates, i, j)
+
+
+def member_pairs(series: Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Whether items ``i[p]`` and ``j[p]`` are two members of one series (of one source).
+
+    The recurrence a series was learned from, without the items of other sources
+    written in its template: a daily column's issues, whose gaps of whole days
+    say nothing of how far apart the copies of one event come.
+
+    Examples:
+        >>> days = np.arange(4) * 86400.0
+        >>> s = learn_series(["[운세] 7월 1일", "[운세] 7월 2일", "[운세] 7월 3일",
+        ...                   "[운세] 7월 4일"], ["a", "a", "a", "b"], days)
+        >>> member_pairs(s, np.array([0, 0]), np.array([1, 3])).tolist()
+        [True, False]
+        >>> series_pairs(s, np.array([0, 0]), np.array([1, 3])).tolist()
+        [True, True]
+    """
+    return _sharing(series.membership, i, j)
+
+
+def _sharing(matrix: sp.csr_matrix, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Whether rows ``i[p]`` and ``j[p]`` of a 0/1 matrix share a column."""
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
-    m = series.membership
-    if not m.shape[1] or not len(i):
+    if not matrix.shape[1] or not len(i):
         return np.zeros(len(i), dtype=bool)
-    member = series.member()
+    member = np.diff(matrix.indptr) > 0
     both = member[i] & member[j]
     out = np.zeros(len(i), dtype=bool)
     if both.any():
-        shared = m[i[both]].multiply(m[j[both]])
+        shared = matrix[i[both]].multiply(matrix[j[both]])
         out[both] = np.diff(shared.tocsr().indptr) > 0
     return out
