@@ -68,9 +68,9 @@ def test_no_window_keeps_every_pair():
 def test_active_when_a_rule_can_block():
     times = np.zeros(3)
     none = sp.csr_matrix((3, 0), dtype=np.int8)
-    empty = Series(none, pd.DataFrame(), np.arange(3), none)
+    empty = Series(none, pd.DataFrame(), np.arange(3), none, np.arange(3))
     column = sp.csr_matrix(np.array([[1], [1], [0]], dtype=np.int8))
-    one = Series(column, pd.DataFrame(), np.arange(3), column)
+    one = Series(column, pd.DataFrame(), np.arange(3), column, np.arange(3))
     assert not PairRules(times, None, empty, None, SeriesConfig()).active
     assert PairRules(times, None, one, None, SeriesConfig()).active
     assert PairRules(times, 3.0, None, None, SeriesConfig()).active
@@ -192,7 +192,7 @@ def membership(member):
     cols = np.flatnonzero(member)
     m = sp.csr_matrix((np.ones(cols.size, np.int8), (cols, np.zeros(cols.size, np.int64))),
                       shape=(len(member), 1))
-    return Series(m, pd.DataFrame(), np.arange(len(member)), m)
+    return Series(m, pd.DataFrame(), np.arange(len(member)), m, np.arange(len(member)))
 
 
 def brute_exact(codes, heads, order, times, window, member):

@@ -291,10 +291,27 @@ def test_a_template_one_outlet_repeats_holds_another_outlet_s_items_written_in_i
              ("<MOTO> YEAR NET", "", "b", iso(START))]
     s = learn(corpus(rows))
     assert s.table["source"].tolist() == ["a"] and s.table["members"].tolist() == [3]
-    assert s.member().tolist() == [True] * 5 + [False]
+    assert s.member().tolist() == [True] * 3 + [False] * 3
+    assert s.written().tolist() == [True] * 5 + [False]
     assert same_series(s, 6) == set(itertools.combinations(range(5), 2))
     # The same company's line from either outlet has the same words.
     assert s.titles[0] == s.titles[4] != s.titles[3]
+    # The strata's reference keeps the rule of before: a's members, titles as spelled.
+    assert s.widened()
+    before = s.of_members()
+    assert same_series(before, 6) == {(0, 1), (0, 2), (1, 2)}
+    assert not before.widened()
+
+
+def test_a_rule_relating_only_one_source_s_members_is_not_widened():
+    rows = [(f"[날씨] 7월 {27 + k}일 전국 맑음", "", "a", iso(START + k * DAY)) for k in range(3)]
+    rows += [("다른 기사 하나", "", "b", iso(START))]
+    s = learn(corpus(rows))
+    assert s.member().tolist() == s.written().tolist() == [True] * 3 + [False]
+    assert not s.widened()
+    # Two titles of one series with the same words, spelled apart: widened.
+    rows[1] = ("[날씨], 7월 27일 전국 맑음", "", "a", iso(START + DAY))
+    assert learn(corpus(rows)).widened()
 
 
 def test_verbatim_repeat_over_days_is_a_series_unless_the_summary_repeats_too():
@@ -426,7 +443,7 @@ def brute_words(title):
 
 def brute_keys(titles, sources, hours, summaries, config):
     """Qualifying template keys as {(kind, source, fixed, fixed): (rows, kind name)}."""
-    norm_titles = [brute_words(t) for t in titles]
+    norm_titles = [" ".join(unicodedata.normalize("NFKC", t).casefold().split()) for t in titles]
     norm_summaries = [" ".join(str(s).split()) for s in summaries]
     proposed = brute_proposals(titles, sources, config)
     out = {}
@@ -486,8 +503,10 @@ def test_membership_and_pairs_match_brute_force(seed):
     # A series' template holds every item written in it, of its source or another.
     free = brute_proposals(items["title"].tolist(), None, config)
     written = [free[(kind, None, a, b)] for kind, _, a, b in keys]
-    members = set().union(*written) if written else set()
+    members = set().union(*(rows for rows, _ in keys.values())) if keys else set()
     assert s.member().tolist() == [r in members for r in range(len(items))]
+    in_templates = set().union(*written) if written else set()
+    assert s.written().tolist() == [r in in_templates for r in range(len(items))]
     expected_pairs = {pair for rows in written for pair in itertools.combinations(sorted(rows), 2)}
     assert same_series(s, len(items)) == expected_pairs
     # One table row per distinct member set, named by its most specific kind.
@@ -505,7 +524,8 @@ def test_membership_and_pairs_match_brute_force(seed):
     for rows, row in table_sets.items():
         assert row["kind"] == sets[rows]
         assert row["members"] == len(rows)
-        titles = {brute_words(items["title"][r]) for r in rows}
+        titles = {" ".join(unicodedata.normalize("NFKC", items["title"][r]).casefold().split())
+                  for r in rows}
         assert row["titles"] == len(titles)
         dated = sorted(items["published_at"][r] for r in rows if items["published_at"][r])
         assert (row["first"], row["last"]) == ((dated[0], dated[-1]) if dated else ("", ""))

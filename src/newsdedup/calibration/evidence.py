@@ -508,9 +508,10 @@ class CalibratedDedupe:
         reference: The groups per threshold of the dedupe the strata follow:
             as learned from the corpus, whatever a user overrides, and with the
             published exact pass (equal normalized headlines,
-            ``exact_key="scheme"``), so that a sheet drawn once stays a
-            probability sample when the window, the series rule or the exact
-            pass change. Any fixed stratification keeps the estimates unbiased;
+            ``exact_key="scheme"``) and the series rule of one source's members
+            (:meth:`~newsdedup.text.series.Series.of_members`), so that a sheet
+            drawn once stays a probability sample when the window, the series
+            rule or the exact pass change. Any fixed stratification keeps the estimates unbiased;
             the dedupe being calibrated is measured by splitting each stratum
             into its merged and unmerged pairs. ``swept.partitions`` itself when
             the two dedupes are one. Only the groups are kept: the reference's
@@ -546,14 +547,16 @@ def _calibrated_dedupe(items: pd.DataFrame, options: EvidenceConfig, base: Dedup
     config = replace(base, window_days=window_days, series=options.series)
     swept = sweep(items, config, series, grid, read)
     reference = swept.partitions
-    if options.window_days is not None or not options.series or not _published_exact(
-            base, read):
-        learned_series = found if found is not None else corpus_series(items, base, read)
+    learned_series = found if found is not None else corpus_series(items, base, read)
+    # The reference's series rule is the one every sheet so far was drawn under: members
+    # of one source's series, titles as spelled (Series.of_members).
+    if (options.window_days is not None or not options.series
+            or not _published_exact(base, read) or learned_series.widened()):
         learned = window.days if window is not None else learned_window(
             times, pairs, learned_series, options.seed).days
         published = replace(base, window_days=learned, series=True, exact_key="scheme")
         # Its exact key is its own; its keep criteria are base's (same hosts and lists).
-        reference = sweep(items, published, learned_series, grid,
+        reference = sweep(items, published, learned_series.of_members(), grid,
                           RowsRead(headlines(items, published), read.criteria)).partitions
     return CalibratedDedupe(config, series, window, times, swept, reference)
 

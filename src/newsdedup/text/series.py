@@ -188,12 +188,16 @@ class Series:
             wrote it. Two items of one template are kept apart as two members of one
             series are (:func:`series_pairs`): another outlet filling a column or a
             wire robot's template with another company or amount reports another event.
+        spelled: Equal codes for equally spelled titles (NFKC, case-folded,
+            whitespace collapsed): a series' distinct titles, and the "titles agree"
+            test of :meth:`of_members`.
     """
 
     membership: sp.csr_matrix
     table: pd.DataFrame
     titles: np.ndarray
     templates: sp.csr_matrix
+    spelled: np.ndarray
 
     @property
     def n_items(self) -> int:
@@ -201,6 +205,15 @@ class Series:
         return int(self.membership.shape[0])
 
     def member(self) -> np.ndarray:
+        """Whether each item belongs to at least one series (of its own source).
+
+        The exact pass leaves these items alone, for the series rule to decide
+        (:func:`newsdedup.cluster.rules.exact_codes`); the calibration's strata follow
+        that pass, so the labelled sheets drawn from them stay readable.
+        """
+        return np.diff(self.membership.indptr) > 0
+
+    def written(self) -> np.ndarray:
         """Whether each item is written in a series' template (of its source or another)."""
         return np.diff(self.templates.indptr) > 0
 
@@ -208,7 +221,34 @@ class Series:
         """The same series over the given rows only (a partition of the corpus)."""
         rows = np.asarray(rows, dtype=np.int64)
         return Series(self.membership[rows], self.table, self.titles[rows],
-                      self.templates[rows])
+                      self.templates[rows], self.spelled[rows])
+
+    def of_members(self) -> Series:
+        """The rule as it was before templates crossed sources: members only, titles as spelled.
+
+        The calibration's strata follow a fixed reference dedupe, so that a sheet
+        labelled once stays a probability sample of its pairs
+        (:class:`newsdedup.calibration.evidence.CalibratedDedupe`); this is the
+        series rule of that reference, the one the committed sheets were drawn under.
+        """
+        return Series(self.membership, self.table, self.spelled, self.membership, self.spelled)
+
+    def widened(self) -> bool:
+        """Whether the rule relates other pairs than :meth:`of_members` does.
+
+        True when an item of another source is written in a series' template, two
+        sources' series share one, or two titles of the same words are spelled apart.
+        """
+        if self.templates.shape[1] != self.membership.shape[1]:
+            return True  # two series share a template
+        if not np.array_equal(self.templates.indptr, self.membership.indptr):
+            return True  # a row in more templates than series, or in one of no series
+        member = self.member()
+        pairs = pd.DataFrame({"w": self.titles[member], "s": self.spelled[member]})
+        # One template per series (counts equal, every series has one), the same rows in
+        # each (indptr equal and a row's templates are its series'): then only spelling.
+        return bool(pairs.drop_duplicates().shape[0] != pairs["w"].nunique()
+                    or pairs["w"].nunique() != pairs["s"].nunique())
 
     def csv_table(self) -> pd.DataFrame:
         """:attr:`table` as ``series.csv`` writes it (largest series first)."""
@@ -427,6 +467,12 @@ def _template_rows(tok: _Tokens, source: np.ndarray, config: SeriesConfig,
     return pairs["row"].to_numpy(np.int64), pairs["template"].to_numpy(np.int64)
 
 
+def _spelled_codes(folded: str) -> np.ndarray:
+    """Equal codes for equal titles, whitespace collapsed, from nfkc_folded's text."""
+    norm = [" ".join(t.split()) for t in folded.split("\0")]
+    return pd.factorize(pd.Series(norm, dtype=object), sort=True)[0].astype(np.int64)
+
+
 def _title_codes(folded: str) -> np.ndarray:
     """Equal codes for titles of equal words, from nfkc_folded's text.
 
@@ -509,14 +555,15 @@ def learn_series(titles: Sequence[str], sources: Sequence[str] | None = None,
         summary_codes = summary_codes + 1
     folded = nfkc_folded([str(t) for t in titles])
     tok = _tokenize(titles, folded)
-    codes = _title_codes(folded) if n else np.zeros(0, np.int64)
+    spelled = _spelled_codes(folded) if n else np.zeros(0, np.int64)
+    words = _title_codes(folded) if n else np.zeros(0, np.int64)
     empty = sp.csr_matrix((n, 0), dtype=np.int8)
     if not n or not tok.ids.size:
-        return Series(empty, _empty_table(), codes, empty)
+        return Series(empty, _empty_table(), words, empty, spelled)
     keys = _keys(tok, src_codes.astype(np.uint64), config)
-    stats = _qualify(keys, codes, summary_codes, hours, config)
+    stats = _qualify(keys, spelled, summary_codes, hours, config)
     if not len(stats):
-        return Series(empty, _empty_table(), codes, empty)
+        return Series(empty, _empty_table(), words, empty, spelled)
     chosen = keys[keys["key"].isin(stats.index)].drop_duplicates(["key", "row"])
     stats, chosen = _distinct_sets(stats, chosen)
     column = pd.Series(np.arange(len(stats)), index=stats.index)
@@ -533,7 +580,7 @@ def learn_series(titles: Sequence[str], sources: Sequence[str] | None = None,
     templates = sp.csr_matrix((np.ones(len(t_rows), np.int8), (t_rows, t_codes)),
                               shape=(n, int(t_codes.max(initial=-1)) + 1))
     templates.sort_indices()
-    return Series(membership, table, codes, templates)
+    return Series(membership, table, words, templates, spelled)
 
 
 _PRIORITY = {0: 0, 4: 0, 3: 1, 2: 2, 1: 3}
