@@ -96,7 +96,8 @@ class DecoyEstimate:
 
     Attributes:
         curve: Per threshold: ``decoys_at``, ``decoy_rate`` (and its interval),
-            ``precision`` with ``precision_low``/``precision_high`` (decoys).
+            ``precision`` with ``precision_low``/``precision_high`` (decoys; the
+            high end is 1 where pairs merge: a lower bound only).
         decoys: Decoy pairs in all (any score).
         compared: Compared pairs in all (one bucket, within the window).
         check: ``{"passed", "likeness", "decoys_above_floor", "reason"}``.
@@ -285,9 +286,8 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
         rate = false / total if total else np.full(3, np.nan)
         merged = merged_pairs[t]
         if group_sizes is not None:
-            # Wrong joins -> wrong pairs in the groups there are: the most they can make
-            # for the point and the low end of precision; the high end keeps one pair a
-            # join, the fewest a wrong join makes.
+            # Wrong joins -> wrong pairs in the groups there are: the most they can make,
+            # for the point and the low end of precision.
             sizes = group_sizes[t]
             false = np.array([worst_false_pairs(false[0], sizes), false[1],
                               worst_false_pairs(false[2], sizes)])
@@ -295,10 +295,13 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
         def precision(f: float, m: int = merged) -> float:
             return float(max(0.0, 1.0 - f / m)) if m and np.isfinite(f) else np.nan
 
+        # Every compared pair is counted as unrelated, duplicates too, so the decoys bound
+        # precision from below only: the high end is 1 (a planted feed's truth lay above
+        # the high end the decoys' low rate gave, 0.95 against 0.89).
         rows.append({"threshold": t, "decoys_at": int(d_at.sum()), "decoy_rate": rate[0],
                      "decoy_rate_low": rate[1], "decoy_rate_high": rate[2],
                      "precision": precision(false[0]), "precision_low": precision(false[2]),
-                     "precision_high": precision(false[1])})
+                     "precision_high": precision(0.0) if np.isfinite(false[1]) else np.nan})
     check = check_decoys(pop, is_decoy, compared, decoys_all, compared_all, one_source)
     return DecoyEstimate(pd.DataFrame(rows), int(decoys_all.sum()), total, check,
                          rule.describe)
