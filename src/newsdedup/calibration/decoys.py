@@ -296,8 +296,8 @@ def decoy_estimates(pop: Population, compared: np.ndarray, series: np.ndarray,
             return float(max(0.0, 1.0 - f / m)) if m and np.isfinite(f) else np.nan
 
         # Every compared pair is counted as unrelated, duplicates too, so the decoys bound
-        # precision from below only: the high end is 1 (a planted feed's truth lay above
-        # the high end the decoys' low rate gave, 0.95 against 0.89).
+        # precision from below only: the high end is 1 (on a planted feed the truth lay
+        # above the high end the decoys' low rate gave).
         rows.append({"threshold": t, "decoys_at": int(d_at.sum()), "decoy_rate": rate[0],
                      "decoy_rate_low": rate[1], "decoy_rate_high": rate[2],
                      "precision": precision(false[0]), "precision_low": precision(false[2]),
