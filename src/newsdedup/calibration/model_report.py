@@ -104,27 +104,33 @@ def model_lines(model: ModelEvidence) -> list[str]:
     rec = model_record(model, MODEL_FILE)
     lines = [f"pair model: fitted on {rec['fitted_on']}; cosine of {model.backend} embeddings."]
     if rec["recommended_cut"] is None:
-        lines.append(f"pair model: no probability cut reaches precision "
-                     f"{rec['target_precision']:g} by the loop's labels; label more pairs.")
+        lines.append(f"pair model: no probability cut's dedupe has its precision interval at or "
+                     f"above {rec['target_precision']:g} on the loop's labels, so dedupe "
+                     "--calibration keeps the character threshold; label more pairs.")
     else:
         lines.append(f"pair model: cut {rec['recommended_cut']:.2f} merges "
                      f"{rec['merged_pairs']:,} candidate pairs; precision "
                      f"{_fmt(rec['precision'])}, recall {_fmt(rec['recall'])} "
                      f"({rec['precision']['basis'] if rec['precision'] else ''}).")
     vs = rec["versus"]
+    # Two comparisons, each at the highest recall whose point precision reaches the
+    # target: the dedupes (groups), and each pair decided alone (no gate, window, series
+    # rule or grouping), where the character score can fall short of a target its
+    # calibrated dedupe reaches.
     for what, mine, theirs, key, ratio in (
-            ("dedupe", vs["model_dedupe"], vs["calibrated_dedupe"], "dedupe_recall_ratio",
-             "the calibrated dedupe"),
-            ("pairs", vs["model_pairs"], vs["character_pairs"], "pairs_recall_ratio",
-             "the character score's pairs")):
-        head = f"{what} at precision >= {rec['target_precision']:g} on {vs['basis']}: "
+            ("dedupes (groups)", vs["model_dedupe"], vs["calibrated_dedupe"],
+             "dedupe_recall_ratio", "the calibrated dedupe"),
+            ("pairs decided alone (no gate, window or series rule)", vs["model_pairs"],
+             vs["character_pairs"], "pairs_recall_ratio", "the character score alone")):
+        head = (f"{what}, point precision >= {rec['target_precision']:g} on "
+                f"{vs['basis']}: ")
         if mine and theirs:
             lines.append(head + f"model recall {mine['recall']:.3f} (cut {mine['cut']:.2f}), "
                          f"{ratio} {theirs['recall']:.3f} (threshold {theirs['threshold']:.2f})"
                          f": {vs[key]:.2f}x.")
         elif mine:
             lines.append(head + f"model recall {mine['recall']:.3f} (cut {mine['cut']:.2f}); "
-                         f"{ratio} never reach that precision.")
+                         f"{ratio} reaches that precision at no threshold.")
         else:
             lines.append(head + "no cut of the model reaches that precision.")
     rel = rec["reliability"]
