@@ -63,3 +63,51 @@ def test_streamed_join_files_equal_the_in_memory_ones(tmp_path, monkeypatch, row
     assert rec.found.tolist() == ref.found.tolist()
     np.testing.assert_allclose(rec.expected, ref.expected, atol=5e-7)  # written to 6 decimals
     assert json.loads((tmp_path / "join.json").read_text())["pairs_row_groups"] >= 1
+
+
+def _template(n):
+    """n titles of one template and n others."""
+    other = [f"전혀 다른 기사 {chr(0xAC00 + 7 * k)}{chr(0xAC00 + 13 * k)}" for k in range(n)]
+    return shingle_matrix([f"한국은행 기준금리 동결 보고서 제{k}호" for k in range(n)] + other, 3)
+
+
+def test_the_expected_pairs_hold_the_pairs_the_join_lists(tmp_path):
+    from newsdedup.runs.join import expected_pairs
+
+    shingled = _template(300)  # 179,700 pairs: sampled
+    said = []
+    got = write_join([f"x{k}" for k in range(600)], shingled, 0.5, tmp_path / "j", {},
+                     progress=said.append)
+    est = expected_pairs(shingled, 0.5)
+    assert est.sampled > 0 and est.low <= got["pairs"] <= est.high
+    assert f"about {est.point:,.0f} pairs expected" in said[0]
+    small = expected_pairs(shingle_matrix(["abcde", "abcdf", "xyz"], 3), 0.3)
+    assert (small.point, small.low, small.high, small.sampled) == (1.0, 1.0, 1.0, 0)
+
+
+def test_a_join_that_cannot_fit_on_the_disk_is_refused_before_writing(tmp_path, monkeypatch):
+    import shutil
+
+    from newsdedup.runs.join import JoinTooLarge
+
+    real = shutil.disk_usage
+    monkeypatch.setattr("newsdedup.runs.join.shutil.disk_usage",
+                        lambda p: real(p)._replace(free=1_000))
+    out = tmp_path / "j"
+    with pytest.raises(JoinTooLarge, match=r"would list about [\d,]+ pairs .* GB free"):
+        write_join([f"x{k}" for k in range(600)], _template(300), 0.5, out, {})
+    assert not any(out.iterdir())  # nothing spilled, nothing written
+
+
+def test_a_long_join_tells_its_progress_and_the_pairs_so_far(tmp_path, monkeypatch):
+    from newsdedup.runs import join
+
+    monkeypatch.setattr(join._RowsDone, "EVERY", 0.0)
+    monkeypatch.setattr(join, "stream_block", lambda n: 64)
+    said = []
+    got = write_join([f"x{k}" for k in range(600)], _template(300), 0.5, tmp_path / "j", {},
+                     progress=said.append)
+    lines = [s for s in said if s.startswith("join: ")]
+    assert len(lines) >= 3 and all("items/s, ETA" in s for s in lines)
+    counts = [int(s.rsplit("; ", 1)[1].split()[0].replace(",", "")) for s in lines]
+    assert counts == sorted(counts) and counts[-1] == got["pairs"]

@@ -10,7 +10,9 @@ same bytes.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,7 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
+from newsdedup.progress import rate_line
 from newsdedup.runs.commit import commits
 from newsdedup.runs.files import Progress, quiet, write_csv, write_json
 from newsdedup.score.bins import bin_of, check_edges
@@ -156,7 +159,10 @@ def write_join(
     if len(ids) != n:
         raise ValueError(f"{len(ids)} ids for {n} items")
     out.mkdir(parents=True, exist_ok=True)
-    progress(f"joining {n} items at J >= {threshold} ({'Dask' if client else 'one machine'})")
+    expected = expected_pairs(shingled, threshold)
+    check_room(expected, threshold, out)
+    progress(f"joining {n} items at J >= {threshold} ({'Dask' if client else 'one machine'}); "
+             f"{expected.describe()}")
     edges = sorted(set(np.round(np.arange(threshold, 1.0, HISTOGRAM_STEP), 10).tolist() + [1.0]))
     ida = np.asarray(ids, dtype=object)
     candidates = verified = 0
@@ -166,10 +172,14 @@ def write_join(
             # Compiled from fewer shingles than threshold_join's "auto": numpy's block products
             # hold rows x window entries (1.3 GB on 20k templated English titles).
             kernel = stream_kernel(shingled)
-            for part in join_blocks(shingled, threshold, stream_block(n), kernel=kernel):
+            rows = _RowsDone(n, progress)
+            for part in join_blocks(shingled, threshold, stream_block(n), progress=rows.follow,
+                                    kernel=kernel):
                 spill.add(part.pairs)
                 candidates += part.candidates
                 verified += part.verified
+                rows.pairs += len(part.pairs)
+                rows.tell()
         else:
             from newsdedup.cluster.distributed import dask_threshold_join
 
@@ -198,6 +208,118 @@ def write_join(
              f"{verified:,} verified); wrote {out} (pairs.parquet, {stats['row_groups']} row "
              "groups)")
     return summary
+
+
+SAMPLE_PAIRS = 20_000
+"""Uniform pairs scored before a join to estimate how many pairs it will list."""
+
+SPILL_BYTES_PER_PAIR = 24
+"""Bytes a listed pair takes in the join's spill files (``i``, ``j``, score: :data:`_PAIR`)."""
+
+
+@dataclass(frozen=True)
+class PairCount:
+    """How many pairs a join is expected to list, from a uniform pair sample.
+
+    Attributes:
+        point: Estimated pairs at or above the threshold.
+        low: Low end of its 95 % interval (Clopper-Pearson on the sample's share).
+        high: High end.
+        sampled: Pairs sampled (0: every pair counted, the corpus is that small).
+    """
+
+    point: float
+    low: float
+    high: float
+    sampled: int
+
+    def describe(self) -> str:
+        """One line for the console."""
+        if not self.sampled:
+            return f"{self.point:,.0f} pairs at or above it"
+        return (f"about {self.point:,.0f} pairs expected at or above it ({self.low:,.0f} to "
+                f"{self.high:,.0f}, from {self.sampled:,} sampled pairs), about "
+                f"{self.point * SPILL_BYTES_PER_PAIR / 1e9:,.1f} GB of spill files while it "
+                "runs")
+
+
+def expected_pairs(shingled: ShingleMatrix, threshold: float, sample: int = SAMPLE_PAIRS,
+                   seed: int = 0) -> PairCount:
+    """Pairs at or above ``threshold``, estimated from a seeded uniform sample of pairs.
+
+    A feed of one template lists nearly all ``N(N-1)/2`` pairs, which no disk may
+    hold at 100k items (5e9 pairs, 120 GB of spill): the estimate is told before
+    any pair is written, and :func:`check_room` refuses what cannot fit.
+
+    Examples:
+        >>> from newsdedup.text.shingle import shingle_matrix
+        >>> c = expected_pairs(shingle_matrix(["abcde", "abcdf", "xyz"], 3), 0.3)
+        >>> c.point, c.sampled
+        (1.0, 0)
+    """
+    from newsdedup.score.jaccard import pair_jaccard
+    from newsdedup.studies.measure_streamed import pair_at
+    from newsdedup.studies.quantiles import clopper_pearson
+
+    n = shingled.n_items
+    total = n * (n - 1) // 2
+    if total <= sample:  # small: count them all
+        i, j = np.triu_indices(n, 1)
+        above = float(np.sum(pair_jaccard(shingled, i, j) >= threshold)) if total else 0.0
+        return PairCount(above, above, above, 0)
+    rng = np.random.default_rng(seed)
+    i, j = pair_at(n, rng.integers(0, total, size=sample, dtype=np.int64))
+    hits = int(np.sum(pair_jaccard(shingled, i, j) >= threshold))
+    lo, hi = clopper_pearson(hits, sample, 0.95)
+    return PairCount(total * hits / sample, total * lo, total * hi, sample)
+
+
+class JoinTooLarge(ValueError):
+    """A join whose pairs would not fit on the disk it writes to."""
+
+
+def check_room(expected: PairCount, threshold: float, out: Path) -> None:
+    """Refuse a join whose spill cannot fit on the disk under ``out``, even at the low estimate.
+
+    Raises:
+        JoinTooLarge: Naming the pairs, the bytes and the free space, and what to change.
+    """
+    need = expected.low * SPILL_BYTES_PER_PAIR
+    free = shutil.disk_usage(out).free
+    if need > free:
+        raise JoinTooLarge(
+            f"join at J >= {threshold:g} would list about {expected.point:,.0f} pairs (at "
+            f"least {expected.low:,.0f}, from {expected.sampled:,} sampled pairs): at least "
+            f"{need / 1e9:,.1f} GB of spill files, and {out} has {free / 1e9:,.1f} GB free. "
+            "Titles from one template match each other: raise --threshold, or join a part "
+            "of the corpus")
+
+
+class _RowsDone:
+    """Progress of a join: items whose pairs are done, rate, ETA and the pairs listed so far."""
+
+    EVERY = 5.0
+    """Seconds between two lines."""
+
+    def __init__(self, n_items: int, progress: Progress) -> None:
+        self.n, self.done, self.pairs = n_items, 0, 0
+        self._say = progress
+        self._start = self._last = time.monotonic()
+
+    def follow(self, ranges: Iterator[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+        """The blocks' ``(lo, hi)`` rows as the join takes them (two run ahead)."""
+        for lo, hi in ranges:
+            yield lo, hi
+            self.done = max(self.done, int(hi))
+
+    def tell(self) -> None:
+        """Say how far the join is, at most every :attr:`EVERY` seconds."""
+        now = time.monotonic()
+        if now - self._last < self.EVERY:
+            return
+        self._last = now
+        self._say(rate_line("join", min(self.done, self.n), self.n, now - self._start, " items")
+                  + f"; {self.pairs:,} pairs listed so far")
 
 
 SPILL_ROWS = 2048
