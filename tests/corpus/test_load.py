@@ -465,10 +465,22 @@ def test_jsonl_blank_lines_count_for_line_numbers(tmp_path: Path) -> None:
     [('{"id": "b", "title": }', "invalid JSON: Expecting value"), ("[1, 2]", "got list")],
 )
 def test_jsonl_bad_line_raises_with_line(tmp_path: Path, line: str, message: str) -> None:
-    text = '{"id": "a", "title": "A"}\n\n' + line + "\n"
+    # After a first object the file is JSON Lines, and a bad line (a feed cut mid-write)
+    # is one rejected record: reported and skipped, or with --strict the error.
+    text = '{"id": "a", "title": "A"}\n\n' + line + '\n{"id": "c", "title": "C"}\n'
+    path = write(tmp_path, "n.jsonl", text)
     with pytest.raises(CorpusError, match=re.escape(message)) as err:
-        load_corpus(write(tmp_path, "n.jsonl", text))
+        load_corpus(path, strict=True)
     assert (err.value.line, err.value.record) == (3, 2)
+    with pytest.warns(CorpusWarning, match=re.escape(message)):
+        res = load_corpus(path)
+    assert res.items["id"].tolist() == ["a", "c"]
+    assert [(r.line, r.record) for r in res.rejected] == [(3, 2)]
+    assert message in res.rejected[0].reason
+    # On the first line it is no JSON Lines file at all: the error, strict or not.
+    with pytest.raises(CorpusError, match=re.escape(message)) as err:
+        load_corpus(write(tmp_path, "m.jsonl", line + '\n{"id": "a", "title": "A"}\n'))
+    assert (err.value.line, err.value.record) == (1, 1)
 
 
 def test_jsonl_scalar_values_become_text_and_objects_are_rejected(tmp_path: Path) -> None:

@@ -111,10 +111,12 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
 
     Returns:
         One record per object, numbered in file order, with its line; an object with a
-        repeated key or a ``NaN``/``Infinity`` constant has ``problem`` set.
+        repeated key or a ``NaN``/``Infinity`` constant, and a later line that is no JSON
+        object (a feed cut mid-write), has ``problem`` set.
 
     Raises:
-        CorpusError: A line is not valid JSON or not a JSON object.
+        CorpusError: The first line is not valid JSON or not a JSON object (the file
+            is no JSON Lines: the message says when it is one JSON document).
 
     Examples:
         >>> read_jsonl(Path("a.jsonl"), '{"id": "x"}\n\n{"id": "y"}\n')[1]
@@ -136,7 +138,13 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
             raws.append(RawRecord(record, lineno, {}, str(exc)))
             continue
         except json.JSONDecodeError as exc:
-            hint = "; " + _DOCUMENT_HINT if record == 1 and _is_document(text) else ""
+            if record > 1:
+                # Objects before it were read: the file is JSON Lines and this line is bad
+                # (a feed cut mid-write): one rejected record, reported, not the whole file.
+                raws.append(RawRecord(record, lineno, {}, f"invalid JSON: {exc.msg} (column "
+                                                          f"{exc.colno})"))
+                continue
+            hint = "; " + _DOCUMENT_HINT if _is_document(text) else ""
             raise CorpusError(
                 path, f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", line=lineno,
                 record=record) from exc
@@ -150,7 +158,10 @@ def read_jsonl(path: Path, text: str) -> list[RawRecord]:
             continue
         if not isinstance(value, dict):
             kind = type(value).__name__
-            hint = "; " + _DOCUMENT_HINT if record == 1 and isinstance(value, list) else ""
+            if record > 1:
+                raws.append(RawRecord(record, lineno, {}, f"expected a JSON object, got {kind}"))
+                continue
+            hint = "; " + _DOCUMENT_HINT if isinstance(value, list) else ""
             raise CorpusError(
                 path, f"expected a JSON object, got {kind}{hint}", line=lineno, record=record
             )
