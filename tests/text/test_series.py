@@ -16,6 +16,7 @@ import pytest
 
 from newsdedup.text.series import (
     _CALENDAR,
+    MAX_SLOT_TOKENS,
     Series,
     SeriesConfig,
     learn_series,
@@ -426,7 +427,7 @@ def brute_proposals(titles, sources, config):
 
         if size:
             propose(0, tokens, [], 0.0)
-        for k in range(1, size):
+        for k in range(1, size if size <= MAX_SLOT_TOKENS else 0):
             propose(1, tokens[k:], [], config.head_fixed_share)
             if k <= config.max_tail_tokens:
                 propose(2, tokens[:size - k], [], config.fixed_share)
@@ -558,3 +559,18 @@ def test_keys_proposed_once_are_dropped_before_qualifying_and_only_they():
     want = every[every["key"].map(counts).to_numpy() >= 2].reset_index(drop=True)
     assert 0 < len(kept) < len(every)
     pd.testing.assert_frame_equal(kept, want)
+
+
+def test_titles_longer_than_max_slot_tokens_propose_their_whole_text_only():
+    # A column of long "titles" (a body mapped as the title) repeating daily: its whole
+    # masked text is still a series, and the slots of so long a text are not looked at.
+    body = " ".join(f"word{k}" for k in range(MAX_SLOT_TOKENS + 1))
+    days = [START + d * DAY for d in range(3)]
+    s = learn(corpus([(f"{body} {7 + d}일", "", "a", iso(t)) for d, t in enumerate(days)]))
+    assert s.table["kind"].tolist() == ["numbers"] and s.member().all()
+    heads = ["alpha", "beta", "gamma"]
+    varied = corpus([(f"{h} {body}", "", "a", iso(t)) for h, t in zip(heads, days, strict=True)])
+    assert not learn(varied).member().any()  # a varying head beyond the cap: no slot
+    short = " ".join(body.split()[:MAX_SLOT_TOKENS - 1])
+    assert learn(corpus([(f"{h} {short}", "", "a", iso(t))
+                         for h, t in zip(heads, days, strict=True)])).member().all()

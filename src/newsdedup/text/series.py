@@ -52,8 +52,8 @@ import scipy.sparse as sp
 
 from newsdedup.text.normalize import nfkc_folded
 
-__all__ = ["SeriesConfig", "Series", "learn_series", "member_pairs", "series_pairs",
-           "title_tokens"]
+__all__ = ["MAX_SLOT_TOKENS", "SeriesConfig", "Series", "learn_series", "member_pairs",
+           "series_pairs", "title_tokens"]
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # Weekday and month names vary in a recurring title as its numbers do ("fared Tuesday",
@@ -256,6 +256,15 @@ class Series:
                                       kind="stable").reset_index(drop=True)
 
 
+MAX_SLOT_TOKENS = 64
+"""Longest title (in tokens) whose slots propose template keys; longer ones propose the whole.
+
+Headlines are short (the longest of knews-rss-big3, reuters21578-titles and the UCI
+head have 19, 26 and 18 tokens); a template is a headline's wording. A "title" of a
+whole article (a mapped body) would cost a pass per token position: a title of 10 MB
+took a minute. Longer titles still propose their whole masked text (a repeat or
+numbers-only series)."""
+
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd: invertible modulo 2^64
 
@@ -395,21 +404,24 @@ def _proposals(tok: _Tokens, source: np.ndarray | None, config: SeriesConfig
     whole = length > 0
     yield key_of(0, rows[whole], start[whole], end[whole], end[whole], end[whole],
                  np.zeros(int(whole.sum()), np.int64), np.zeros(int(whole.sum()), np.int64), 0.0)
-    # A varying head: the fixed tail starts at local position k >= 1.
-    longest = int(length.max(initial=0))
+    # A varying head: the fixed tail starts at local position k >= 1. Only titles of at
+    # most MAX_SLOT_TOKENS tokens have slots: one position a step, a 10 MB "title" cost
+    # a minute here.
+    slotted = length <= MAX_SLOT_TOKENS
+    longest = int(length[slotted].max(initial=0))
     for kind, slots in ((1, "head"), (2, "tail"), (3, "middle")):
         for k in range(1, longest):
             if slots == "head":
-                r = rows[length - k >= 1]
+                r = rows[(length - k >= 1) & slotted]
                 yield key_of(kind, r, start[r] + k, end[r], end[r], end[r],
                              np.zeros(len(r), np.int64), np.full(len(r), k),
                              config.head_fixed_share)
             elif slots == "tail" and k <= config.max_tail_tokens:
-                r = rows[length - k >= 1]
+                r = rows[(length - k >= 1) & slotted]
                 yield key_of(kind, r, start[r], end[r] - k, end[r], end[r],
                              length[r] - k, length[r], config.fixed_share)
             elif slots == "middle":
-                r = rows[length - k >= 2]  # position k has tokens on both sides
+                r = rows[(length - k >= 2) & slotted]  # tokens on both sides of position k
                 yield key_of(kind, r, start[r], start[r] + k, start[r] + k + 1, end[r],
                              np.full(len(r), k), np.full(len(r), k + 1), config.fixed_share)
 
