@@ -226,3 +226,18 @@ def test_a_feed_losing_a_letter_in_ten_to_the_default_is_compared_in_every_lette
                            "titles of f.jsonl (most often ")
     # A Korean or English feed loses a few Hanja or accents at most: it keeps the default.
     assert dropped_letters(["與, 예산안 단독 처리", "Café owners protest"])[0] < DROPPED_LETTERS
+
+
+@pytest.mark.parametrize("command", ["dedupe", "measure"])
+def test_titles_of_emoji_or_punctuation_alone_are_said_never_grouped(tmp_path, capsys, command):
+    path = _feed(tmp_path, [("a", "😀🔥🔥"), ("b", "😀🔥🔥"), ("c", "!!!???"),
+                            ("k1", "진천군 스마트 돌봄 구축"), ("k2", "진천군 스마트 돌봄 구축")])
+    out = tmp_path / "out"
+    assert main([command, str(path), "--out", str(out), "--name", "f", "--quiet"]) == 0
+    [line] = [s for s in capsys.readouterr().err.splitlines() if "warning" in s]
+    assert line == ("[newsdedup] warning: 3 of 5 titles of f.jsonl hold no letter or digit "
+                    "(first: id 'a': '😀🔥🔥'): they are never grouped, exact copies among them "
+                    "included")
+    if command == "dedupe":  # what the warning says
+        groups = pd.read_csv(out / "f" / "dedupe" / "items.csv").set_index("id")["group"]
+        assert groups["a"] != groups["b"] and groups["k1"] == groups["k2"]

@@ -20,6 +20,7 @@ from newsdedup.cli.options import (
     pair_study_config,
     progress,
     signal_options,
+    warn_empty,
     warn_scripts,
 )
 from newsdedup.plots import KINDS as FIGURE_KINDS
@@ -136,6 +137,8 @@ def cmd_dedupe(args) -> None:
     config = dedupe_config(fields, args.calibration, args.threshold)
     if not chosen:
         warn_scripts(corpus, config.scheme)
+    else:
+        warn_empty(corpus)
     reference = None if args.reference is None else load_reference(
         args.reference, args.reference_columns, args.dialect or "standard", progress)
     run_dedupe(corpus, name, args.out, config, progress, reference=reference, sweep=args.sweep)

@@ -420,6 +420,7 @@ def load(args, scheme: str | None = "") -> tuple[LoadResult, str]:
     warn_markup(corpus)
     if scheme == "" and getattr(args, "scheme", "") is None:
         args.scheme = feed_scheme_of(corpus)
+        warn_empty(corpus)
     elif scheme is not None:
         warn_scripts(corpus, scheme or getattr(args, "scheme", None) or SCHEME_NAMES[0])
     return corpus, name
@@ -491,6 +492,29 @@ def warn_scripts(corpus: LoadResult, scheme: str) -> None:
     from newsdedup.text.normalize import dropped_scripts
 
     _say_dropped(corpus, scheme, dropped_scripts(corpus.items["title"].tolist(), scheme))
+    warn_empty(corpus)
+
+
+def warn_empty(corpus: LoadResult) -> None:
+    """Say on stderr (even under ``--quiet``) how many titles hold no letter or digit at all.
+
+    Emoji or punctuation alone (``😀🔥🔥``, ``!!!``): such a title normalizes to
+    nothing in every scheme and shares no n-gram with any other, so the dedupe never
+    groups it, not even with an exact copy of itself. (Letters of a script a scheme
+    drops are :func:`warn_scripts`' to name.)
+    """
+    from newsdedup.text.normalize import normalize_many
+
+    titles = corpus.items["title"].tolist()
+    every_script = normalize_many(titles, "unicode-alnum")
+    empty = [k for k, (raw, text) in enumerate(zip(titles, every_script, strict=True))
+             if not text and str(raw).strip()]
+    if empty:
+        first = empty[0]
+        progress(f"warning: {len(empty):,} of {len(titles):,} titles of {corpus.path.name} hold "
+                 f"no letter or digit (first: id {corpus.items['id'].iloc[first]!r}: "
+                 f"{titles[first][:40]!r}): they are never grouped, exact copies among them "
+                 "included")
 
 
 def _say_dropped(corpus: LoadResult, scheme: str, dropped: dict[str, int]) -> None:
