@@ -30,3 +30,18 @@ def test_groups_csv_members_are_unambiguous_with_spaces_in_ids(tmp_path):
     run_dedupe(load_corpus(path), "feed", tmp_path / "out", DedupeConfig(), echo=False)
     groups = pd.read_csv(tmp_path / "out" / "feed" / "dedupe" / "groups.csv")
     assert [json.loads(m) for m in groups["members"]] == [["a 1", "b, 2"]]
+
+
+def test_the_near_pass_tells_its_progress(tmp_path):
+    # A dedupe of a templated feed ran a minute with no line between its first and last.
+    from newsdedup.corpus.load import load_corpus
+    from newsdedup.runs.dedupe import run_dedupe
+
+    path = tmp_path / "feed.csv"
+    rows = [f"t{k},한국은행 기준금리 동결 보고서 제{k}호" for k in range(40)]
+    path.write_text("id,title\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    said = []
+    run_dedupe(load_corpus(path), "feed", tmp_path / "out", DedupeConfig(), said.append,
+               echo=False)
+    near = [s for s in said if s.startswith("dedupe: near pass: ")]
+    assert near and near[-1].startswith("dedupe: near pass: 40 / 40 items (100.0%)")

@@ -304,3 +304,21 @@ def test_templated_titles_raise_the_join_threshold(monkeypatch):
     assert none.join_threshold == np.inf
     assert none.thresholds.real_method.str.startswith("sampled").all()
     assert none.figures["exact_max_method"].startswith("sampled")
+
+
+def test_a_feed_of_one_template_says_no_join_and_bounds_its_largest_score(monkeypatch):
+    # Every pair above every threshold: no join fits the budget. The step said "0 pairs
+    # at J >= inf" and summary.csv "all pairs are below t0".
+    import newsdedup.studies.measure_sampled as ms
+
+    monkeypatch.setattr(ms, "join_threshold", lambda *a, **k: None)
+    texts = [hangul_alnum(f"한국은행 기준금리 동결 보고서 제{k}호") for k in range(300)]
+    said: list[str] = []
+    got = measure_sampled_ngram(texts, 3, CONFIG, say=said.append)
+    assert any("no join (the sample puts more pairs than the budget at J >= " in s
+               for s in said)
+    assert not any("inf" in s for s in said)
+    f = got.figures
+    dense = measure_ngram(texts, 3, CONFIG)
+    assert f["exact_max_method"] == "sampled (largest seen: a lower bound; too many pairs to join)"
+    assert f["exact_max_lo"] <= dense.exact.score.max() <= f["exact_max_hi"] == 1.0

@@ -26,6 +26,7 @@ from newsdedup.cluster.dedupe import (
 from newsdedup.cluster.modelled import ModelSpec, model_config, model_dedupe
 from newsdedup.cluster.sweep import sweep_dedupe
 from newsdedup.corpus.load import CorpusWarning, LoadResult, load_corpus
+from newsdedup.progress import rate_reporter
 from newsdedup.runs.commit import commits
 from newsdedup.runs.console import sweep_console
 from newsdedup.runs.files import Progress, corpus_meta, quiet, write_csv, write_params
@@ -181,7 +182,8 @@ def run_dedupe(corpus, name: str, out: Path, config: DedupeConfig, progress: Pro
     idf = "batch" if df is None else f"reference ({df.n_docs} documents)"
     progress(f"dedupe: threshold {config.threshold:.2f} ({config.threshold_source}), "
              f"{config.scorer} n={config.n} on {config.text}, gate {gate}, idf {idf}")
-    result = dedupe(corpus.items, config, reference=df)
+    result = dedupe(corpus.items, config, reference=df,
+                    progress=rate_reporter(progress, "dedupe: near pass", unit=" items"))
     out_dir = out / name / "dedupe"
     meta = _write_result(corpus, name, out_dir, result, echo) | {
         "config": _config_record(config), "scorer": result.scorer_params}

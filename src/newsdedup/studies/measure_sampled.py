@@ -368,9 +368,13 @@ def _error_figures(stats: JoinStats, ex_s: np.ndarray, es_s: np.ndarray,
     err_max = max(seen) if seen else float("nan")
     if stats.count:
         exact_max, ex_lo, ex_hi, ex_method = stats.exact_max, math.nan, math.nan, "exact"
-    else:
+    elif math.isfinite(t0):
         exact_max = float(ex_s.max()) if len(ex_s) else 0.0
         ex_lo, ex_hi, ex_method = exact_max, t0, "sampled (largest seen; all pairs are below t0)"
+    else:  # no join ran (too many pairs at every threshold): only the sample was seen
+        exact_max = float(ex_s.max()) if len(ex_s) else 0.0
+        ex_lo, ex_hi = exact_max, 1.0
+        ex_method = "sampled (largest seen: a lower bound; too many pairs to join)"
     return {
         "err_mean": mean_of(mean_s) if outside else mean_of(0.0),
         "err_max": err_max, "exact_max": exact_max,
@@ -566,8 +570,10 @@ def measure_sampled_ngram(texts: list[str], n: int, config: MeasureConfig,
                   counts=False)
     t2 = time.perf_counter()
     floor = t_join if t_join is not None else math.inf
-    say(f"measure: n-gram {n}: {stats.count:,} pairs at J >= {floor:g}; sampling "
-        f"{config.sample_pairs:,} of {total:,} pairs")
+    listing = (f"{stats.count:,} pairs at J >= {floor:g}" if t_join is not None else
+               f"no join (the sample puts more pairs than the budget at J >= {max(positive):g})"
+               if positive else "no join")
+    say(f"measure: n-gram {n}: {listing}; sampling {config.sample_pairs:,} of {total:,} pairs")
     figures = _error_figures(stats, ex_s, es_s, floor, total, config.confidence)
     hist = _histograms(stats, ex_s, es_s, floor, total - stats.count, config.confidence)
     say(f"measure: n-gram {n}: LSH candidates per threshold")
