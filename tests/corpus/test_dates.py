@@ -103,8 +103,10 @@ def test_parquet_epoch_milliseconds_with_a_null_are_read(tmp_path):
                              "views": pa.array([1, 2, None, 4, 5], pa.int32())}), path)
     res = load_quiet(path)
     assert not res.rejected
+    # Stored in ISO, as epoch seconds are: what a labeller reads on the sheet.
     assert res.items["published_at"].tolist() == [
-        "1714521600000", "", "1714608000000", "1714694400000", "1714780800000"]
+        "2024-05-01T00:00:00+00:00", "", "2024-05-02T00:00:00+00:00",
+        "2024-05-03T00:00:00+00:00", "2024-05-04T00:00:00+00:00"]
     assert res.items["views"].tolist()[:3] == [1, 2, None]
 
 
@@ -191,7 +193,7 @@ def test_year_first_digits_are_read_when_most_of_the_column_reads_so(tmp_path):
     res = load_quiet(path)
     assert res.items["published_at"].tolist() == [
         "2026-12-07T08:00:00", "2026-12-07T09:30:00", "2026-12-07T10:00:00",
-        "1796598000000.0", "20261207"]
+        "2026-12-06T23:00:00+00:00", "20261207"]
     assert read_date_texts(res.items["published_at"].tolist()).dates.tolist() == [
         pd.Timestamp("2026-12-07 08:00"), pd.Timestamp("2026-12-07 09:30"),
         pd.Timestamp("2026-12-07 10:00"), pd.Timestamp(1796598000000, unit="ms"),

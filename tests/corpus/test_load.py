@@ -537,7 +537,8 @@ def test_csv_column_mapping_keeps_extras(tmp_path: Path) -> None:
     assert list(items.columns) == [*CANONICAL, "CATEGORY", "STORY", "HOSTNAME"]
     assert items.loc[0, "title"] == 'Fed says "weak", data'
     assert items["host"].tolist() == ["www.latimes.com", "x.org"]  # derived from URL
-    assert items["published_at"].tolist() == ["1394470370698", "1394470371207"]
+    assert items["published_at"].tolist() == ["2014-03-10T16:52:50.698000+00:00",
+                                              "2014-03-10T16:52:51.207000+00:00"]
     assert items["summary"].tolist() == ["", ""]
 
 

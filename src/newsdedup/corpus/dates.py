@@ -196,7 +196,12 @@ def read_date_texts(values: Sequence[str]) -> DateTexts:
     # Python integers: an 18-digit (or 400-digit) value cannot overflow a check; the
     # fraction's digits apart, as for seconds below.
     milli = [v.partition(".") for v in raw[ms]]
-    place(np.flatnonzero(ms), [int(w) * 1_000_000 + int(f.ljust(6, "0")) for w, _, f in milli])
+    at = np.flatnonzero(ms)
+    place(at, [int(w) * 1_000_000 + int(f.ljust(6, "0")) for w, _, f in milli])
+    # Stored in ISO, as seconds are: a labeller reads 2014-03-10T16:52:50.698000+00:00,
+    # not 1394470370698.
+    for k in at[status[at] == OK].tolist():
+        iso[k] = pd.Timestamp(int(ns[k]), tz="UTC").isoformat()
     todo &= ~ms
     seconds = todo & raw.str.fullmatch(_EPOCH_S).to_numpy(dtype=bool)
     at = np.flatnonzero(seconds)

@@ -823,8 +823,9 @@ def _canonical_row(
     cross-host windows cannot place it and the keep rules cannot rank it, and ranking it
     oldest (as the dedupe once did) would silently decide representatives by a typo. So
     does a date outside the ``datetime64[ns]`` range (year 9999). A date written as RFC
-    2822 or epoch seconds is stored in its ISO 8601 spelling (``date_iso``), so that every
-    later reader of ``published_at`` sees one of the two forms it always read.
+    2822, epoch seconds or milliseconds, year-first digits or as pages print it is stored
+    in its ISO 8601 spelling (``date_iso``), so that every later reader of
+    ``published_at`` (a labeller reading the sheet among them) sees ISO.
     """
     row: dict[str, Any] = {}
     problem = None
