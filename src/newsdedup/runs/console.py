@@ -72,10 +72,33 @@ def calibration_console(cal) -> str:
     return "\n".join(["", f"threshold band {band}; recommended {rec}", cal.rationale])
 
 
+CONSOLE_COUNTS = 20
+"""Most hosts or sources the console names; the CSV lists every one."""
+
+
+def _counts(names, counts, listed: str) -> str:
+    """``{name: count}`` as the published script printed it, the first :data:`CONSOLE_COUNTS`.
+
+    An aggregator names thousands of publishers: one line of tens of kilobytes buried
+    the lines after it.
+
+    Examples:
+        >>> _counts(["a", "b"], [3, 1], "hosts.csv")
+        "{'a': 3, 'b': 1}"
+        >>> _counts([f"h{k}" for k in range(22)], [1] * 22, "hosts.csv")[-34:]
+        "'h19': 1, ... 2 more in hosts.csv}"
+    """
+    pairs = dict(zip(names, [int(c) for c in counts], strict=True))
+    if len(pairs) <= CONSOLE_COUNTS:
+        return str(pairs)
+    shown = str(dict(list(pairs.items())[:CONSOLE_COUNTS]))[:-1]
+    return f"{shown}, ... {len(pairs) - CONSOLE_COUNTS:,} more in {listed}}}"
+
+
 def crosshost_console(rep) -> str:
     """The cross-host analysis as printed by the ``crosshost`` script."""
-    hosts = dict(zip(rep.hosts["host"], rep.hosts["count"].tolist(), strict=True))
-    sources = dict(zip(rep.sources["source"], rep.sources["count"].tolist(), strict=True))
+    hosts = _counts(rep.hosts["host"], rep.hosts["count"], "hosts.csv")
+    sources = _counts(rep.sources["source"], rep.sources["count"], "sources.csv")
     focus = " x ".join(rep.focus_hosts)
     lines = [
         f"{rep.n_items} items / {rep.n_unique_ids} unique ids / "
