@@ -1,8 +1,10 @@
 """The run orchestration: step clock, item accounting, timings."""
 
+import gc
+
 import pytest
 
-from newsdedup.runs.pipeline import StepClock, peak_rss_mb
+from newsdedup.runs.pipeline import StepClock, _long_lived_frozen, peak_rss_mb
 
 
 def test_step_clock_times_and_accounts():
@@ -28,3 +30,16 @@ def test_step_clock_refuses_a_lost_item():
 
 def test_peak_rss_is_megabytes():
     assert 10 < peak_rss_mb() < 100_000
+
+
+def test_long_lived_objects_are_frozen_during_the_steps_and_handed_back_after():
+    kept = [object() for _ in range(10)]
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(KeyError), _long_lived_frozen():
+        assert gc.get_freeze_count() >= len(kept)
+        cycle: list = []
+        cycle.append(cycle)  # garbage made during a step is still collected
+        del cycle
+        assert gc.collect() >= 1
+        raise KeyError("a failing step")
+    assert gc.get_freeze_count() == 0
