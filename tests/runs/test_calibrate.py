@@ -91,6 +91,27 @@ def test_without_dates_or_labels_the_bound_or_a_decline_says_why(tmp_path):
     assert "newsdedup label" in written["evidence"]["next"]
 
 
+def test_a_feed_without_candidate_pairs_is_calibrated_with_nothing_to_label(tmp_path):
+    # Thirty titles share one 3-gram and nothing else: every pair scores about 0.04,
+    # below the floor, and the bound's threshold ("just above the highest-scoring
+    # pair") lies below the grid. This once stopped with "internal error: KeyError".
+    rng = np.random.default_rng(5)
+    syllables = [chr(0xAC00 + int(k)) for k in rng.choice(11172, size=450, replace=False)]
+    words = ["".join(syllables[k:k + 3]) for k in range(0, 450, 3)]
+    rows = [{"id": f"r{k}", "title": " ".join(["오늘의", *words[k * 5:(k + 1) * 5]])}
+            for k in range(30)]
+    path = tmp_path / "feed.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    cal = run_calibrate(load_corpus(path), "feed", tmp_path / "out", CalibrateConfig(**OPTS),
+                        echo=False)
+    written = json.loads((tmp_path / "out" / "feed" / "calibration.json").read_text("utf-8"))
+    assert written["labels"]["candidate_pairs"] == 0
+    assert written["recommended_threshold"] == cal.recommended
+    assert written["method"] == "bound" and cal.recommended < written["labels"]["floor"]
+    assert not (tmp_path / "out" / "feed" / "calibrate" / "to_label.csv").exists()
+    assert "newsdedup label" not in (written["evidence"].get("next") or "")
+
+
 def test_recalibrate_rereads_the_evidence_options(tmp_path):
     corpus, path = _corpus(tmp_path, 30.0)
     options = CalibrateConfig(**OPTS, evidence=EvidenceConfig(decoy_field="section",

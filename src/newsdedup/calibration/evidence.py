@@ -399,9 +399,15 @@ def _next_batch(pop: Population, sheet: Sheet | None, drawn: np.ndarray,
     waiting = int((earlier["label"] == "").sum()) if len(earlier) else 0
     if waiting:
         return with_design(earlier, pop, drawn)
+    if not len(pop):  # no candidate pair: nothing to label
+        return earlier
     batch = int(earlier["batch"].max()) + 1 if len(earlier) else 1
     grid = sorted(merged_at)
-    focus = focus if focus is not None else grid[len(grid) // 2]
+    # The bound may recommend a threshold below the grid's floor ("just above the
+    # highest-scoring pair" of a feed whose pairs all score low): the nearest threshold
+    # of the grid merges what it merges.
+    focus = (grid[len(grid) // 2] if focus is None
+             else min(grid, key=lambda t: (abs(t - focus), t)))
     labels = sample if sample is not None else LabelSample(np.zeros(0, np.int64), np.zeros(0))
     size = options.first_batch if not len(earlier) else options.next_batch
     spread = size // 2 if not len(labels.position) else 0
