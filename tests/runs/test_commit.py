@@ -265,8 +265,8 @@ def test_a_second_file_of_one_folder_is_said_to_share_the_first_ones_results(tmp
 
     feeds = tmp_path / "feeds"
     feeds.mkdir()
-    mon = corpus_file(feeds, "mon", HEADLINES[:6])
-    tue = corpus_file(feeds, "tue", HEADLINES[6:12])
+    mon = corpus_file(feeds, "mon", HEADLINES[:3])
+    tue = corpus_file(feeds, "tue", HEADLINES[3:])
     out = str(tmp_path / "out")
     assert main(["dedupe", str(mon), "--out", out, "--quiet"]) == 0
     assert main(["dedupe", str(mon), "--out", out, "--quiet"]) == 0
@@ -277,3 +277,23 @@ def test_a_second_file_of_one_folder_is_said_to_share_the_first_ones_results(tmp
             f"{mon} (dedupe): this dedupe of {tue} went into the same folder") in err
     assert main(["dedupe", str(tue), "--out", out, "--quiet", "--name", "tue"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("empty", ["id,title,url,published_at\n", "[]", '{"items": []}'])
+def test_a_file_without_records_stops_and_leaves_the_earlier_results(tmp_path, capsys, empty):
+    # A header alone or an empty list is the wrong export: dedupe once wrote "0 items ->
+    # 0 kept" over the folder's earlier results and exited 0.
+    from newsdedup.cli import main
+
+    feed = corpus_file(tmp_path, "feed", HEADLINES)
+    out = str(tmp_path / "out")
+    assert main(["dedupe", str(feed), "--out", out, "--name", "f", "--quiet"]) == 0
+    before = snapshot(tmp_path / "out" / "f")
+    nothing = tmp_path / ("nothing.csv" if empty.startswith("id") else "nothing.json")
+    nothing.write_text(empty, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["dedupe", str(nothing), "--out", out, "--name", "f", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{nothing}: holds no record" in err[0]
+    assert "record number" not in err[0]
+    assert snapshot(tmp_path / "out" / "f") == before

@@ -86,6 +86,12 @@ def load_named(path: Path | None = None, fmt: str | None = None, dialect: str | 
         warnings.simplefilter("ignore", CorpusWarning)
         corpus = load_corpus(path, fmt, columns=columns, strict=strict, dialect=dialect,
                              sep=sep, encoding=encoding)
+    if corpus.n_records == 0:
+        # Every step would write empty tables over the folder's earlier results. (Records
+        # that are all rejected already stop in the loader, with the first one's reason.)
+        raise CorpusError(corpus.path, "holds no record (a header alone, an empty list or a "
+                                       "feed without items): nothing to compare; check that "
+                                       "it is the export you meant")
     if corpus.left_out:
         # Said even under --quiet: what a folder holds and is not read is never passed silently.
         progress(f"warning: {path.name}/: read its {len(corpus.files):,} {corpus.fmt} files in "
