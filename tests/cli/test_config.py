@@ -72,7 +72,11 @@ def test_every_command_has_chosen_options():
 
 @pytest.mark.parametrize("name", sorted(CHOSEN))
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
-def test_a_commands_configuration_reads_back_into_the_same_arguments(name, suffix, tmp_path):
+def test_a_commands_configuration_reads_back_into_the_same_arguments(name, suffix, tmp_path,
+                                                                     monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for sheet in ("s.csv", "g.csv"):  # the sheets read back must exist
+        (tmp_path / sheet).write_text("id_i,id_j,label\n", "utf-8")
     words = name.split()
     given = parse([*words, *CHOSEN[name]])
     recorded = given.config_options[name]

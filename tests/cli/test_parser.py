@@ -104,9 +104,12 @@ def test_old_spellings_are_hidden_and_set_the_new_option(capsys):
     (["candidates", "--output", "s.csv"], ["signals", "--sheet", "--sheet-path", "s.csv"]),
     (["figures", "--only", "corpus"], ["report", "--figures", "corpus"]),
 ])
-def test_an_old_command_name_runs_what_its_new_name_runs(old, new, capsys):
+def test_an_old_command_name_runs_what_its_new_name_runs(old, new, capsys, tmp_path,
+                                                         monkeypatch):
     from newsdedup.cli import parse
 
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.csv").write_text("id_i,id_j,label\n", "utf-8")  # a sheet is read back
     before, after = parse(old), parse(new)
     assert before.func is after.func
     assert before.config_options == after.config_options
@@ -131,3 +134,21 @@ def test_make_help_speaks_the_users_words_too():
              (PROJECT_ROOT / "Makefile").read_text("utf-8").splitlines() if "## " in line]
     assert len(lines) > 20
     assert not [line for line in lines if JARGON.search(line)]
+
+
+@pytest.mark.parametrize("argv", [["calibrate", "feed.csv", "--labels", "to_lable.csv"],
+                                  ["run", "feed.csv", "--labels", "to_lable.csv"],
+                                  ["calibrate", "feed.csv", "--decoy-pairs", "pairs.csv"],
+                                  ["evaluate", "gold", "feed.csv", "--labels", "to_lable.csv"]])
+def test_a_mistyped_sheet_stops_the_command_before_any_work(argv, tmp_path, monkeypatch,
+                                                             capsys):
+    # Once caught after the whole computation (11.8 s of a 14 s calibrate on knews),
+    # as a bare "[Errno 2]". The corpus is not even read: it does not exist either.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    option = argv[-2]
+    assert f"argument {option}: no such file: {argv[-1]!r}" in err
+    assert not (tmp_path / "results").exists()

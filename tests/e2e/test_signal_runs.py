@@ -67,9 +67,11 @@ def test_candidates_command_writes_a_sheet_and_missing_gold_is_an_error(tmp_path
                      "--sheet-path", str(sheet)]) == 0
     table = pd.read_csv(sheet, keep_default_na=False)
     assert {"label", "reason", "title_i", "title_j", "summary_i"} <= set(table.columns)
-    assert cli.main(["evaluate", "gold", "--out", str(tmp_path),
-                     "--labels", str(tmp_path / "none.csv")]) == 2
-    assert "none.csv not found" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["evaluate", "gold", "--out", str(tmp_path),
+                  "--labels", str(tmp_path / "none.csv")])
+    assert stop.value.code == 2
+    assert f"argument --labels: no such file: '{tmp_path / 'none.csv'}'" in capsys.readouterr().err
 
 
 def test_signals_help_lists_every_rule_switch(capsys):

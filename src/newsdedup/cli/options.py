@@ -128,6 +128,25 @@ def finite(text: str) -> float:
     return value
 
 
+def existing_file(text: str) -> Path:
+    """A path that must name a file now (an argparse type): a sheet or list read back.
+
+    Checked when the command line is read, so that a mistyped sheet stops the
+    command before its minutes of work, not after them.
+
+    Examples:
+        >>> existing_file("no/such/sheet.csv")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: no such file: 'no/such/sheet.csv'
+    """
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(
+            f"{'a folder, not a file' if path.is_dir() else 'no such file'}: {text!r}")
+    return path
+
+
 def unit(text: str) -> float:
     """Parse a number in [0, 1] (thresholds, fractions, precision; an argparse type).
 
@@ -643,7 +662,7 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-embed-cache", action="store_true",
                    help="encode without reading or writing the cache")
     g = p.add_argument_group("evidence: labels, decoys, the target")
-    a = g.add_argument("--labels", type=Path, metavar="SHEET",
+    a = g.add_argument("--labels", type=existing_file, metavar="SHEET",
                    help="a labeling sheet drawn by an earlier calibrate "
                         "(<out>/<name>/calibrate/to_label.csv), labelled: measured precision "
                         "and recall, which decide when they are there")
@@ -658,12 +677,12 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
                         "source and subject bucket published outside the date window")
     g.add_argument("--decoy-days", type=DAYS, default=DEFAULT_DECOY_DAYS, metavar="D",
                    help="decoys' date gap when no window is learned (default %(default)g)")
-    g.add_argument("--decoy-pairs", type=Path, metavar="FILE",
+    g.add_argument("--decoy-pairs", type=existing_file, metavar="FILE",
                    help="CSV of known-distinct pairs (columns id_i, id_j; ids as in the corpus)")
     g.add_argument("--holdout", type=Path, metavar="SHEET",
                    help="a hold-out sheet: when it exists and is labelled, the calibrated dedupe "
                         "is measured on it (pairs the labeling loop never drew); when it does "
-                        "not, one is drawn to <out>/<name>/calibrate/holdout.csv")
+                        "not, one is drawn to that path, to label")
     g.add_argument("--holdout-size", type=positive, default=FIRST_BATCH, metavar="N",
                    help="pairs of a hold-out sheet drawn here (default %(default)s)")
     g.add_argument("--batch", type=positive, default=FIRST_BATCH, metavar="N",

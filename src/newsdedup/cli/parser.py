@@ -44,6 +44,7 @@ from newsdedup.cli.options import (
     add_measure_args,
     add_scheme_arg,
     add_signal_args,
+    existing_file,
     finite,
     integer,
     ints,
@@ -337,7 +338,7 @@ def build_evaluate_gold(p: argparse.ArgumentParser) -> None:
     """``evaluate gold``: scorers and detector on a labelled sheet of the corpus."""
     add_corpus_args(p)
     add_signal_args(p)
-    a = p.add_argument("--labels", type=Path, metavar="SHEET",
+    a = p.add_argument("--labels", type=existing_file, metavar="SHEET",
                        help="the labelled sheet (default data/gold/<name>.csv)")
     renamed(p, "--gold", a)
     p.set_defaults(func=cmd_evaluate_gold)
