@@ -22,6 +22,7 @@ from newsdedup.cli.options import (
     signal_options,
     warn_empty,
     warn_scripts,
+    warn_unconfirmed,
 )
 from newsdedup.plots import KINDS as FIGURE_KINDS
 
@@ -135,6 +136,8 @@ def cmd_dedupe(args) -> None:
         fields |= {"embedding": args.embeddings[0],
                    "embed_cache": None if cache is None else str(cache)}
     config = dedupe_config(fields, args.calibration, args.threshold)
+    if args.calibration is not None and args.threshold is None:
+        warn_unconfirmed(args.calibration)
     if not chosen:
         warn_scripts(corpus, config.scheme)
     else:
@@ -166,6 +169,7 @@ def _model_dedupe(args, corpus, name: str) -> bool:
         raise ValueError(f"{', '.join(given)}: {args.calibration} holds a pair model, which "
                          "finds and scores its own candidates; add --no-model to dedupe by "
                          "the character threshold with these options")
+    warn_unconfirmed(args.calibration, model=True)
     run_model_dedupe(corpus, name, args.out, spec, embed_cache(args, name), progress)
     return True
 

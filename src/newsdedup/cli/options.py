@@ -501,6 +501,43 @@ def warn_markup(corpus: LoadResult) -> None:
                      "html.unescape for the entities)")
 
 
+def warn_unconfirmed(calibration: Path, model: bool = False) -> None:
+    """Say on stderr (even under ``--quiet``) when the calibration's hold-out does not confirm it.
+
+    The loop's threshold (or the pair model's cut) is still recommended then, and a
+    dedupe that reads it merges at a precision its hold-out places below the target
+    at the interval's low end: said where the dedupe runs, not only in
+    ``calibration.json`` (``holdout.confirms``; the model's ``pair_model.precision``).
+
+    Args:
+        calibration: The ``calibration.json`` the dedupe reads.
+        model: The dedupe is the pair model's, at its recommended cut.
+    """
+    from newsdedup.calibration.file import read_json_object
+
+    data = read_json_object(calibration)
+    target = data.get("target_precision")
+    if model:
+        fitted = data.get("pair_model") or {}
+        what, at, p = "the pair model's cut", fitted.get("recommended_cut"), fitted.get(
+            "precision") or {}
+        unconfirmed = isinstance(p.get("low"), float) and isinstance(target, float) and (
+            p["low"] < target)
+    else:
+        held = data.get("holdout") or {}
+        what, at, p = "the threshold", data.get("recommended_threshold"), held.get(
+            "precision") or {}
+        unconfirmed = held.get("confirms") is False
+    if not unconfirmed or at is None:
+        return
+    measured = (f"precision {p['value']:.3f} [{p['low']:.3f}, {p['high']:.3f}]"
+                if all(isinstance(p.get(k), float) for k in ("value", "low", "high"))
+                else "its precision unmeasured")
+    progress(f"warning: {calibration}: its hold-out does not confirm {what} {at:g} "
+             f"({measured}; target {target:g}); the dedupe uses it as recommended: label "
+             "the loop's next batch, or choose a higher one")
+
+
 def warn_scripts(corpus: LoadResult, scheme: str) -> None:
     """Say on stderr (even under ``--quiet``) which titles the scheme cannot compare.
 
