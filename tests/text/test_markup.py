@@ -68,6 +68,17 @@ def test_summaries_with_block_markup_are_named_apart_from_the_titles(tmp_path, c
     assert summaries.startswith("[newsdedup] warning: 1 of 3 summaries of f.jsonl carry HTML "
                                 "markup (entities such as &quot;, tags such as <p>, <a>; "
                                 "first: id 'a'")
-    # A block tag in a title is not taken for markup: titles carry inline formatting only.
-    assert has_markup(["<p>"]).tolist() == [False]
+    # In a title an element counts when written as markup is (lower case, an attribute, a
+    # closing tag); a name in capitals is a ticker (Reuters' <P>, <U>, <A>).
+    assert has_markup(["<p>", "<P>", "<A HREF='x'>", "</P>"]).tolist() == [True, False, True, True]
     assert has_markup(["<p>"], blocks=True).tolist() == [True]
+
+
+def test_a_link_closing_a_title_is_markup_and_a_ticker_named_like_a_tag_is_not():
+    # A feed appending "<a href=…>기사 더보기</a>" to every title went unflagged, and its
+    # titles merged through the link; Reuters' 14 titles naming <U> (USAir) were flagged.
+    link = '<a href="https://news.example.com/view?id=1">기사 더보기</a>'
+    titles = [f"김호중, 도밍고 앞 실수 자책 {link}",
+              "TRANS WORLD AIRLINES <TWA> FILES ON USAIR <U>",
+              "<B>BOLD</B> CLAIM", "UNITED TOTE INC <TOTE> 1ST QTR NET"]
+    assert has_markup(titles).tolist() == [True, False, True, False]

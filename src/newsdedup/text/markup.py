@@ -8,11 +8,14 @@ tool compares titles as written (the file is the record) and says when a feed
 looks escaped, so that the user can decode it before loading.
 
 Only unambiguous markup counts: an entity with its semicolon (``&amp;``, ``&#233;``,
-``&#x27;``) that :func:`html.unescape` decodes, and the inline tags of text
-formatting. Angle brackets around a name (Reuters' ``<BP>``, ``<X LTD>``) and a
-bare ``&`` (``AT&T``, ``R&D``) are text. Summaries (an RSS description exported as it
+``&#x27;``) that :func:`html.unescape` decodes, and tags of HTML's elements written
+as markup is: a closing tag (``</b>``), an attribute (``<a href=…>``), or a tag in
+lower case (``<b>``, ``<br/>``). Angle brackets around a name (Reuters' ``<BP>``,
+``<X LTD>``, ``<U>`` for USAir, whose ticker is also HTML's underline) and a bare
+``&`` (``AT&T``, ``R&D``) are text. Summaries (an RSS description exported as it
 came) also carry block markup: paragraphs, links, images (``blocks=True``), whose
-``href`` and ``src`` addresses would be compared as words.
+``href`` and ``src`` addresses would be compared as words; in a title the same
+elements count when written as markup.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ BLOCK_TAGS = ("p", "div", "li", "ul", "ol", "table", "tr", "td", "h1", "h2", "h3
               "h6", "figure", "figcaption", "blockquote")
 """Elements that start a new block of text: a word never runs across their edges."""
 _HIDDEN = ("script", "style")  # elements whose text a reader never sees
-_TAG = re.compile(rf"</?(?:{_INLINE})(?:\s[^<>]*)?/?>", re.IGNORECASE)
+_NAMES = rf"(?:{_INLINE}|{'|'.join(BLOCK_TAGS + _HIDDEN)}|a|img|iframe)"
+# In a title: a closing tag, an opening tag with an attribute, or one in lower case.
+_TAG = re.compile(rf"(?i:</{_NAMES}\s*>|<{_NAMES}\s+[a-z][\w:-]*\s*=)|<{_NAMES}(?:\s*/)?>")
 _BLOCK_TAG = re.compile(rf"</?(?:{_INLINE}|{'|'.join(BLOCK_TAGS + _HIDDEN)}|a|img|iframe)"
                         r"(?:\s[^<>]*)?/?>", re.IGNORECASE)
 _BLANKS = re.compile(r"\s+")
@@ -45,6 +50,9 @@ def has_markup(texts: Sequence[str], blocks: bool = False) -> np.ndarray:
         >>> has_markup(["&quot;Hi&quot; said", "<b>삼성</b> 실적", "AT&T, R&D", "<BP> NET",
         ...             "&madeup; x"]).tolist()
         [True, True, False, False, False]
+        >>> has_markup(["TWA <TWA> FILES ON USAIR <U>", '실적 <a href="https://n.kr/1">더보기</a>',
+        ...             "속보<br/>삼성", "<P> AND <A> SET PAYOUT"]).tolist()
+        [False, True, True, False]
         >>> has_markup(['<p>본문 <a href="https://n.kr/1">기사</a></p>'], blocks=True).tolist()
         [True]
     """
