@@ -77,11 +77,12 @@ _FRAGMENT = re.compile(r"[^\s,，、:：·・･‧∙]+")
 
 # One leading rubric in ASCII, full-width or CJK brackets; the body may not
 # contain its own closing bracket, so "[a] b [c]" loses "[a]" only.
+# Full-width forms too (＜独自＞, ［速報］): Japanese and Chinese feeds write them so.
 _RUBRIC = re.compile(r"\s*(?:\[[^\]]*\]|【[^】]*】|<[^>]*>|〈[^〉]*〉|《[^》]*》"
-                     r"|\([^)]*\)|（[^）]*）)")
+                     r"|\([^)]*\)|（[^）]*）|＜[^＞]*＞|［[^］]*］|〔[^〕]*〕)")
 
 
-_OPENERS = frozenset("[【<〈《(（")  # first characters of the rubrics _RUBRIC matches
+_OPENERS = frozenset("[【<〈《(（＜［〔")  # first characters of the rubrics _RUBRIC matches
 
 # Chinese and Japanese are written without spaces between words, so a headline's
 # first fragment is often the whole headline ("国务院常务会议部署稳就业工作") or a
@@ -200,6 +201,8 @@ def lead_token(headline: str) -> str:
 def strip_rubrics(headline: str) -> str:
     """Drop leading bracketed rubrics: ``[…]``, ``【…】``, ``<…>``, ``〈…〉``, ``《…》``, ``(…)``.
 
+    The full-width ``＜…＞``, ``［…］``, ``（…）`` and ``〔…〕`` as well.
+
     Korean feeds open headlines with rubrics (``[속보]``, ``[단독]``,
     ``【포토】``, ``(서울=연합뉴스)``) that say how a story is filed, not what
     it is about; as a subject key they would put every breaking story of a
@@ -221,6 +224,8 @@ def strip_rubrics(headline: str) -> str:
         '[포토]'
         >>> strip_rubrics("삼성 [단독]")
         '삼성 [단독]'
+        >>> strip_rubrics("＜独自＞ 日銀が利上げを決定")
+        '日銀が利上げを決定'
     """
     pos = 0
     while match := _RUBRIC.match(headline, pos):
