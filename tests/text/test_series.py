@@ -79,6 +79,10 @@ def same_series(series, n):
     ("U.K. money: rates | up / down", ["u.k.", "money", "rates", "up", "down"]),
     ("하나…둘...셋·넷", ["하나", "둘", "셋", "넷"]),
     ("A，B、C：D", ["a", "b", "c", "d"]),  # full-width comma, ideographic comma, colon
+    # Written without spaces (Han or kana, no Hangul): a number is a token of its own.
+    ("【今日の運勢】3月13日の星占い", ["【今日の運勢】", "#", "月", "#", "日の星占い"]),
+    ("上证指数收涨0.5%", ["上证指数收涨", "#", "%"]),
+    ("청년 1만명에 年120만원", ["청년", "#만명에", "年#만원"]),  # Korean keeps its words
     ("   ", []),
 ])
 def test_title_tokens_normalize_mask_and_split(title, tokens):
@@ -168,6 +172,18 @@ def test_daily_column_across_days_is_one_series_of_numbers():
     assert row["first"] == "2024-07-27T06:00:00Z" and row["last"] == "2024-07-30T06:00:00Z"
     assert row["example"] == "[오늘의 운세] 7월 27일"  # the earliest member
     assert row["source"] == "daily"
+    assert same_series(s, 5) == {(a, b) for a, b in itertools.combinations(range(4), 2)}
+
+
+def test_a_column_written_without_spaces_is_a_series_of_its_numbers():
+    # A Japanese feed's daily horoscope, one token per title before numbers stood apart:
+    # no series was learned, and "3月13日" merged with "3月14日" (score 0.47).
+    rows = [(f"【今日の運勢】3月{13 + d}日の星占い", "", "asahi", iso(START + d * DAY))
+            for d in range(4)]
+    rows.append(("日銀が金融政策決定会合で利上げを決定", "", "asahi", iso(START)))
+    s = learn(corpus(rows))
+    assert s.member().tolist() == [True] * 4 + [False]
+    assert s.table.iloc[0]["kind"] == "numbers"
     assert same_series(s, 5) == {(a, b) for a, b in itertools.combinations(range(4), 2)}
 
 

@@ -74,6 +74,13 @@ _DOTS = re.compile(r"\.{3,}")
 _TOKEN = re.compile(rf"[^{_SEPARATORS}\0]+|\0")
 _SEPARATOR_RUN = re.compile(rf"[{_SEPARATORS}]+")
 
+# Japanese and Chinese titles are written without spaces: "【今日の運勢】3月13日の星占い" is
+# one token, and a column whose date alone varies has no fixed token beside its numbers.
+# In a title of Han or kana without Hangul each number is a token of its own. Korean puts
+# spaces between words, around its Hanja too ("청년 1만명에 年120만원"): its tokens stay.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+
 _KINDS = ("numbers", "head", "tail", "middle", "repeat")
 """What varies in a template: its numbers only, a head before a fixed tail, a
 short tail after a fixed head, one token in the middle, or nothing (a title
@@ -305,7 +312,7 @@ def _tokenize(titles: Sequence[str], folded: str | None = None) -> _Tokens:
         none = np.zeros(0, np.int64)
         return _Tokens(none, none, none, none, np.zeros(0, dtype=object))
     text = nfkc_folded(titles) if folded is None else folded
-    found = _TOKEN.findall(_DOTS.sub("…", _DIGITS.sub("#", text)))
+    found = _TOKEN.findall(_DOTS.sub("…", _numbers_apart(_DIGITS.sub("#", text))))
     # Sorted: token ids, and the template keys hashed from them, follow the text, not the
     # order of the records. NUL sorts first, so when a title ends somewhere it is code 0.
     codes, vocab = pd.factorize(pd.Series(found, dtype=object), sort=True)
@@ -326,6 +333,23 @@ def _tokenize(titles: Sequence[str], folded: str | None = None) -> _Tokens:
     vocab = np.asarray(vocab, dtype=object)
     width = np.fromiter((len(t) for t in vocab), dtype=np.int64, count=len(vocab))
     return _Tokens(codes, width[codes], start.astype(np.int64), length.astype(np.int64), vocab)
+
+
+def _numbers_apart(text: str) -> str:
+    """Masked numbers (``#``) as tokens of their own in titles written without spaces.
+
+    Args:
+        text: Titles joined by NUL, their numbers masked.
+
+    Examples:
+        >>> _numbers_apart(chr(0).join(["【今日の運勢】#月#日の星占い", "청년 #만명에 年#만원"])
+        ...                ).split(chr(0))
+        ['【今日の運勢】 # 月 # 日の星占い', '청년 #만명에 年#만원']
+    """
+    if not _UNSPACED.search(text):  # Korean, English: nothing to do, no loop
+        return text
+    return "\0".join(t.replace("#", " # ") if _UNSPACED.search(t) and not _HANGUL.search(t)
+                     else t for t in text.split("\0"))
 
 
 class _Segments:
