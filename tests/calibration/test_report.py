@@ -68,6 +68,18 @@ def test_precision_and_recall_lines_carry_interval_and_basis():
     assert "scoring at least 0.05" in recall
 
 
+def test_a_recall_interval_spanning_half_the_range_is_said_to_be_read_by_its_ends():
+    # A planted Korean feed's stated recall 0.208 [0.006, 0.923] was read as "the dedupe
+    # misses four in five", where it caught 0.87.
+    wide = summary_lines(evidence(choice(recall=interval(0.208, 0.006, 0.923))), 5000)
+    narrow = summary_lines(evidence(choice(recall=interval(0.5, 0.3, 0.79))), 5000)
+    said = [x for x in wide if x.startswith("recall is barely measured")]
+    assert said == ["recall is barely measured: its interval spans 0.92; read its ends, not "
+                    "its value (more labels among the low-scoring pairs narrow it)"]
+    assert wide.index(said[0]) == next(k for k, x in enumerate(wide) if x.startswith("recall ")) + 1
+    assert not any(x.startswith("recall is barely") for x in narrow)
+
+
 def test_window_decoys_note_and_next_in_order_at_the_end():
     lines = summary_lines(evidence(choice(next="label them")), 5000)
     assert lines[-4:] == ["window: learned from 40 pairs", "decoy check: failed (too few)",

@@ -16,7 +16,10 @@ import pandas as pd
 from newsdedup.calibration.choice import Choice
 from newsdedup.calibration.evidence import STORY_BASIS
 
-__all__ = ["summary_lines", "curve_columns", "outcome_row", "outcome_table"]
+__all__ = ["summary_lines", "curve_columns", "outcome_row", "outcome_table", "WIDE_RECALL"]
+
+WIDE_RECALL = 0.5
+"""Width of a recall interval from which the summary says to read its ends, not its value."""
 
 
 def _interval(x: dict | None) -> str:
@@ -71,6 +74,14 @@ def summary_lines(evidence, n_items: int) -> list[str]:
                  f"among the same-event pairs scoring at least {evidence.population.floor:g}")
         lines.append(f"recall {_interval(c['recall'])} (95% interval; over "
                      f"{c['recall']['basis']}; {among})")
+        low, high = c["recall"].get("low"), c["recall"].get("high")
+        if _finite(low) and _finite(high) and high - low >= WIDE_RECALL:
+            # The same-event pairs a dedupe leaves apart sit in large strata of low scores,
+            # each labelled pair standing for thousands: their count, recall's denominator,
+            # is known within a factor of ten or more, and the point value means little.
+            lines.append(f"recall is barely measured: its interval spans {high - low:.2f}; "
+                         "read its ends, not its value (more labels among the low-scoring "
+                         "pairs narrow it)")
     if row is not None and "recall_sim" in row.index and _finite(row["recall_sim"]):
         lines.append(f"simulated rewrites caught at {t:.2f}: {row['recall_sim']:.3f} "
                      f"(range over word-retention levels {row['recall_sim_low']:.3f}-"
