@@ -187,6 +187,24 @@ def test_a_new_run_removes_the_files_only_the_previous_run_wrote(first_run):
     assert "measure/lsh.csv" not in manifest["files"]
 
 
+def test_a_step_the_new_run_does_not_write_leaves_no_empty_folder(first_run):
+    # A rerun whose calibration declines writes no dedupe: its old files went, and an
+    # empty dedupe/ stayed, which a script testing for the folder took for a result.
+    out, corpus = first_run
+    tree = out / "feed"
+    manifest = json.loads((tree / MANIFEST).read_text("utf-8"))
+    assert not (tree / "dedupe").exists()  # five headlines: the calibration declines
+    (tree / "dedupe" / "part").mkdir(parents=True)
+    for rel in ("dedupe/items.csv", "dedupe/part/groups.csv"):
+        (tree / rel).write_text("id\n", encoding="utf-8")
+    (tree / MANIFEST).write_text(json.dumps(manifest | {
+        "files": [*manifest["files"], "dedupe/items.csv", "dedupe/part/groups.csv"]}), "utf-8")
+    (tree / "measure" / "my_notes.csv").write_text("x\n", encoding="utf-8")
+    run_all(corpus, "feed", out, echo=False, **FAST)
+    assert not (tree / "dedupe").exists()
+    assert (tree / "measure" / "my_notes.csv").is_file()  # a folder still holding a file stays
+
+
 def test_files_of_other_commands_in_the_tree_are_kept(first_run):
     out, corpus = first_run
     notes = out / "feed" / "calibrate" / "my_notes.csv"

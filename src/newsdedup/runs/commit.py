@@ -401,10 +401,23 @@ def _apply(work: Work, journal: dict) -> None:
                                   f"staged files wait in {work.stage_root}, delete "
                                   f"{work.root / WORK_DIR} to drop them") from None
             touched.add(dst.parent)
+    emptied = set()
     for rel in journal.get("remove", []):
         if _inside(work.tree, rel) and _lands_inside(work, rel):
             with contextlib.suppress(OSError):  # absent, a folder, or under a file: nothing
                 (work.tree / rel).unlink()
+                emptied.add((work.tree / rel).parent)
+    # A step this run no longer writes (a dedupe the calibration now declines) leaves no
+    # empty folder behind: a script testing for dedupe/ would take it for a result.
+    for folder in sorted(emptied, key=lambda f: len(f.parts), reverse=True):
+        while folder != work.tree and folder.is_relative_to(work.tree):
+            try:
+                folder.rmdir()  # only when empty
+            except OSError:
+                break
+            touched.discard(folder)
+            folder = folder.parent
+            touched.add(folder)
     for folder in touched:
         fsync_dir(folder)
     if journal.get("manifest") is not None:
