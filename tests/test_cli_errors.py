@@ -71,7 +71,7 @@ CASES = [
     ("name-dotdot", "dedupe {two} --name ../../x --out {out}", "--name '../../x'"),
     ("name-absolute", "dedupe {two} --name /tmp/abs --out {out}", "one folder name under"),
     ("name-symlink", "dedupe {two} --name away --out {out}", "outside --out"),
-    ("measure-empty", "measure {empty} --out {out}", "{empty}: 0 usable items"),
+    ("measure-empty", "measure {empty} --out {out}", "{empty}: holds no record"),
     ("measure-one", "measure {one} --out {out}", "{one}: 1 usable item"),
     ("run-all-rejected", "run {rejected} --out {out}",
      "{rejected}:2: record 1: every one of its 1 records was rejected"),
