@@ -519,23 +519,24 @@ def warn_unconfirmed(calibration: Path, model: bool = False) -> None:
     target = data.get("target_precision")
     if model:
         fitted = data.get("pair_model") or {}
-        what, at, p = "the pair model's cut", fitted.get("recommended_cut"), fitted.get(
-            "precision") or {}
-        unconfirmed = isinstance(p.get("low"), float) and isinstance(target, float) and (
-            p["low"] < target)
+        what, at = "the pair model's cut", fitted.get("recommended_cut")
+        p = fitted.get("precision") or {}
+        unconfirmed = (isinstance(p.get("low"), float) and isinstance(target, (int, float))
+                       and p["low"] < target)
     else:
         held = data.get("holdout") or {}
-        what, at, p = "the threshold", data.get("recommended_threshold"), held.get(
-            "precision") or {}
+        what, at = "the threshold", data.get("recommended_threshold")
+        p = held.get("precision") or {}
         unconfirmed = held.get("confirms") is False
-    if not unconfirmed or at is None:
+    if not unconfirmed or not isinstance(at, (int, float)):
         return
     measured = (f"precision {p['value']:.3f} [{p['low']:.3f}, {p['high']:.3f}]"
                 if all(isinstance(p.get(k), float) for k in ("value", "low", "high"))
                 else "its precision unmeasured")
+    aim = f"target {target:g}" if isinstance(target, (int, float)) else "its target"
     progress(f"warning: {calibration}: its hold-out does not confirm {what} {at:g} "
-             f"({measured}; target {target:g}); the dedupe uses it as recommended: label "
-             "the loop's next batch, or choose a higher one")
+             f"({measured}; {aim}); the dedupe uses it as recommended: label the loop's "
+             "next batch, or choose a higher one")
 
 
 def warn_scripts(corpus: LoadResult, scheme: str) -> None:

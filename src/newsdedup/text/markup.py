@@ -38,8 +38,7 @@ _HIDDEN = ("script", "style")  # elements whose text a reader never sees
 _NAMES = rf"(?:{_INLINE}|{'|'.join(BLOCK_TAGS + _HIDDEN)}|a|img|iframe)"
 # In a title: a closing tag, an opening tag with an attribute, or one in lower case.
 _TAG = re.compile(rf"(?i:</{_NAMES}\s*>|<{_NAMES}\s+[a-z][\w:-]*\s*=)|<{_NAMES}(?:\s*/)?>")
-_BLOCK_TAG = re.compile(rf"</?(?:{_INLINE}|{'|'.join(BLOCK_TAGS + _HIDDEN)}|a|img|iframe)"
-                        r"(?:\s[^<>]*)?/?>", re.IGNORECASE)
+_BLOCK_TAG = re.compile(rf"</?{_NAMES}(?:\s[^<>]*)?/?>", re.IGNORECASE)
 _BLANKS = re.compile(r"\s+")
 
 

@@ -346,7 +346,7 @@ def _numbers_apart(text: str) -> str:
         ...                ).split(chr(0))
         ['【今日の運勢】 # 月 # 日の星占い', '청년 #만명에 年#만원']
     """
-    if not _UNSPACED.search(text):  # Korean, English: nothing to do, no loop
+    if not _UNSPACED.search(text):  # a batch without Han or kana: no loop over its titles
         return text
     return "\0".join(t.replace("#", " # ") if _UNSPACED.search(t) and not _HANGUL.search(t)
                      else t for t in text.split("\0"))
