@@ -331,26 +331,3 @@ def test_a_trailing_group_without_labels_joins_the_block_before_it():
 
 def test_a_middle_group_without_labels_joins_the_block_before_it():
     assert pooled_blocks(np.array([1, 0, 3]), np.array([10, 0, 10])).tolist() == [0, 0, 1]
-
-
-def test_merged_cells_scored_below_every_label_are_bounded_not_measured():
-    # The low-scoring pairs a dedupe merges through a group: stratum 0's merged pairs are
-    # mostly wrong, but its labels fell on unmerged pairs (as the loop's first label of
-    # a stratum often does), so no label says so. Their rate is bounded by stratum 1's
-    # merged labels, not measured by them: the interval must reach the true precision
-    # (a German planted feed's stated 0.847 [0.767, 0.910] held truth 0.727 before).
-    # Six low strata (a quarter of each merged, one in ten of those right), then one
-    # labelled stratum merged in full, nine in ten right.
-    low = 6
-    pop, merged, same = planted([200] * low + [600], [0.25] * low + [1.0],
-                                [0.1] * low + [0.9], [0.01] * low + [0.9], 3)
-    precision, _ = true_scores(merged, same)
-    rng = np.random.default_rng(0)
-    pos = np.concatenate(
-        [rng.choice(np.flatnonzero((pop.stratum == h) & ~merged), 1) for h in range(low)]
-        + [rng.choice(np.flatnonzero(pop.stratum == low), 80, replace=False)])
-    r = row(pop, merged, LabelSample(pos, same[pos]))
-    assert precision < 0.8
-    assert r["precision_low"] <= precision <= r["precision_high"]
-    # Bounded by the labelled block: the point estimate stays below its rate.
-    assert r["precision"] < same[merged & (pop.stratum == low)].mean()

@@ -181,7 +181,7 @@ def pooled_rates(k: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _prior_blocks(pop: Population, cells: pd.DataFrame
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which pooled block each cell's prior comes from, and the block's labels.
 
     A cell's share of same-event pairs is taken to be near that of the cells
@@ -194,19 +194,10 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame
     (:func:`pooled_blocks`). A family without labels takes the pooling over
     all strata of its merged status.
 
-    Cells scored below every labelled cell of their run (the low-scoring pairs a
-    dedupe merges through a group, whose strata's one or two labels fell on
-    unmerged pairs) are bounded by that rule, not measured: their rate is at most
-    the lowest labelled block's. They form a block of their own, capped by that
-    block (:func:`_cell_draws` draws its rate below the cap), rather than taking
-    the cap as their rate: a feed whose merges at low scores were mostly wrong
-    was otherwise stated as precise as its labelled merges.
-
     Returns:
-        ``(block, same, labelled, merged, cap)``: a block id per cell (cells
-        sharing an id share one prior rate), and per block id its same-event
-        labels, labelled pairs, merged status and the block bounding its rate
-        from above (-1: none).
+        ``(block, same, labelled, merged)``: a block id per cell (cells sharing
+        an id share one prior rate), and per block id its same-event labels,
+        labelled pairs and merged status.
     """
     strata = pop.strata
     family = ([strata[c].astype(str) for c in ("kind", "source", "within_day")
@@ -218,24 +209,13 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame
     same: list[float] = []
     labelled: list[float] = []
     status: list[bool] = []
-    cap: list[int] = []
 
     def assign(rows_of: np.ndarray, order: np.ndarray, k: np.ndarray, n: np.ndarray) -> None:
         local = pooled_blocks(k[order], n[order])
-        blocks = int(local.max(initial=-1)) + 1
-        first = len(same)
-        block[rows_of[order]] = first + local
+        block[rows_of[order]] = len(same) + local
         same.extend(np.bincount(local, weights=k[order]).tolist())
         labelled.extend(np.bincount(local, weights=n[order]).tolist())
-        status.extend([merged] * blocks)
-        cap.extend([-1] * blocks)
-        below = np.cumsum(n[order]) == 0  # before the run's first label
-        if below.any() and not below.all():
-            block[rows_of[order][below]] = len(same)
-            same.append(0.0)
-            labelled.append(0.0)
-            status.append(merged)
-            cap.append(first + int(local[np.argmax(~below)]))
+        status.extend([merged] * (int(local.max(initial=-1)) + 1))
 
     # The known pairs (the loop's, under a hold-out) were drawn at random within their
     # strata too: they say what a stratum's rate is like, so they shape the priors
@@ -251,12 +231,11 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame
             rows = np.asarray(members)[np.argsort(score[np.asarray(members)], kind="stable")]
             if n[rows].sum():
                 assign(rows_of, rows, k, n)
-    return (block, np.asarray(same), np.asarray(labelled), np.asarray(status, dtype=bool),
-            np.asarray(cap, dtype=np.int64))
+    return block, np.asarray(same), np.asarray(labelled), np.asarray(status, dtype=bool)
 
 
 def _cell_draws(cells: pd.DataFrame,
-                blocks: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+                blocks: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
                 draws: int, rng: np.random.Generator) -> np.ndarray:
     """Posterior draws of the same-event pairs per cell, ``(draws, cells)``.
 
@@ -273,22 +252,15 @@ def _cell_draws(cells: pd.DataFrame,
     are few (a rare rate read from a handful of labels); drawn independently
     their errors would cancel in the sum of same-event pairs, and recall's
     denominator would be stated far surer than the labels allow.
-
-    A capped block (cells below every label of their run, :func:`_prior_blocks`)
-    takes its rate uniformly below its cap's, at the same quantile: the labels
-    bound it and say nothing more.
     """
-    block, bk, bn, merged, cap = blocks
+    block, bk, bn, merged = blocks
     size = cells["size"].to_numpy(np.int64)
     n = cells["labelled"].to_numpy(np.int64)
     k = cells["same"].to_numpy(np.int64)
     u = rng.random((draws, 2))[:, merged.astype(np.int64)]
-    rates = betaincinv(bk + PRIOR, bn - bk + PRIOR, u)
-    capped = np.flatnonzero(cap >= 0)
-    rates[:, capped] = rates[:, cap[capped]] * u[:, capped]
     # A Beta quantile with small parameters can round to exactly 0 or 1; the cell's
     # Beta needs both parameters positive.
-    rate = np.clip(rates, 1e-12, 1.0 - 1e-12)[:, block]
+    rate = np.clip(betaincinv(bk + PRIOR, bn - bk + PRIOR, u), 1e-12, 1.0 - 1e-12)[:, block]
     share = rng.beta(k + STRENGTH * rate, n - k + STRENGTH * (1 - rate))
     rest = np.maximum(size - n, 0)
     return k + rng.binomial(rest, share)
