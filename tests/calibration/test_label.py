@@ -87,7 +87,16 @@ def test_labels_every_pair_keeping_reasons_and_counting(tmp_path):
     assert rows["stratum"].tolist() == [0, 1, 2]
     assert rows["stratum_size"].tolist() == [12345] * 3
     assert said[0].startswith(f"3 pairs to label in {path}.")
-    assert said[-1] == f"saved {path}: 1 same, 1 different, 1 skipped this session; 0 left"
+    assert said[-2] == f"saved {path}: 1 same, 1 different, 1 skipped this session; 0 left"
+    # A finished sheet says what to run next: the calibration reads it.
+    assert said[-1].startswith("next: ") and f"--labels {path}" in said[-1]
+
+
+def test_a_sheet_with_pairs_left_names_no_next_step(tmp_path):
+    path = make_sheet(tmp_path / "s.csv", ["", ""])
+    said = []
+    label_sheet(path, iter(["s", "q"]), said.append)
+    assert said[-1].endswith("1 left") and not any(s.startswith("next: ") for s in said)
 
 
 def test_saves_after_every_answer(tmp_path):

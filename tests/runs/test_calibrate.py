@@ -5,8 +5,10 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import shlex
 from dataclasses import replace
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -541,3 +543,69 @@ def test_the_decoy_bound_holds_against_the_truth_on_a_feed_of_shared_templates(t
                                 corpus.items["story"].tolist())
         assert truth["merged_pairs"] == row.merged_pairs  # the dedupe the curve measured
         assert truth["precision"] >= row.decoy_precision_low - 1e-12, row.threshold
+
+
+# --- the next step once a threshold is recommended ---------------------------------------
+
+def _choice(method="labels", threshold=0.44, **extra):
+    return {"method": method, "threshold": threshold, "next": "label the 50 pairs of S",
+            **extra}
+
+
+RERUN = ["newsdedup", "calibrate", "feeds/x.csv", "--columns", "id=ID,title=T", "--precision",
+         "0.8", "--name", "x"]
+
+
+def test_a_threshold_the_loop_chose_is_first_measured_on_a_hold_out_then_applied(tmp_path):
+    from newsdedup.cli import parse
+    from newsdedup.runs.calibrate import with_dedupe_step
+
+    labels = tmp_path / "x.csv"
+    labels.write_text("id_i,id_j,label\n", "utf-8")  # --labels must name a file
+    step = with_dedupe_step(_choice(), labels, None, RERUN, Path("feeds/x.csv"),
+                            Path("results/x/calibration.json"))["next"]
+    check, rest = step.split(" draws a hold-out sheet to ", 1)
+    assert check.startswith("measure 0.44 on pairs that did not choose it: ")
+    held = tmp_path / "x.holdout.csv"
+    assert (f"`newsdedup calibrate feeds/x.csv --columns id=ID,title=T --precision 0.8 --name x "
+            f"--labels {labels} --holdout {held}`") in check
+    assert rest.endswith("; or, to narrow the intervals, label the 50 pairs of S")
+    dedupe = rest.split("then dedupe with 0.44: `", 1)[1].split("`", 1)[0]
+    assert dedupe == ("newsdedup dedupe feeds/x.csv --columns id=ID,title=T --name x "
+                      "--calibration results/x/calibration.json")
+    # Both commands are ones the command line accepts, reading the same corpus.
+    args = parse(shlex.split(dedupe)[1:])
+    assert args.calibration == Path("results/x/calibration.json")
+    assert args.corpus == Path("feeds/x.csv") and args.columns == {"id": "ID", "title": "T"}
+    again = parse(shlex.split(check.split("`")[1])[1:])
+    assert again.holdout == held and again.labels == labels and again.precision == 0.8
+
+
+def test_a_confirmed_threshold_is_applied_and_an_unconfirmed_one_left_to_the_note():
+    from newsdedup.runs.calibrate import with_dedupe_step
+
+    where = Path("results/x/calibration.json")
+    held = [*RERUN, "--holdout", "h.csv"]
+    ok = with_dedupe_step(_choice(holdout_confirms=True), Path("s.csv"), Path("h.csv"), held,
+                          Path("feeds/x.csv"), where)["next"]
+    assert ok.startswith("dedupe with 0.44: `newsdedup dedupe feeds/x.csv ")
+    assert "--holdout" not in ok.split("`")[1]
+    not_ok = _choice(holdout_confirms=False)
+    assert with_dedupe_step(not_ok, Path("s.csv"), Path("h.csv"), held, Path("feeds/x.csv"),
+                            where) == not_ok
+    # Without labels (decoys, the bound) there is nothing to hold out: applied at once.
+    decoys = with_dedupe_step(_choice("decoys", 0.6, next=None), None, None, RERUN,
+                              Path("feeds/x.csv"), where)["next"]
+    assert decoys.startswith("dedupe with 0.60: ") and "; or" not in decoys
+
+
+@pytest.mark.parametrize("choice, rerun", [
+    (_choice(threshold=None), RERUN),          # declined: the labels' step stands
+    (_choice(), ["newsdedup", "run", "feeds/x.csv"]),  # run dedupes with it itself
+    (_choice(), None),                         # called from Python: no command line
+])
+def test_no_dedupe_step_without_a_threshold_or_a_calibrate_command(choice, rerun):
+    from newsdedup.runs.calibrate import with_dedupe_step
+
+    assert with_dedupe_step(choice, Path("s.csv"), None, rerun, Path("feeds/x.csv"),
+                            Path("c.json")) == choice

@@ -275,10 +275,12 @@ def test_an_edited_run_json_cannot_remove_files_outside_the_tree(first_run):
     assert victim.read_text() == "keep me"
 
 
-def test_a_second_file_of_one_folder_is_said_to_share_the_first_ones_results(tmp_path,
-                                                                           capsys):
-    # Both files default to the folder's name: the second's dedupe replaces the first's,
-    # which the commit says, even under --quiet; a rerun of the same file says nothing.
+def test_a_second_file_of_one_folder_is_refused_its_default_folder_before_any_work(
+        tmp_path, capsys):
+    # Both files default to the folder's name: the second's dedupe would replace the
+    # first's. It is refused before any work (the first's results stay as they were);
+    # --name of its own keeps both, and --name of the shared folder replaces them, said
+    # by a warning even under --quiet. A rerun of the same file says nothing.
     from newsdedup.cli import main
 
     feeds = tmp_path / "feeds"
@@ -286,15 +288,24 @@ def test_a_second_file_of_one_folder_is_said_to_share_the_first_ones_results(tmp
     mon = corpus_file(feeds, "mon", HEADLINES[:3])
     tue = corpus_file(feeds, "tue", HEADLINES[3:])
     out = str(tmp_path / "out")
+    tree = (tmp_path / "out" / "feeds").resolve()
     assert main(["dedupe", str(mon), "--out", out, "--quiet"]) == 0
     assert main(["dedupe", str(mon), "--out", out, "--quiet"]) == 0
     assert "warning" not in capsys.readouterr().err
-    assert main(["dedupe", str(tue), "--out", out, "--quiet"]) == 0
-    err = capsys.readouterr().err
-    assert (f"warning: {(tmp_path / 'out' / 'feeds').resolve()} also holds the results of "
-            f"{mon} (dedupe): this dedupe of {tue} went into the same folder") in err
+    before = (tree / "dedupe" / "items.csv").read_bytes()
+    assert main(["dedupe", str(tue), "--out", out, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0] == (
+        f"newsdedup: error: {tree} holds the results of {mon} (dedupe), and {tue} would go "
+        "there too (a file's default results name is its folder's): pass --name NAME to keep "
+        "its results apart, or --name feeds to replace them")
+    assert (tree / "dedupe" / "items.csv").read_bytes() == before
     assert main(["dedupe", str(tue), "--out", out, "--quiet", "--name", "tue"]) == 0
     assert "warning" not in capsys.readouterr().err
+    assert main(["dedupe", str(tue), "--out", out, "--quiet", "--name", "feeds"]) == 0
+    assert (f"warning: {tree} also holds the results of {mon} (dedupe): this dedupe of {tue} "
+            "went into the same folder") in capsys.readouterr().err
+    assert (tree / "dedupe" / "items.csv").read_bytes() != before
 
 
 @pytest.mark.parametrize("empty", ["id,title,url,published_at\n", "[]", '{"items": []}'])

@@ -173,4 +173,7 @@ def label_sheet(path: Path, answers: Iterator[str], say: Callable[[str], None],
     left = int((rows["label"] == "").sum())
     say(f"saved {path}: {counts['same']} same, {counts['different']} different, "
         f"{counts['skip']} skipped this session; {left} left")
+    if not left:
+        say(f"next: every pair is labelled; run the calibrate (or run) command that drew the "
+            f"sheet again with --labels {path} (its next: line names the command)")
     return counts | {"left": left}

@@ -436,6 +436,8 @@ def load(args, scheme: str | None = "") -> tuple[LoadResult, str]:
     corpus, name = load_named(args.corpus, args.format, args.dialect, args.columns, args.strict,
                               args.name, progress, sep=args.delimiter, encoding=args.encoding,
                               out=args.out, **({"each_reject": 0} if args.quiet else {}))
+    if args.name is None:
+        refuse_shared_folder(args.out, name, corpus)
     warn_markup(corpus)
     if scheme == "" and getattr(args, "scheme", "") is None:
         args.scheme = feed_scheme_of(corpus)
@@ -475,6 +477,27 @@ def feed_scheme_of(corpus: LoadResult) -> str:
 
 def _scripts(dropped: dict[str, int]) -> str:
     return ", ".join(f"{name} {count:,}" for name, count in dropped.items())
+
+
+def refuse_shared_folder(out: Path, name: str, corpus) -> None:
+    """Refuse a default results folder that holds another corpus file's results.
+
+    Files of one folder share its name as their default results name, so a second
+    file's run would replace the first's results. Said before any work; a ``--name``
+    given (even the same one) is the user's choice and goes on, with a warning.
+
+    Raises:
+        ValueError: Naming the folder, the other files and the two ways on.
+    """
+    from newsdedup.runs.commit import other_corpora
+
+    others = other_corpora(paths.results_tree(out, name), corpus)
+    if others:
+        raise ValueError(
+            f"{paths.results_tree(out, name)} holds the results of {'; '.join(others)}, and "
+            f"{corpus.path} would go there too (a file's default results name is its "
+            f"folder's): pass --name NAME to keep its results apart, or --name {name} to "
+            "replace them")
 
 
 def warn_markup(corpus: LoadResult) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shlex
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -344,6 +345,9 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
     evidence = calibration_evidence(items, options.evidence, base_config(options), grid.tolist(),
                                     pairs["jaccard"], shingled, sens, cal.recommended, sheet,
                                     rerun, progress, series)
+    evidence = replace(evidence, choice=with_dedupe_step(
+        evidence.choice, options.evidence.labels, options.evidence.holdout, rerun,
+        corpus.path, sheet.parent.parent / CALIBRATION))
     model = None
     if options.model is not None and options.evidence.labels is not None:
         cache = (None if options.model.cache_root is None
@@ -376,6 +380,76 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
 
 SHEET = "to_label.csv"
 """The labeling sheet's name in ``<out>/<name>/calibrate/``."""
+
+CALIBRATION = "calibration.json"
+"""The calibration's file in ``<out>/<name>/``, which ``dedupe --calibration`` reads."""
+
+CORPUS_OPTIONS = ("--format", "--dialect", "--columns", "--delimiter", "--encoding", "--name",
+                  "--out")
+"""Options (each with a value) that say how a corpus is read and where its results go."""
+
+
+def corpus_arguments(corpus_file: Path | None, command: Sequence[str]) -> list[str]:
+    """The corpus file and the options reading it, from a command line as run.
+
+    Another command on the same feed (``dedupe`` after ``calibrate``) needs them to
+    read the same records into the same results folder.
+
+    Examples:
+        >>> corpus_arguments(Path("feed.csv"), ["newsdedup", "calibrate", "feed.csv",
+        ...                  "--precision", "0.8", "--columns", "id=ID", "--strict", "--out=res"])
+        ['feed.csv', '--columns', 'id=ID', '--strict', '--out=res']
+    """
+    kept = [] if corpus_file is None else [str(shown_path(Path(corpus_file)))]
+    tokens = iter(command[2:])
+    for token in tokens:
+        if token in CORPUS_OPTIONS:
+            kept += [token, next(tokens, "")]
+        elif token.startswith(tuple(f"{o}=" for o in CORPUS_OPTIONS)) or token == "--strict":
+            kept.append(token)
+    return kept
+
+
+def with_dedupe_step(choice: dict, labels: Path | None, holdout: Path | None,
+                     rerun: Sequence[str] | None, corpus_file: Path | None,
+                     calibration: Path) -> dict:
+    """The next step once a threshold is recommended: check it, or dedupe with it.
+
+    More labels always narrow the intervals, so the loop keeps drawing; a user who
+    followed only that step would label for ever. Once a threshold is recommended,
+    the step first named is the one that ends the calibration: a threshold the
+    loop's labels chose is first measured on a hold-out its labels did not choose;
+    one the hold-out confirms (or the decoys or the bound recommend) is applied
+    with ``dedupe --calibration``. ``run`` dedupes with it itself, and a hold-out
+    that does not confirm it is said by the note.
+
+    Args:
+        choice: The calibration's choice.
+        labels: The labelled sheet read, if any.
+        holdout: The hold-out sheet asked for, if any.
+        rerun: The command as run (``newsdedup calibrate FILE ...``, without ``--labels``).
+        corpus_file: The corpus read (None: none named).
+        calibration: Where ``calibration.json`` is written, as the user names it.
+
+    Returns:
+        The choice, its ``next`` step extended.
+    """
+    t = choice["threshold"]
+    if t is None or rerun is None or len(rerun) < 2 or rerun[1] != "calibrate":
+        return choice
+    if holdout is not None and not choice.get("holdout_confirms"):
+        return choice
+    dedupe = ["newsdedup", "dedupe", *corpus_arguments(corpus_file, rerun),
+              "--calibration", str(calibration)]
+    step = f"dedupe with {t:.2f}: `{shlex.join(dedupe)}`"
+    if choice["method"] == "labels" and holdout is None and labels is not None:
+        drawn = Path(labels).with_name(f"{Path(labels).stem}.holdout.csv")
+        check = [*rerun, "--labels", str(labels), "--holdout", str(drawn)]
+        step = (f"measure {t:.2f} on pairs that did not choose it: `{shlex.join(check)}` draws "
+                f"a hold-out sheet to {drawn}; label it and run the same command again, then "
+                + step)
+    more = choice.get("next")
+    return choice | {"next": step if not more else f"{step}; or, to narrow the intervals, {more}"}
 
 
 def _say_unlabelled(labels: Path | None, progress: Progress) -> None:
