@@ -373,9 +373,11 @@ def test_coverage_study_without_a_threshold_has_no_truth_columns(monkeypatch):
 
 def test_coverage_study_runs_end_to_end_on_a_small_pool(fewer_draws, tmp_path):
     pool = synthetic_pool(800, seed=5)
-    out = coverage_study(pool, [2], budget=30, holdout=20)
+    # 40 labels: with fewer the loop is not yet sure of its target on this pool (it
+    # declines), and there is no threshold to check.
+    out = coverage_study(pool, [2], budget=40, holdout=20)
     r = out.iloc[0]
-    assert r["seed"] == 2 and 0 < r["labelled"] <= 30
+    assert r["seed"] == 2 and 0 < r["labelled"] <= 40
     assert r["method"] == "labels" and r["threshold"] is not None
     for who in ("loop", "holdout"):
         for name in ("precision", "recall"):

@@ -20,9 +20,10 @@ same-event pairs has a prior ``Beta(2 m, 2 (1 - m))`` around the rate ``m``
 of the cells its labels pool with (:func:`_prior_blocks`: two pseudo-labels,
 so a few real labels outweigh it; ``m`` itself is drawn from those cells'
 labels, so cells that pool together err together), its posterior is
-``Beta(k + 2 m, n - k + 2 (1 - m))``, and the count of same-event pairs
-among its ``N_c - n_c`` unlabelled pairs is drawn from the binomial given
-that share (the finite-population
+``Beta(k + 2 m, n - k + 2 (1 - m))`` (more pseudo-labels where ``m`` is
+near 0 or 1, :data:`STRENGTH`), and the count of same-event pairs among its
+``N_c - n_c`` unlabelled pairs is drawn from the binomial given that share
+(the finite-population
 posterior: a cell labelled in full is known exactly). Precision and recall
 are computed on each of ``draws`` joint draws; the value is their mean and
 the interval the central ``confidence`` share of the draws. It never
@@ -62,7 +63,18 @@ PRIOR = 0.5
 """Jeffreys smoothing of a pooled rate: ``(k + 1/2) / (n + 1)``."""
 
 STRENGTH = 2.0
-"""Pseudo-labels of a cell's prior: ``Beta(2 m, 2 (1 - m))`` around its family's rate ``m``."""
+"""Pseudo-labels of a cell's prior: ``Beta(2 m, 2 (1 - m))`` around its family's rate ``m``.
+
+Where ``m`` is near 0 or 1 the prior holds more, ``s = max(2, (1/2) / min(m, 1 - m))``,
+so that its rarer side keeps Jeffreys' half label and its mean stays ``m``. With two
+alone, ``m = 0.99`` gives an error a fiftieth of a label: the prior then says a cell
+is either error-free or far off, and a cell whose 30 labels were right was stated
+error-free in all its unlabelled pairs, whatever errors its family's labels showed
+(the UCI head's hold-out, 181 same of 182, stated 0.997 [0.982, 1.000] where the
+story ids say 0.969). Raising the rare side instead, without raising the other,
+would move the mean: a planted pool's precision near 0.995 was then stated near
+0.95, and its interval held the truth in 2 of 20 seeds.
+"""
 
 
 @dataclass(frozen=True)
@@ -181,7 +193,7 @@ def pooled_rates(k: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _prior_blocks(pop: Population, cells: pd.DataFrame
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which pooled block each cell's prior comes from, and the block's labels.
 
     A cell's share of same-event pairs is taken to be near that of the cells
@@ -194,10 +206,19 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame
     (:func:`pooled_blocks`). A family without labels takes the pooling over
     all strata of its merged status.
 
+    Cells scored below every labelled cell of their run (the low-scoring pairs a
+    dedupe merges through a group, whose strata's one or two labels fell on
+    unmerged pairs) are bounded by that rule, not measured: their rate is at most
+    the lowest labelled block's. They form a block of their own, capped by that
+    block (:func:`_cell_draws` draws its rate below the cap), rather than taking
+    the cap as their rate: a feed whose merges at low scores were mostly wrong
+    was otherwise stated as precise as its labelled merges.
+
     Returns:
-        ``(block, same, labelled, merged)``: a block id per cell (cells sharing
-        an id share one prior rate), and per block id its same-event labels,
-        labelled pairs and merged status.
+        ``(block, same, labelled, merged, cap)``: a block id per cell (cells
+        sharing an id share one prior rate), and per block id its same-event
+        labels, labelled pairs, merged status and the block bounding its rate
+        from above (-1: none).
     """
     strata = pop.strata
     family = ([strata[c].astype(str) for c in ("kind", "source", "within_day")
@@ -209,13 +230,24 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame
     same: list[float] = []
     labelled: list[float] = []
     status: list[bool] = []
+    cap: list[int] = []
 
     def assign(rows_of: np.ndarray, order: np.ndarray, k: np.ndarray, n: np.ndarray) -> None:
         local = pooled_blocks(k[order], n[order])
-        block[rows_of[order]] = len(same) + local
+        blocks = int(local.max(initial=-1)) + 1
+        first = len(same)
+        block[rows_of[order]] = first + local
         same.extend(np.bincount(local, weights=k[order]).tolist())
         labelled.extend(np.bincount(local, weights=n[order]).tolist())
-        status.extend([merged] * (int(local.max(initial=-1)) + 1))
+        status.extend([merged] * blocks)
+        cap.extend([-1] * blocks)
+        below = np.cumsum(n[order]) == 0  # before the run's first label
+        if below.any() and not below.all():
+            block[rows_of[order][below]] = len(same)
+            same.append(0.0)
+            labelled.append(0.0)
+            status.append(merged)
+            cap.append(first + int(local[np.argmax(~below)]))
 
     # The known pairs (the loop's, under a hold-out) were drawn at random within their
     # strata too: they say what a stratum's rate is like, so they shape the priors
@@ -231,18 +263,20 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame
             rows = np.asarray(members)[np.argsort(score[np.asarray(members)], kind="stable")]
             if n[rows].sum():
                 assign(rows_of, rows, k, n)
-    return block, np.asarray(same), np.asarray(labelled), np.asarray(status, dtype=bool)
+    return (block, np.asarray(same), np.asarray(labelled), np.asarray(status, dtype=bool),
+            np.asarray(cap, dtype=np.int64))
 
 
 def _cell_draws(cells: pd.DataFrame,
-                blocks: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+                blocks: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
                 draws: int, rng: np.random.Generator) -> np.ndarray:
     """Posterior draws of the same-event pairs per cell, ``(draws, cells)``.
 
     Two levels, so that cells which pool together err together: each draw
     first takes every block's rate ``m`` from its pooled labels
     (``Beta(K + 1/2, N - K + 1/2)``), then each cell's share from
-    ``Beta(k + 2 m, n - k + 2 (1 - m))``, then its unlabelled pairs' count
+    ``Beta(k + s m, n - k + s (1 - m))`` (``s`` of :data:`STRENGTH`), then its
+    unlabelled pairs' count
     from the binomial. Drawn apart, many sparsely labelled cells would
     average their priors into a sum far surer than any of them.
 
@@ -252,16 +286,25 @@ def _cell_draws(cells: pd.DataFrame,
     are few (a rare rate read from a handful of labels); drawn independently
     their errors would cancel in the sum of same-event pairs, and recall's
     denominator would be stated far surer than the labels allow.
+
+    A capped block (cells below every label of their run, :func:`_prior_blocks`)
+    takes its rate uniformly below its cap's, at the same quantile: the labels
+    bound it and say nothing more.
     """
-    block, bk, bn, merged = blocks
+    block, bk, bn, merged, cap = blocks
     size = cells["size"].to_numpy(np.int64)
     n = cells["labelled"].to_numpy(np.int64)
     k = cells["same"].to_numpy(np.int64)
     u = rng.random((draws, 2))[:, merged.astype(np.int64)]
+    rates = betaincinv(bk + PRIOR, bn - bk + PRIOR, u)
+    capped = np.flatnonzero(cap >= 0)
+    rates[:, capped] = rates[:, cap[capped]] * u[:, capped]
     # A Beta quantile with small parameters can round to exactly 0 or 1; the cell's
     # Beta needs both parameters positive.
-    rate = np.clip(betaincinv(bk + PRIOR, bn - bk + PRIOR, u), 1e-12, 1.0 - 1e-12)[:, block]
-    share = rng.beta(k + STRENGTH * rate, n - k + STRENGTH * (1 - rate))
+    rate = np.clip(rates, 1e-12, 1.0 - 1e-12)[:, block]
+    # The prior's rarer side keeps half a label (STRENGTH says why), its mean m.
+    strength = np.maximum(STRENGTH, PRIOR / np.minimum(rate, 1.0 - rate))
+    share = rng.beta(k + strength * rate, n - k + strength * (1 - rate))
     rest = np.maximum(size - n, 0)
     return k + rng.binomial(rest, share)
 
