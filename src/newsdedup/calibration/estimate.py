@@ -276,9 +276,9 @@ def _cell_draws(cells: pd.DataFrame,
     first takes every block's rate ``m`` from its pooled labels
     (``Beta(K + 1/2, N - K + 1/2)``), then each cell's share from
     ``Beta(k + s m, n - k + s (1 - m))`` (``s`` of :data:`STRENGTH`), then its
-    unlabelled pairs' count
-    from the binomial. Drawn apart, many sparsely labelled cells would
-    average their priors into a sum far surer than any of them.
+    unlabelled pairs' count from the binomial. Drawn apart, many sparsely
+    labelled cells would average their priors into a sum far surer than any
+    of them.
 
     The blocks of one merged status are drawn at one common quantile per draw
     (comonotone): the unmerged blocks are many (one per family and score run),

@@ -616,7 +616,7 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateConfig, s
     record = calibration_record(corpus, name, options, cal, evidence, bound_threshold)
     if model is not None:
         record["pair_model"] = model_record(model, f"calibrate/{MODEL_FILE}")
-    write_json(record, out / name / "calibration.json")
+    write_json(record, out / name / CALIBRATION)
 
 
 def calibration_record(corpus, name: str, options: CalibrateConfig, cal: Calibration,
