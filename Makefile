@@ -63,7 +63,8 @@ dedupe: $(STAMP)  ## dedupe with the calibrated threshold; sweep every scorer, g
 	    --sweep 0.05,0.1,0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6
 
 # The two real feeds of ../shared/corpora, calibrated on the sheets labelled for them
-# (data/gold/<feed>.calibrate.csv, the loop; <feed>.holdout.csv, the hold-out).
+# (data/gold/<feed>.calibrate.csv, the loop; <feed>.holdout.csv, the hold-out;
+# <feed>.model.csv, the hold-out drawn where the pair model merges, with its design).
 MODEL_SEEDS ?= 8
 KNEWS   := ../shared/corpora/knews-rss-big3/knews-rss-big3.jsonl
 REUTERS := ../shared/corpora/reuters21578-titles/reuters-005-009.csv
@@ -71,25 +72,29 @@ REUTERS := ../shared/corpora/reuters21578-titles/reuters-005-009.csv
 feeds: $(STAMP)  ## calibrate the two real feeds without and with their labelled sheets (and the pair model); docs tables
 	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3-unlabelled
 	$(BIN)/newsdedup calibrate $(KNEWS) --name knews-rss-big3 --model \
-	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv
+	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv \
+	    --model-holdout data/gold/knews-rss-big3.model.csv
 	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles-unlabelled
 	$(BIN)/newsdedup calibrate $(REUTERS) --name reuters21578-titles --model \
 	    --labels data/gold/reuters21578-titles.calibrate.csv \
-	    --holdout data/gold/reuters21578-titles.holdout.csv
+	    --holdout data/gold/reuters21578-titles.holdout.csv \
+	    --model-holdout data/gold/reuters21578-titles.model.csv
 	$(BIN)/python -m newsdedup.runs.doc_tables
 
 doors: $(STAMP)  ## a second candidate door on the two feeds: embedding neighbours beside the character join, by their labelled sheets; the dedupes measured over both doors (~3 min)
 	$(BIN)/python -m newsdedup.runs.door_study $(KNEWS) --name knews-rss-big3 \
 	    --labels data/gold/knews-rss-big3.calibrate.csv --holdout data/gold/knews-rss-big3.holdout.csv \
-	    --door-labels data/gold/knews-rss-big3.doors.csv --calibration results/knews-rss-big3/calibration.json
+	    --door-labels data/gold/knews-rss-big3.doors.csv --calibration results/knews-rss-big3/calibration.json \
+	    --model-holdout data/gold/knews-rss-big3.model.csv
 	$(BIN)/python -m newsdedup.runs.door_study $(REUTERS) --name reuters21578-titles \
 	    --labels data/gold/reuters21578-titles.calibrate.csv \
 	    --holdout data/gold/reuters21578-titles.holdout.csv \
 	    --door-labels data/gold/reuters21578-titles.doors.csv \
-	    --calibration results/reuters21578-titles/calibration.json
+	    --calibration results/reuters21578-titles/calibration.json \
+	    --model-holdout data/gold/reuters21578-titles.model.csv
 	$(BIN)/python -m newsdedup.runs.doc_tables
 
-model-study: $(STAMP)  ## the pair model against the truth: UCI head story ids, with and without dates; planted corpora (~25 min)
+model-study: $(STAMP)  ## the pair model against the truth: UCI head story ids, with and without dates; planted corpora (~30 min)
 	$(BIN)/python -m newsdedup.runs.model_study
 	$(BIN)/python -m newsdedup.runs.model_study --planted $(MODEL_SEEDS)
 	$(BIN)/python -m newsdedup.runs.doc_tables

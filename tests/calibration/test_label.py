@@ -92,6 +92,16 @@ def test_labels_every_pair_keeping_reasons_and_counting(tmp_path):
     assert said[-1].startswith("next: ") and f"--labels {path}" in said[-1]
 
 
+def test_a_finished_holdout_names_the_command_that_drew_it_not_labels(tmp_path):
+    path = make_sheet(tmp_path / "feed.model.csv", ["", ""])
+    rows = pd.read_csv(path)
+    rows.assign(batch=0).to_csv(path, index=False)  # a hold-out's (--holdout, --model-holdout)
+    said = []
+    label_sheet(path, iter(["s", "d"]), said.append)
+    assert said[-1].startswith("next: ") and "drew this hold-out" in said[-1]
+    assert "--labels" not in said[-1]
+
+
 def test_a_sheet_with_pairs_left_names_no_next_step(tmp_path):
     path = make_sheet(tmp_path / "s.csv", ["", ""])
     said = []

@@ -17,7 +17,8 @@ import pytest
 import newsdedup.cluster.modelled as modelled_step
 import newsdedup.runs.calibrate as runner
 from newsdedup.calibration.evidence import EvidenceConfig
-from newsdedup.calibration.model import reliability
+from newsdedup.calibration.model import recommended_cut, reliability
+from newsdedup.calibration.model_sample import MODEL_EDGES, design_path
 from newsdedup.cluster.modelled import ModelSpec, model_config, model_dedupe
 from newsdedup.corpus.load import load_corpus
 from newsdedup.runs.calibrate import CalibrateConfig, ModelConfig, run_calibrate
@@ -96,7 +97,17 @@ def modelled(tmp_path_factory):
         _answer(holdout, story)
         run_calibrate(corpus, "feed", out, CalibrateConfig(
             **opts, evidence=evidence, model=ModelConfig(cache_root=None)), echo=False)
-    return folder, seen, story
+        plain = dict(seen)
+        # Then the model's hold-out, into another results root: drawn, answered, read.
+        sheet = tmp / "model.csv"
+        held_options = CalibrateConfig(**opts, evidence=evidence,
+                                       model=ModelConfig(cache_root=None, holdout=sheet))
+        run_calibrate(corpus, "feed", tmp / "out2", held_options, echo=False)
+        drawn = seen["evidence"]
+        _answer(sheet, story)
+        run_calibrate(corpus, "feed", tmp / "out2", held_options, echo=False)
+        plain["model_holdout"] = (tmp / "out2" / "feed", sheet, drawn, seen["evidence"])
+    return folder, plain, story
 
 
 def test_the_model_file_and_tables_are_written_and_named(modelled):
@@ -157,6 +168,44 @@ def test_the_estimates_hold_the_truth_of_the_story_ids(modelled):
     assert covered >= 0.8 * checked  # 95% intervals, correlated across cuts
 
 
+def test_the_models_holdout_is_drawn_then_read_with_the_holdout(modelled):
+    _, seen, story = modelled
+    folder, sheet, drawn, read = seen["model_holdout"]
+    assert len(drawn.model_sheet) and drawn.design is not None
+    rows = pd.read_csv(sheet, dtype=str, keep_default_na=False)
+    assert len(rows) == len(drawn.model_sheet) <= 60
+    assert json.loads(design_path(sheet).read_text("utf-8"))["model"] == drawn.model.record()
+    # Drawn only where the design model may merge, among pairs no other sheet drew.
+    pop = seen["pop"]
+    ids = {x: k for k, x in enumerate(pop.ids)}
+    at = pop.find(np.array([ids[x] for x in rows["id_i"]]),
+                  np.array([ids[x] for x in rows["id_j"]]))
+    assert np.all(drawn.model.probability(_features(seen)[at]) >= MODEL_EDGES[0])
+    tmp = sheet.parent
+    for other in ("labels.csv", "holdout.csv"):
+        taken = pd.read_csv(tmp / other, dtype=str)
+        assert not set(zip(taken["id_i"], taken["id_j"], strict=True)) & set(
+            zip(rows["id_i"], rows["id_j"], strict=True)), other
+    # Read back: both hold-outs measure the model, and the files say so.
+    assert read.model_labelled == len(rows) and read.design is None
+    cal = json.loads((folder / "calibration.json").read_text("utf-8"))["pair_model"]
+    assert cal["model_holdout"] == {"sheet": str(sheet), "labelled": len(rows)}
+    assert "model's hold-out" in cal["versus"]["basis"]
+    # Its pair decisions' intervals hold the truth over the candidate pairs.
+    same = np.array([story[pop.ids[a]] == story[pop.ids[b]]
+                     for a, b in zip(pop.i, pop.j, strict=True)])
+    probs = read.model.probability(_features(seen))
+    covered = checked = 0
+    for row in read.pairs.itertuples(index=False):
+        merged = probs >= row.cut
+        if merged.sum() < 5:
+            continue
+        checked += 1
+        covered += row.precision_holdout_low - 1e-9 <= same[merged].mean() <= (
+            row.precision_holdout_high + 1e-9)
+    assert checked >= 5 and covered >= 0.8 * checked
+
+
 def _features(seen):
     """The features of the population's pairs, computed the step's way."""
     items, pop = seen["items"], seen["pop"]
@@ -164,6 +213,30 @@ def _features(seen):
         mp.setattr(modelled_step, "embed", bag_of_words)
         sig = modelled_step.item_signals(items, model_config(4, "hangul-alnum"), "use", None)
     return pair_features(sig, pop.i, pop.j, pop.score)
+
+
+def _curve(**columns):
+    base = {"cut": [0.5, 0.7, 0.9], "precision": [0.8, 0.92, 0.95],
+            "precision_low": [0.6, 0.7, 0.8], "precision_holdout_low": [0.7, 0.91, 0.93],
+            "recall_holdout": [0.5, 0.4, 0.2]}
+    return pd.DataFrame(base | columns)
+
+
+def test_the_loop_recommends_first_then_the_hold_out_confirms_the_loops_proposal():
+    # The loop's own interval reaches the target at 0.9: its rule comes first.
+    cut, why = recommended_cut(_curve(precision_low=[0.6, 0.7, 0.91]), 0.9)
+    assert cut == 0.9 and why.startswith("the loop's labels")
+    # Else the loop's point estimate proposes 0.7, and the hold-out confirms it...
+    cut, why = recommended_cut(_curve(), 0.9, threshold_recall=0.3)
+    assert cut == 0.7 and "confirmed by the hold-out" in why
+    # ... or declines it: the hold-out never picks another cut (0.9 would pass).
+    cut, why = recommended_cut(_curve(precision_holdout_low=[0.7, 0.88, 0.93]), 0.9)
+    assert cut is None and "does not reach it" in why
+    # Confirmed, but finding no more than the calibrated dedupe: the threshold stays.
+    cut, why = recommended_cut(_curve(), 0.9, threshold_recall=0.4)
+    assert cut is None and "no more same-event pairs" in why
+    # Without a hold-out only the loop's interval can recommend.
+    assert recommended_cut(_curve().drop(columns="precision_holdout_low"), 0.9)[0] is None
 
 
 def test_reliability_bins_judge_only_full_bins():
@@ -183,6 +256,17 @@ def test_model_without_labels_is_refused_in_one_line(tmp_path):
     with pytest.raises(ValueError, match="--model fits the pair model from labelled pairs"):
         run_calibrate(corpus, "feed", tmp_path / "out",
                       CalibrateConfig(model=ModelConfig()), echo=False)
+
+
+def test_a_model_holdout_without_a_holdout_is_refused_in_one_line(tmp_path):
+    corpus = load_corpus(_corpus(tmp_path))
+    sheet = tmp_path / "labels.csv"
+    sheet.write_text("id_i,id_j,label,stratum,stratum_size\n", "utf-8")
+    options = CalibrateConfig(evidence=EvidenceConfig(labels=sheet),
+                              model=ModelConfig(holdout=tmp_path / "model.csv"))
+    with pytest.raises(ValueError, match="--model-holdout is drawn beside a labelled hold-out"):
+        run_calibrate(corpus, "feed", tmp_path / "out", options, echo=False)
+    assert not (tmp_path / "model.csv").exists()
 
 
 def test_run_dedupes_by_the_model_when_the_calibration_recommends_a_cut(modelled, tmp_path):

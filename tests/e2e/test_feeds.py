@@ -51,7 +51,8 @@ def fresh(tmp_path_factory):
             _run(["calibrate", shown, "--name", f"{feed}-unlabelled"], out, mp)
             _run(["calibrate", shown, "--name", feed, "--model",
                   "--labels", f"data/gold/{feed}.calibrate.csv",
-                  "--holdout", f"data/gold/{feed}.holdout.csv"], out, mp)
+                  "--holdout", f"data/gold/{feed}.holdout.csv",
+                  "--model-holdout", f"data/gold/{feed}.model.csv"], out, mp)
     return out
 
 
@@ -134,7 +135,8 @@ def doors(fresh):
                                     "--labels", f"data/gold/{feed}.calibrate.csv",
                                     "--holdout", f"data/gold/{feed}.holdout.csv",
                                     "--door-labels", f"data/gold/{feed}.doors.csv",
-                                    "--calibration", str(fresh / feed / "calibration.json")]
+                                    "--calibration", str(fresh / feed / "calibration.json"),
+                                    "--model-holdout", f"data/gold/{feed}.model.csv"]
                                    ) == 0
     return fresh
 
@@ -181,3 +183,36 @@ def test_without_door_labels_the_sheet_to_label_is_written(doors: Path, tmp_path
     for column in ("pair", "id_i", "id_j", "stratum", "stratum_size", "inclusion"):
         assert got[column].tolist() == committed[column].tolist(), column
     assert not (tmp_path / feed / "doors" / "doors.csv").exists()
+
+
+def test_the_models_holdout_is_the_one_calibrate_draws(fresh: Path, tmp_path: Path):
+    """The committed model hold-out (data/gold/<feed>.model.csv) was drawn by calibrate, not
+    chosen: drawn again from the same labels, the same pairs in the same strata, and a
+    design whose model agrees within :data:`EMBEDDING_TOLERANCE` (its cosine feature)."""
+    import pandas as pd
+
+    from newsdedup.calibration.model_sample import design_path
+    from newsdedup.calibration.sheet import without_text
+
+    feed = "reuters21578-titles"
+    folder, name = FEEDS[feed]
+    sheet = tmp_path / f"{feed}.model.csv"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(paths.PROJECT_ROOT)
+        shown = os.path.relpath(paths.CORPORA_DIR / folder / name, paths.PROJECT_ROOT)
+        _run(["calibrate", shown, "--name", feed, "--model",
+              "--labels", f"data/gold/{feed}.calibrate.csv",
+              "--holdout", f"data/gold/{feed}.holdout.csv", "--model-holdout", str(sheet)],
+             tmp_path / "out", mp)
+    drawn = without_text(pd.read_csv(sheet, keep_default_na=False, dtype=str))
+    committed = pd.read_csv(paths.DATA_DIR / "gold" / f"{feed}.model.csv",
+                            keep_default_na=False, dtype=str)
+    for column in ("pair", "batch", "id_i", "id_j", "stratum", "stratum_size", "inclusion"):
+        assert drawn[column].tolist() == committed[column].tolist(), column
+    assert not (drawn["label"] != "").any()
+    fresh_design = json.loads(design_path(sheet).read_text("utf-8"))
+    kept = json.loads((paths.DATA_DIR / "gold" / f"{feed}.model.design.json").read_text("utf-8"))
+    assert fresh_design["edges"] == kept["edges"]
+    for key in ("centre", "scale", "coef"):
+        assert fresh_design["model"][key] == pytest.approx(kept["model"][key],
+                                                           abs=EMBEDDING_TOLERANCE), key

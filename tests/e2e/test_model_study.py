@@ -39,7 +39,7 @@ def test_the_committed_study_is_reproduced(fresh: Path, name: str, suffix: str):
 
 @pytest.mark.parametrize("language", ["ko", "en"])
 def test_a_planted_seed_rerun_gives_its_committed_rows(language):
-    """A full planted run takes about twenty minutes; seed 0 of each language is rerun."""
+    """A full planted run takes about half an hour; seed 0 of each language is rerun."""
     import pandas as pd
 
     try:

@@ -609,3 +609,15 @@ def test_no_dedupe_step_without_a_threshold_or_a_calibrate_command(choice, rerun
 
     assert with_dedupe_step(choice, Path("s.csv"), None, rerun, Path("feeds/x.csv"),
                             Path("c.json")) == choice
+
+
+def test_both_hold_outs_may_be_written_where_the_user_names_them(tmp_path):
+    """``--holdout`` and ``--model-holdout`` each name a file outside ``--out`` (data/gold/):
+    both folders are the user's to write in (the model sheet's design goes beside it)."""
+    from newsdedup.runs.calibrate import ModelConfig, named_sheets
+
+    options = CalibrateConfig(evidence=EvidenceConfig(holdout=tmp_path / "a" / "h.csv"),
+                              model=ModelConfig(holdout=tmp_path / "b" / "m.csv"))
+    assert named_sheets({"options": options}) == [tmp_path / "a" / "h.csv",
+                                                  tmp_path / "b" / "m.csv"]
+    assert named_sheets({"options": CalibrateConfig()}) == [None, None]

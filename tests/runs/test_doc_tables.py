@@ -87,12 +87,14 @@ def test_the_pair_model_row_is_the_calibration_s_record(tmp_path):
                          "dedupe_recall_ratio": 1.6, "model_pairs": None,
                          "character_pairs": theirs, "pairs_recall_ratio": None},
               "reliability": {"within": 1, "judged_bins": 2},
+              "model_holdout": {"sheet": "m.csv", "labelled": 99},
               "curves": {"dedupe": "calibrate/pair_model.csv"}}
     (folder / "calibration.json").write_text(json.dumps({"pair_model": record}), "utf-8")
     pd.DataFrame({"cut": [0.5, 0.6], "largest_group": [7, 5]}).to_csv(
         folder / "calibrate" / "pair_model.csv", index=False)
     row = model_block(tmp_path).splitlines()[2]
-    assert row == ("| knews-rss-big3 | 200 labelled pairs | 0.60 | 0.930 [0.800, 0.990] | "
+    assert row == ("| knews-rss-big3 | 200 labelled pairs | 99 labelled pairs | 0.60 | "
+                   "0.930 [0.800, 0.990] | "
                    "0.400 [0.200, 0.600] at 0.50 | 0.250 [0.100, 0.500] at 0.20 | 1.60x | "
                    "never reaches it | 0.250 [0.100, 0.500] at 0.20 | n/a | 1 of 2 | 7 |")
 

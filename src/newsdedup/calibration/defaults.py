@@ -38,6 +38,10 @@ FIRST_BATCH = 100
 NEXT_BATCH = 50
 """Pairs of every later batch of the loop."""
 
+HOLDOUT_BATCH = 0
+"""Batch number of a hold-out sheet (``--holdout``, ``--model-holdout``; the loop's batches
+count from 1)."""
+
 SWEEP_PAIRS_PER_ITEM = 50
 """Pairs per item the sweep may list: 50 x 24 bytes per pair (two int64 ids and a float64
 score) is 1.2 KB per item and scorer, 120 MB at 100k items. Korean headlines at the

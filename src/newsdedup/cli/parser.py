@@ -448,7 +448,9 @@ def add_commands(sub) -> dict[str, argparse.ArgumentParser]:
         "newsdedup label results/feed/calibrate/to_label.csv\n"
         "newsdedup calibrate feed.jsonl --labels results/feed/calibrate/to_label.csv\n"
         "newsdedup calibrate feed.jsonl --labels SHEET --holdout "
-        "results/feed/calibrate/holdout.csv",
+        "results/feed/calibrate/holdout.csv\n"
+        "newsdedup calibrate feed.jsonl --labels SHEET --holdout HOLDOUT --model "
+        "--model-holdout data/gold/feed.model.csv",
         build_calibrate)
     leaves["label"] = command(
         sub, "label",

@@ -37,6 +37,7 @@ from newsdedup.calibration.model_report import (
     model_record,
     model_sections,
 )
+from newsdedup.calibration.model_sample import design_path
 from newsdedup.calibration.report import curve_columns, summary_lines
 from newsdedup.calibration.sheet import read_sheet
 from newsdedup.calibration.sweep_floor import (
@@ -89,10 +90,14 @@ class ModelConfig:
             about three times as fast as multilingual-e5-small on two cores, and a
             feed's every item is embedded.
         cache_root: Embedding cache root (one folder per corpus), or None for none.
+        holdout: A second hold-out drawn where the model merges
+            (:mod:`~newsdedup.calibration.model_sample`): read when labelled, drawn to
+            this path (with its design beside it) when absent; None: none.
     """
 
     backend: str = "use"
     cache_root: Path | None = None
+    holdout: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -259,10 +264,13 @@ def sheet_check(arguments: dict) -> None:
 
 
 def named_sheets(arguments: dict) -> list[Path | None]:
-    """The hold-out sheet a run's options name (written where the user said, maybe outside)."""
-    options = arguments.get("options") or arguments.get("calibrate_options")
-    holdout = (options or CalibrateConfig()).evidence.holdout
-    return [None if holdout is None else Path(holdout)]
+    """The hold-out sheets a run's options name, written where the user said (maybe outside).
+
+    ``--holdout`` and ``--model-holdout`` (whose design is written beside it).
+    """
+    options = arguments.get("options") or arguments.get("calibrate_options") or CalibrateConfig()
+    sheets = [options.evidence.holdout, None if options.model is None else options.model.holdout]
+    return [None if s is None else Path(s) for s in sheets]
 
 
 @commits("calibrate", before=sheet_check, named=named_sheets)
@@ -296,6 +304,10 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
     if options.model is not None and options.evidence.labels is None:
         raise ValueError("--model fits the pair model from labelled pairs: add --labels SHEET "
                          "(a sheet drawn by an earlier calibrate, labelled)")
+    if options.model is not None and options.model.holdout is not None and (
+            options.evidence.holdout is None):
+        raise ValueError("--model-holdout is drawn beside a labelled hold-out: add --holdout "
+                         "SHEET (drawn by calibrate --holdout, labelled)")
     _say_unlabelled(options.evidence.labels, progress)
     items = calibration_order(corpus.items, corpus.dialect)
     texts, sampled = simulation_texts(texts_from_items(items), options)
@@ -355,7 +367,9 @@ def run_calibrate(corpus, name: str, out: Path, options: CalibrateConfig | None 
         model = model_evidence(items, evidence.population, options.evidence.labels,
                                options.evidence.holdout, base_config(options),
                                options.evidence.precision, options.model.backend, cache,
-                               options.evidence.seed, grid.tolist(), evidence.curve, progress)
+                               options.evidence.seed, grid.tolist(), evidence.curve, progress,
+                               options.model.holdout, options.evidence.holdout_size,
+                               evidence.merged_at, evidence.choice["threshold"])
     if echo:
         print(sensitivity_console(sens, cal.upper_bound) + "\n" + calibration_console(cal),
               flush=True)
@@ -585,7 +599,14 @@ def _write_calibration(corpus, name: str, out: Path, options: CalibrateConfig, s
         write_csv(model.pairs, out_dir / "pair_model_pairs.csv")
         write_csv(model.character, out_dir / "pair_model_character.csv")
         write_csv(model.reliability, out_dir / "pair_model_reliability.csv")
-        params["model"] = {"backend": model.backend, "features": list(model.model.features)}
+        sheet = options.model.holdout if options.model is not None else None
+        params["model"] = {"backend": model.backend, "features": list(model.model.features)
+                           } | ({} if sheet is None else {"holdout": str(sheet)})
+        if len(model.model_sheet) and model.design is not None and sheet is not None:
+            # Drawn now, beside the hold-out (outside the results tree). The design first:
+            # a sheet is never left without the bands it was drawn in.
+            write_json(model.design.record(), design_path(sheet))
+            write_csv(model.model_sheet, Path(sheet))
     write_params(params, out_dir / "params.json")
     sweep_wide = sweeps.pivot(index="threshold", columns="scorer", values=["pairs", "items_left"])
     sweep_wide.columns = [f"{a}:{b}" for a, b in sweep_wide.columns]

@@ -68,10 +68,10 @@ def _recall(x: dict | None, key: str) -> str:
 
 def model_block(results: Path = paths.RESULTS_DIR) -> str:
     """The pair model's table from the committed calibrations run with ``--model``."""
-    lines = ["| feed | fitted on | cut by the loop | its hold-out precision | model dedupe: "
-             "recall at precision >= target | calibrated dedupe | ratio | model pairs | "
-             "character pairs | ratio | reliable bins | largest group |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| feed | fitted on | model hold-out | recommended cut | its hold-out precision | "
+             "model dedupe: recall at precision >= target | calibrated dedupe | ratio | "
+             "model pairs | character pairs | ratio | reliable bins | largest group |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for feed in FEEDS:
         path = results / feed / "calibration.json"
         if not path.is_file():
@@ -89,10 +89,12 @@ def model_block(results: Path = paths.RESULTS_DIR) -> str:
             return "n/a" if x is None else f"{x:.2f}x"
 
         cut, held = rec["recommended_cut"], rec["precision"]
+        extra = rec.get("model_holdout") or {}
+        where = (f"{extra['labelled']} labelled pairs" if extra.get("labelled") else "none")
         at_cut = ("n/a" if not held or held["value"] is None else
                   f"{held['value']:.3f} [{held['low']:.3f}, {held['high']:.3f}]")
         lines.append(
-            f"| {feed} | {rec['fitted_on'].split(' of ')[0]} | "
+            f"| {feed} | {rec['fitted_on'].split(' of ')[0]} | {where} | "
             f"{'none' if cut is None else f'{cut:.2f}'} | {at_cut} | {_recall(best, 'cut')} | "
             f"{_recall(vs['calibrated_dedupe'], 'threshold')} | "
             f"{ratio(vs['dedupe_recall_ratio'])} | {_recall(vs['model_pairs'], 'cut')} | "

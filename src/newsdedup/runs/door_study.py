@@ -37,6 +37,7 @@ from newsdedup.calibration.doors import (
 from newsdedup.calibration.estimate import LabelSample
 from newsdedup.calibration.evidence import EvidenceConfig
 from newsdedup.calibration.model import CUTS
+from newsdedup.calibration.model_sample import read_model_holdout
 from newsdedup.calibration.sheet import read_sheet, sheet_sample
 from newsdedup.calibration.simulate import calibrate_items
 from newsdedup.cluster.dedupe import DedupeConfig, near_pairs, near_pass, prepare
@@ -52,6 +53,7 @@ from newsdedup.corpus.load import load_corpus
 from newsdedup.progress import rate_reporter
 from newsdedup.runs.calibrate import calibration_order
 from newsdedup.runs.files import Progress, quiet, write_csv, write_json
+from newsdedup.score.pair_model import pair_features
 
 __all__ = ["DOORS_DIR", "TARGET", "best_at_target", "door_study", "main"]
 
@@ -77,7 +79,8 @@ def _u_sample(pop, labels: Path, holdout: Path | None) -> LabelSample:
 def door_study(items: pd.DataFrame, labels: Path, holdout: Path | None,
                door_labels: Path | None, config: DoorConfig | None = None,
                backend: str = "use", cache_dir: Path | None = None,
-               model: ModelSpec | None = None, progress: Progress = quiet
+               model: ModelSpec | None = None, progress: Progress = quiet,
+               model_holdout: Path | None = None
                ) -> tuple[pd.DataFrame | None, pd.DataFrame | None, dict, pd.DataFrame]:
     """The study on one corpus (module docstring).
 
@@ -92,6 +95,9 @@ def door_study(items: pd.DataFrame, labels: Path, holdout: Path | None,
         model: The pair model ``calibrate --model`` fitted (``calibration.json``), or None;
             its dedupe is measured at every cut with and without the door's candidates.
         progress: Told each step.
+        model_holdout: The hold-out drawn where the model merges (``calibrate
+            --model-holdout``), labelled, or None: ``U``'s estimates then read both
+            hold-outs in the strata banded by its design, as the calibration does.
 
     Returns:
         ``(doors, dedupes, summary, sheet)``: the doors' estimates and the dedupes'
@@ -123,11 +129,18 @@ def door_study(items: pd.DataFrame, labels: Path, holdout: Path | None,
     drawn, d_sample = sheet_sample(read_sheet(door_labels), door.only)
     if not len(d_sample.position):
         return None, None, summary, sheet
-    u_sample = _u_sample(pop, labels, holdout)
+    u_pop, u_sample = pop, _u_sample(pop, labels, holdout)
+    if model_holdout is not None and model is not None and holdout is not None:
+        others = {"the loop's sheet": sheet_sample(read_sheet(labels), pop)[0],
+                  "the hold-out": sheet_sample(read_sheet(holdout), pop)[0]}
+        u_pop, u_sample, labelled = read_model_holdout(
+            model_holdout, pop, pair_features(signals, pop.i, pop.j, pop.score), backend,
+            u_sample, others)
+        summary |= {"model_holdout": str(model_holdout), "model_holdout_labelled": labelled}
     partitions = _partitions(items, evidence, model, signals, door, window, config, progress)
     keys = list(partitions)
     progress(f"doors: estimates of {len(keys)} dedupes")
-    table = door_estimates(pop, u_sample, door, d_sample, config,
+    table = door_estimates(u_pop, u_sample, door, d_sample, config,
                            {_name(k): (pop.merged(partitions[k]), door.only.merged(partitions[k]))
                             for k in keys})
     n_doors = len(table) - len(keys)  # the doors' rows come first
@@ -247,6 +260,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration", type=Path,
                         help="the feed's calibration.json from `calibrate --model`: its pair "
                              "model's dedupe is measured with and without the door's candidates")
+    parser.add_argument("--model-holdout", type=Path,
+                        help="with --calibration and --holdout: the labelled hold-out drawn "
+                             "where the model merges (calibrate --model-holdout), read with "
+                             "--holdout as the calibration reads it")
     parser.add_argument("--neighbours", type=int, default=DoorConfig.k,
                         help="neighbours per item (default %(default)s)")
     parser.add_argument("--door-sample", type=int, default=DoorConfig.labels,
@@ -259,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embed-cache", type=Path, default=paths.EMBED_CACHE_DIR,
                         help="embedding cache root (default %(default)s)")
     args = parser.parse_args(argv)
-    for flag, path in (("--labels", args.labels), ("--holdout", args.holdout)):
+    for flag, path in (("--labels", args.labels), ("--holdout", args.holdout),
+                       ("--model-holdout", args.model_holdout)):
         if path is not None and not path.is_file():
             parser.error(f"{flag}: {path} does not exist")
     config = DoorConfig(k=args.neighbours, labels=args.door_sample)
@@ -271,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     table, curve, summary, sheet = door_study(items, args.labels, args.holdout,
                                               args.door_labels, config, args.embedding,
                                               args.embed_cache / args.name, model,
-                                              progress=lambda m: print(m, flush=True))
+                                              progress=lambda m: print(m, flush=True),
+                                              model_holdout=args.model_holdout)
     folder = args.out / args.name / DOORS_DIR
     if table is None or curve is None:
         target = folder / "to_label.csv"

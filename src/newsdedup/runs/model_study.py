@@ -2,7 +2,9 @@
 
 On a corpus whose every item carries a story id (the UCI aggregator head), the labeling
 loop is answered from the ids (200 labels), a 100-pair hold-out is drawn and answered,
-and the pair model is fitted and measured as ``calibrate --model`` does. Because every
+and the pair model is fitted and measured as ``calibrate --model --model-holdout`` does:
+a second 100-pair hold-out is drawn where the model merges
+(:mod:`newsdedup.calibration.model_sample`), answered, and read with the first. Because every
 pair's truth is known, each dedupe is then scored against it:
 
 * over the candidate pairs (the population the estimates are about): the true
@@ -46,6 +48,7 @@ import pandas as pd
 from newsdedup import paths
 from newsdedup.calibration.evidence import EvidenceConfig
 from newsdedup.calibration.model import CUTS, model_evidence
+from newsdedup.calibration.model_sample import design_path
 from newsdedup.calibration.simulate import answer_sheet, calibrate_items, run_loop, true_scores
 from newsdedup.cluster.dedupe import DedupeConfig, dedupe
 from newsdedup.cluster.modelled import MODEL_LINK, item_signals, model_config, score_candidates
@@ -148,9 +151,17 @@ def model_study(items: pd.DataFrame, story_column: str, budget: int = 200, holdo
                                    folder / "next.csv")
         progress("model study: the pair model")
         base = DedupeConfig(n=4, scorer="jaccard", text="title+summary")
-        model = model_evidence(items, evidence.population, sheet, held_path, base,
-                               options.precision, backend, cache_dir, seed,
-                               dedupe_curve=evidence.curve, progress=progress)
+        model_path = folder / "model.csv"
+        for _ in range(2):  # the first draws the model's hold-out, the second reads it
+            model = model_evidence(items, evidence.population, sheet, held_path, base,
+                                   options.precision, backend, cache_dir, seed,
+                                   progress=progress, model_holdout=model_path,
+                                   model_holdout_size=holdout,
+                                   dedupe_merged=evidence.merged_at,
+                                   threshold=evidence.choice["threshold"])
+            if model.design is not None:
+                write_json(model.design.record(), design_path(model_path))
+                answer_sheet(model.model_sheet, truth).to_csv(model_path, index=False)
     rows = []
     t = evidence.choice["threshold"]
     if t is not None:
@@ -177,7 +188,8 @@ def model_study(items: pd.DataFrame, story_column: str, budget: int = 200, holdo
         rows.append(_row("model dedupe", cut, alone.labels(cut), evidence, story, None)
                     | {"link": alone.link})
     table = pd.DataFrame(rows)
-    summary = {"labels": budget, "holdout": holdout, "story_column": story_column,
+    summary = {"labels": budget, "holdout": holdout, "model_holdout": model.model_labelled,
+               "story_column": story_column,
                "seed": seed, "embedding": backend, "candidate_pairs": len(evidence.population),
                "floor": evidence.population.floor, "threshold": t,
                "recommended_cut": model.choice["cut"], "dates": dates}
