@@ -64,16 +64,22 @@ DOORS_DIR = "doors"
 """The study's folder inside ``results/NAME/``."""
 
 
-def _u_sample(pop, labels: Path, holdout: Path | None) -> LabelSample:
+def _u_sample(pop, labels: Path, holdout: Path | None
+              ) -> tuple[LabelSample, dict[str, np.ndarray]]:
     """``U``'s labels: the hold-out with the loop's pairs known, or the loop's alone.
 
     The first is how the calibration states its hold-out estimate.
+
+    Returns:
+        ``(sample, drawn)``: the labels, and each sheet's drawn pairs by its name (a
+        model hold-out must hold none of them).
     """
-    loop = sheet_sample(read_sheet(labels), pop)[1]
+    loop_drawn, loop = sheet_sample(read_sheet(labels), pop)
     if holdout is None:
-        return loop
-    held = sheet_sample(read_sheet(holdout), pop)[1]
-    return LabelSample(held.position, held.same, (loop.position, loop.same))
+        return loop, {"the loop's sheet": loop_drawn}
+    held_drawn, held = sheet_sample(read_sheet(holdout), pop)
+    return (LabelSample(held.position, held.same, (loop.position, loop.same)),
+            {"the loop's sheet": loop_drawn, "the hold-out": held_drawn})
 
 
 def door_study(items: pd.DataFrame, labels: Path, holdout: Path | None,
@@ -129,10 +135,8 @@ def door_study(items: pd.DataFrame, labels: Path, holdout: Path | None,
     drawn, d_sample = sheet_sample(read_sheet(door_labels), door.only)
     if not len(d_sample.position):
         return None, None, summary, sheet
-    u_pop, u_sample = pop, _u_sample(pop, labels, holdout)
+    (u_sample, others), u_pop = _u_sample(pop, labels, holdout), pop
     if model_holdout is not None and model is not None and holdout is not None:
-        others = {"the loop's sheet": sheet_sample(read_sheet(labels), pop)[0],
-                  "the hold-out": sheet_sample(read_sheet(holdout), pop)[0]}
         u_pop, u_sample, labelled = read_model_holdout(
             model_holdout, pop, pair_features(signals, pop.i, pop.j, pop.score), backend,
             u_sample, others)
